@@ -1,0 +1,83 @@
+# petsc-vpatch: builds lib/libpetscvpatch.so and the tutorials against the PETSc named in
+# petsc-plugin.conf. Targets: all (default), test, run, clean, format, help.
+include petsc-plugin.conf
+
+# ---- find PETSc -------------------------------------------------------------------------------
+ifneq ($(strip $(PETSC_DIR)),)
+  PETSC_VARIABLES := $(firstword $(wildcard $(PETSC_DIR)/$(PETSC_ARCH)/lib/petsc/conf/petscvariables $(PETSC_DIR)/lib/petsc/conf/petscvariables))
+  ifeq ($(PETSC_VARIABLES),)
+    $(error PETSC_DIR=$(PETSC_DIR) PETSC_ARCH=$(PETSC_ARCH) holds no lib/petsc/conf/petscvariables: point PETSC_DIR (and PETSC_ARCH) at a PETSc installation, in petsc-plugin.conf or on the make command line)
+  endif
+  include $(PETSC_VARIABLES)
+  VP_CC      := $(PCC)
+  VP_CFLAGS  := $(PETSC_CC_INCLUDES)
+  VP_LIBS    := $(PETSC_WITH_EXTERNAL_LIB)
+  VP_MPIEXEC := $(MPIEXEC)
+else
+  ifeq ($(shell pkg-config --exists PETSc 2>/dev/null && echo yes),yes)
+    VP_CC      := $(shell pkg-config --variable=ccompiler PETSc)
+    VP_CFLAGS  := $(shell pkg-config --cflags PETSc)
+    VP_LIBS    := $(shell pkg-config --libs PETSc) -lm
+    VP_MPIEXEC := mpiexec
+  else ifneq ($(shell command -v apt-get 2>/dev/null),)
+    $(error No PETSc found (PETSC_DIR is empty and pkg-config knows no PETSc). Run ./scripts/setup-debian.sh to install Debian's petsc-dev, or set PETSC_DIR in petsc-plugin.conf)
+  else
+    $(error No PETSc found: set PETSC_DIR (and PETSC_ARCH) in petsc-plugin.conf or on the make command line)
+  endif
+endif
+
+VP_WARN   := -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare
+VP_OPT    ?= -O2 -g
+VP_CCFLAGS = -fPIC $(VP_OPT) $(VP_WARN) -Iinclude $(VP_CFLAGS)
+comma     := ,
+VP_RPATH  := $(patsubst -L%,-Wl$(comma)-rpath$(comma)%,$(filter -L%,$(VP_LIBS)))
+
+LIB       := lib/libpetscvpatch.so
+SRC       := $(wildcard src/*.c src/dm/*.c src/mat/*.c src/pc/*/*.c)
+OBJ       := $(patsubst src/%.c,build/%.o,$(SRC))
+DEP       := $(OBJ:.o=.d)
+TUTORIALS := $(patsubst %.c,%,$(wildcard tutorials/ex*.c))
+TESTS     := $(patsubst %.c,%,$(wildcard tests/test_*.c))
+PLAIN_TESTS := tests/plain_dll_append
+
+.PHONY: all test run clean format help
+all: $(LIB) $(TUTORIALS)
+
+build/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(VP_CC) $(VP_CCFLAGS) -MMD -MP -c $< -o $@
+
+$(LIB): $(OBJ)
+	@mkdir -p lib
+	$(VP_CC) -shared -o $@ $^ $(VP_RPATH) $(VP_LIBS)
+
+# tutorials and tests link the plugin with an rpath, so they run from the checkout
+tutorials/%: tutorials/%.c $(LIB)
+	$(VP_CC) $(VP_CCFLAGS) -o $@ $< -Llib -Wl,-rpath,$(CURDIR)/lib -lpetscvpatch $(VP_RPATH) $(VP_LIBS)
+
+tests/test_%: tests/test_%.c $(LIB)
+	$(VP_CC) $(VP_CCFLAGS) -Isrc -o $@ $< -Llib -Wl,-rpath,$(CURDIR)/lib -lpetscvpatch $(VP_RPATH) $(VP_LIBS)
+
+# linked against PETSc only: reaches the brick through -dll_append
+tests/plain_%: tests/plain_%.c
+	$(VP_CC) $(VP_CCFLAGS) -o $@ $< $(VP_RPATH) $(VP_LIBS)
+
+test: all $(TESTS) $(PLAIN_TESTS)
+	@MPIEXEC="$(VP_MPIEXEC)" bash tests/run.sh
+
+# the main job: 3D Poisson, Q3, multigrid with Chebyshev/Jacobi smoothing
+run: all
+	./tutorials/ex1 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 3 -dm_brick_refine 3 -ksp_monitor
+
+format:
+	clang-format -i $(SRC) $(wildcard src/*/*.h src/*.h include/*.h tutorials/*.c tests/*.c)
+
+clean:
+	rm -rf build lib $(TUTORIALS) $(TESTS) $(PLAIN_TESTS) tests/out
+
+help:
+	@echo "make [PETSC_DIR=... PETSC_ARCH=...]  build $(LIB) and the tutorials"
+	@echo "make test                            run the test suite (ends with 'N passed, N failed')"
+	@echo "make run                             3D Poisson solve with tutorials/ex1"
+
+-include $(DEP)

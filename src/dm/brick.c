@@ -1,0 +1,473 @@
+/* DMBRICK: creation, options, description setters and getters, view, destroy. The layout that DMSetUp
+   builds is in bricklayout.c, the hierarchy in brickhierarchy.c, the grid transfer in bricktransfer.c. */
+#include "brickimpl.h"
+
+const char *const DMBrickFamilies[] = {"cg", "dg", "DMBrickFamily", "DMBRICK_", NULL};
+
+PETSC_INTERN PetscErrorCode DMSetUp_Brick(DM);
+PETSC_INTERN PetscErrorCode DMCreateGlobalVector_Brick(DM, Vec *);
+PETSC_INTERN PetscErrorCode DMCreateLocalVector_Brick(DM, Vec *);
+PETSC_INTERN PetscErrorCode DMGlobalToLocalBegin_Brick(DM, Vec, InsertMode, Vec);
+PETSC_INTERN PetscErrorCode DMGlobalToLocalEnd_Brick(DM, Vec, InsertMode, Vec);
+PETSC_INTERN PetscErrorCode DMLocalToGlobalBegin_Brick(DM, Vec, InsertMode, Vec);
+PETSC_INTERN PetscErrorCode DMLocalToGlobalEnd_Brick(DM, Vec, InsertMode, Vec);
+PETSC_INTERN PetscErrorCode DMGetLocalToGlobalMapping_Brick(DM);
+PETSC_INTERN PetscErrorCode DMCreateMatrix_Brick(DM, Mat *);
+PETSC_INTERN PetscErrorCode DMRefine_Brick(DM, MPI_Comm, DM *);
+PETSC_INTERN PetscErrorCode DMCoarsen_Brick(DM, MPI_Comm, DM *);
+PETSC_INTERN PetscErrorCode DMCreateInterpolation_Brick(DM, DM, Mat *, Vec *);
+PETSC_INTERN PetscErrorCode DMBrickOperatorList_Private(PetscFunctionList *);
+
+PetscErrorCode DMBrickGetImpl_Private(DM dm, DM_Brick **brick)
+{
+  PetscBool isbrick;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
+  PetscCall(PetscObjectTypeCompare((PetscObject)dm, DMBRICK, &isbrick));
+  PetscCheck(isbrick, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONG, "DM of type %s is not a brick (DMBRICK)", ((PetscObject)dm)->type_name ? ((PetscObject)dm)->type_name : "(none)");
+  *brick = (DM_Brick *)dm->data;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DMBrickCheckNotSetUp(DM dm, const char *what)
+{
+  PetscFunctionBegin;
+  PetscCheck(!dm->setupcalled, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONGSTATE, "%s must be called before DMSetUp()", what);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+   DMBrickSetDimension - sets the space dimension of the brick (2 or 3; option -dm_brick_dim)
+
+   Logically Collective
+
+   Input Parameters:
++  dm  - the brick
+-  dim - 2 or 3
+
+   Level: beginner
+
+.seealso: `DMBRICK`, `DMBrickSetCells()`
+@*/
+PetscErrorCode DMBrickSetDimension(DM dm, PetscInt dim)
+{
+  DM_Brick *brick;
+
+  PetscFunctionBegin;
+  PetscCall(DMBrickGetImpl_Private(dm, &brick));
+  PetscCall(DMBrickCheckNotSetUp(dm, "DMBrickSetDimension()"));
+  brick->dim = dim;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+   DMBrickSetCells - sets the number of cells per direction of the level-0 (coarse) grid; finer levels
+   halve every cell (option -dm_brick_cells Nx,Ny[,Nz])
+
+   Logically Collective
+
+   Input Parameters:
++  dm    - the brick
+-  cells - dim positive numbers
+
+   Level: beginner
+
+.seealso: `DMBRICK`, `DMBrickSetDimension()`, `DMRefine()`
+@*/
+PetscErrorCode DMBrickSetCells(DM dm, const PetscInt cells[])
+{
+  DM_Brick *brick;
+
+  PetscFunctionBegin;
+  PetscCall(DMBrickGetImpl_Private(dm, &brick));
+  PetscCall(DMBrickCheckNotSetUp(dm, "DMBrickSetCells()"));
+  for (PetscInt d = 0; d < 3; d++) brick->cells0[d] = d < brick->dim ? cells[d] : 1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+   DMBrickSetDomain - sets the box [lower_0, upper_0] x ... (option -dm_brick_domain x0,x1,y0,y1[,z0,z1])
+
+   Logically Collective
+
+   Input Parameters:
++  dm    - the brick
+.  lower - lower corner, dim entries
+-  upper - upper corner, dim entries
+
+   Level: beginner
+
+.seealso: `DMBRICK`, `DMBrickGetDomain()`
+@*/
+PetscErrorCode DMBrickSetDomain(DM dm, const PetscReal lower[], const PetscReal upper[])
+{
+  DM_Brick *brick;
+
+  PetscFunctionBegin;
+  PetscCall(DMBrickGetImpl_Private(dm, &brick));
+  PetscCall(DMBrickCheckNotSetUp(dm, "DMBrickSetDomain()"));
+  for (PetscInt d = 0; d < brick->dim; d++) {
+    brick->lower[d] = lower[d];
+    brick->upper[d] = upper[d];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+   DMBrickSetDegree - sets the polynomial degree k of the Q_k element, 1 <= k <= 8 (option -dm_brick_degree)
+
+   Logically Collective
+
+   Level: beginner
+
+.seealso: `DMBRICK`
+@*/
+PetscErrorCode DMBrickSetDegree(DM dm, PetscInt degree)
+{
+  DM_Brick *brick;
+
+  PetscFunctionBegin;
+  PetscCall(DMBrickGetImpl_Private(dm, &brick));
+  PetscCall(DMBrickCheckNotSetUp(dm, "DMBrickSetDegree()"));
+  brick->degree = degree;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+   DMBrickSetFamily - continuous (cg) or discontinuous (dg) elements (option -dm_brick_family)
+
+   Logically Collective
+
+   Note:
+   Only `DMBRICK_CG` is supported in this version.
+
+   Level: beginner
+
+.seealso: `DMBRICK`, `DMBrickFamily`
+@*/
+PetscErrorCode DMBrickSetFamily(DM dm, DMBrickFamily family)
+{
+  DM_Brick *brick;
+
+  PetscFunctionBegin;
+  PetscCall(DMBrickGetImpl_Private(dm, &brick));
+  PetscCall(DMBrickCheckNotSetUp(dm, "DMBrickSetFamily()"));
+  brick->family = family;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+   DMBrickSetOperator - names the operator the brick discretizes (option -dm_brick_operator); it decides
+   what `DMCreateMatrix()` returns and the ghost width of the vectors
+
+   Logically Collective
+
+   Input Parameters:
++  dm   - the brick
+-  name - a registered operator: "laplace"
+
+   Level: beginner
+
+.seealso: `DMBRICK`, `DMBrickRegisterOperator()`
+@*/
+PetscErrorCode DMBrickSetOperator(DM dm, const char name[])
+{
+  DM_Brick *brick;
+
+  PetscFunctionBegin;
+  PetscCall(DMBrickGetImpl_Private(dm, &brick));
+  PetscCall(DMBrickCheckNotSetUp(dm, "DMBrickSetOperator()"));
+  PetscCall(PetscStrncpy(brick->opname, name, sizeof(brick->opname)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+   DMBrickGetOperator - the name of the brick's operator
+
+   Not Collective
+
+   Level: beginner
+
+.seealso: `DMBRICK`, `DMBrickSetOperator()`
+@*/
+PetscErrorCode DMBrickGetOperator(DM dm, const char **name)
+{
+  DM_Brick *brick;
+
+  PetscFunctionBegin;
+  PetscCall(DMBrickGetImpl_Private(dm, &brick));
+  *name = brick->opname;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+   DMBrickGetInfo - the dimension, the cells of this level, the degree and the level of a set-up brick
+
+   Not Collective
+
+   Output Parameters (each may be NULL):
++  dim    - 2 or 3
+.  cells  - cells per direction on this level (dim entries)
+.  degree - polynomial degree
+-  level  - refinement level relative to the coarse grid given by -dm_brick_cells (negative below it)
+
+   Level: beginner
+
+.seealso: `DMBRICK`
+@*/
+PetscErrorCode DMBrickGetInfo(DM dm, PetscInt *dim, PetscInt cells[], PetscInt *degree, PetscInt *level)
+{
+  DM_Brick *brick;
+
+  PetscFunctionBegin;
+  PetscCall(DMBrickGetImpl_Private(dm, &brick));
+  PetscCheck(dm->setupcalled, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONGSTATE, "Call DMSetUp() first");
+  if (dim) *dim = brick->dim;
+  if (cells)
+    for (PetscInt d = 0; d < brick->dim; d++) cells[d] = brick->cells[d];
+  if (degree) *degree = brick->degree;
+  if (level) *level = brick->level;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+   DMBrickGetDomain - the box of the brick
+
+   Not Collective
+
+   Level: beginner
+
+.seealso: `DMBRICK`, `DMBrickSetDomain()`
+@*/
+PetscErrorCode DMBrickGetDomain(DM dm, PetscReal lower[], PetscReal upper[])
+{
+  DM_Brick *brick;
+
+  PetscFunctionBegin;
+  PetscCall(DMBrickGetImpl_Private(dm, &brick));
+  for (PetscInt d = 0; d < brick->dim; d++) {
+    if (lower) lower[d] = brick->lower[d];
+    if (upper) upper[d] = brick->upper[d];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMBrickCellSize_Private(DM dm, PetscReal h[])
+{
+  DM_Brick *brick = (DM_Brick *)dm->data;
+
+  PetscFunctionBegin;
+  for (PetscInt d = 0; d < 3; d++) h[d] = d < brick->dim ? (brick->upper[d] - brick->lower[d]) / brick->cells[d] : 1.0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DMSetFromOptions_Brick(DM dm, PetscOptionItems *PetscOptionsObject)
+{
+  DM_Brick *brick = (DM_Brick *)dm->data;
+  PetscInt  n, refine = 0;
+  PetscReal domain[6];
+  char              name[64], family[64], mattype[256];
+  PetscBool         flg;
+  PetscFunctionList operators;
+
+  PetscFunctionBegin;
+  PetscOptionsHeadBegin(PetscOptionsObject, "DMBRICK options");
+  PetscCall(PetscOptionsInt("-dm_brick_dim", "Space dimension (2 or 3)", "DMBrickSetDimension", brick->dim, &brick->dim, NULL));
+  n = 3;
+  PetscCall(PetscOptionsIntArray("-dm_brick_cells", "Cells per direction of the coarse grid: Nx,Ny[,Nz]", "DMBrickSetCells", brick->cells0, &n, &flg));
+  if (flg) {
+    PetscCheck(n == brick->dim, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_SIZ, "-dm_brick_cells needs %" PetscInt_FMT " values (one per direction, -dm_brick_dim %" PetscInt_FMT "), got %" PetscInt_FMT, brick->dim, brick->dim, n);
+  }
+  n = 6;
+  for (PetscInt d = 0; d < 3; d++) {
+    domain[2 * d]     = brick->lower[d];
+    domain[2 * d + 1] = brick->upper[d];
+  }
+  PetscCall(PetscOptionsRealArray("-dm_brick_domain", "The box: x0,x1,y0,y1[,z0,z1]", "DMBrickSetDomain", domain, &n, &flg));
+  if (flg) {
+    PetscCheck(n == 2 * brick->dim, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_SIZ, "-dm_brick_domain needs %" PetscInt_FMT " values (x0,x1,y0,y1%s), got %" PetscInt_FMT, 2 * brick->dim, brick->dim == 3 ? ",z0,z1" : "", n);
+    for (PetscInt d = 0; d < brick->dim; d++) {
+      brick->lower[d] = domain[2 * d];
+      brick->upper[d] = domain[2 * d + 1];
+    }
+  }
+  PetscCall(PetscOptionsInt("-dm_brick_degree", "Polynomial degree k of the Q_k element (1..8)", "DMBrickSetDegree", brick->degree, &brick->degree, NULL));
+  /* read as a string and checked in DMSetUp, so that a wrong value gets a message listing what is allowed */
+  PetscCall(PetscStrncpy(family, DMBrickFamilies[brick->family], sizeof(family)));
+  PetscCall(PetscOptionsString("-dm_brick_family", "Element family: cg (dg: not supported yet)", "DMBrickSetFamily", family, family, sizeof(family), &flg));
+  if (flg) {
+    PetscBool iscg, isdg;
+    PetscCall(PetscStrcmp(family, "cg", &iscg));
+    PetscCall(PetscStrcmp(family, "dg", &isdg));
+    PetscCheck(iscg || isdg, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_family %s: unknown family; allowed: cg (dg is not supported yet)", family);
+    brick->family = iscg ? DMBRICK_CG : DMBRICK_DG;
+  }
+  PetscCall(PetscStrncpy(name, brick->opname, sizeof(name)));
+  PetscCall(DMBrickOperatorList_Private(&operators));
+  PetscCall(PetscOptionsFList("-dm_brick_operator", "Operator the brick discretizes", "DMBrickSetOperator", operators, name, name, sizeof(name), &flg));
+  if (flg) PetscCall(PetscStrncpy(brick->opname, name, sizeof(brick->opname)));
+  PetscCall(DMGetRefineLevel(dm, &refine));
+  PetscCall(PetscOptionsInt("-dm_brick_refine", "Refinements of the coarse grid that give this brick", "DMSetRefineLevel", refine, &refine, &flg));
+  if (flg) {
+    PetscCheck(refine >= 0, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_refine %" PetscInt_FMT ": must be >= 0", refine);
+    PetscCall(DMSetRefineLevel(dm, refine));
+  }
+  PetscCall(PetscStrncpy(mattype, brick->coarse_mattype, sizeof(mattype)));
+  PetscCall(PetscOptionsString("-dm_brick_coarse_mat_type", "Matrix type of the coarse grid and coarser levels (level <= 0)", "DMCreateMatrix", mattype, mattype, sizeof(mattype), &flg));
+  if (flg) {
+    PetscCall(PetscFree(brick->coarse_mattype));
+    PetscCall(PetscStrallocpy(mattype, &brick->coarse_mattype));
+  }
+  PetscOptionsHeadEnd();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DMView_Brick(DM dm, PetscViewer viewer)
+{
+  DM_Brick   *brick = (DM_Brick *)dm->data;
+  PetscBool   isascii;
+  PetscMPIInt size;
+  PetscInt    N, nlocal, nmin, nmax, ncells = 1;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
+  if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!dm->setupcalled) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  brick (not set up): %" PetscInt_FMT "D, degree %" PetscInt_FMT ", operator %s\n", brick->dim, brick->degree, brick->opname));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
+  {
+    Vec v;
+    PetscCall(DMGetGlobalVector(dm, &v));
+    PetscCall(VecGetSize(v, &N));
+    PetscCall(VecGetLocalSize(v, &nlocal));
+    PetscCall(DMRestoreGlobalVector(dm, &v));
+  }
+  PetscCallMPI(MPI_Allreduce(&nlocal, &nmin, 1, MPIU_INT, MPI_MIN, PetscObjectComm((PetscObject)dm)));
+  PetscCallMPI(MPI_Allreduce(&nlocal, &nmax, 1, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)dm)));
+  for (PetscInt d = 0; d < brick->dim; d++) ncells *= brick->cells[d];
+
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  brick: %" PetscInt_FMT "D, cells ", brick->dim));
+  PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_FALSE));
+  for (PetscInt d = 0; d < brick->dim; d++) PetscCall(PetscViewerASCIIPrintf(viewer, "%s%" PetscInt_FMT, d ? " x " : "", brick->cells[d]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, " (%" PetscInt_FMT " cells, level %" PetscInt_FMT " above the coarse grid ", ncells, brick->level));
+  for (PetscInt d = 0; d < brick->dim; d++) PetscCall(PetscViewerASCIIPrintf(viewer, "%s%" PetscInt_FMT, d ? " x " : "", brick->cells0[d]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "), domain "));
+  for (PetscInt d = 0; d < brick->dim; d++) PetscCall(PetscViewerASCIIPrintf(viewer, "%s[%g, %g]", d ? " x " : "", (double)brick->lower[d], (double)brick->upper[d]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
+  PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  element: Q%" PetscInt_FMT " %s on Gauss-Lobatto nodes, operator %s, homogeneous Dirichlet boundary\n", brick->degree, DMBrickFamilies[brick->family], brick->opname));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  DoFs: %" PetscInt_FMT " (interior nodes ", N));
+  PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_FALSE));
+  for (PetscInt d = 0; d < brick->dim; d++) PetscCall(PetscViewerASCIIPrintf(viewer, "%s%" PetscInt_FMT, d ? " x " : "", brick->degree * brick->cells[d] - 1));
+  PetscCall(PetscViewerASCIIPrintf(viewer, ")\n"));
+  PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  MPI ranks: %d as ", size));
+  PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_FALSE));
+  for (PetscInt d = 0; d < brick->dim; d++) PetscCall(PetscViewerASCIIPrintf(viewer, "%s%d", d ? " x " : "", brick->procs[d]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, ", DoFs per rank %" PetscInt_FMT "..%" PetscInt_FMT ", ghost width %" PetscInt_FMT " nodes\n", nmin, nmax, brick->op.ghost_cells * brick->degree));
+  PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  matrices: %s on this level (%s on levels <= 0), vectors %s\n", brick->level <= 0 ? brick->coarse_mattype : dm->mattype, brick->coarse_mattype, dm->vectype));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DMDestroy_Brick(DM dm)
+{
+  DM_Brick *brick = (DM_Brick *)dm->data;
+
+  PetscFunctionBegin;
+  PetscCall(DMDestroy(&brick->da));
+  for (PetscInt d = 0; d < 3; d++) PetscCall(PetscFree(brick->cellranges0[d]));
+  PetscCall(PetscFree(brick->coarse_mattype));
+  PetscCall(PetscFree(dm->data));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*MC
+   DMBRICK = "brick" - a DMDA-like structured hierarchy of Cartesian meshes carrying Q_k elements.
+
+   Options Database Keys:
++  -dm_brick_dim <2>                     - space dimension, 2 or 3
+.  -dm_brick_cells <Nx,Ny[,Nz]>          - cells of the coarse (level-0) grid
+.  -dm_brick_domain <x0,x1,y0,y1[,z0,z1]> - the box (default unit box)
+.  -dm_brick_degree <k>                  - polynomial degree, 1..8
+.  -dm_brick_family <cg>                 - continuous elements (dg: not supported yet)
+.  -dm_brick_operator <laplace>          - the operator `DMCreateMatrix()` returns
+.  -dm_brick_refine <n>                  - this brick is the coarse grid refined n times
+.  -dm_brick_coarse_mat_type <aij>       - matrix type of levels <= 0 (coarse solves need an assembled matrix)
+.  -dm_mat_type <shell>                  - matrix type of the finer levels: shell (matrix-free) or an assembled type
+-  -dm_vec_type <standard>               - vector type
+
+   Notes:
+   A global vector holds the interior Gauss-Lobatto nodes of the (k N_x + 1) x (k N_y + 1) [x (k N_z + 1)]
+   node grid in lexicographic order per rank (a DMDA underneath); boundary nodes are eliminated
+   (homogeneous Dirichlet). Ranks own whole cells. `DMCoarsen()` and `DMRefine()` halve and double the
+   cells, so `-pc_type mg` with `KSPSetDM()` builds its hierarchy, operators and interpolations from the
+   brick alone; with no -pc_mg_levels, PCMG uses every level down to the coarse grid.
+
+   Level: beginner
+
+.seealso: `DMBrickCreate()`, `DMBrickSetCells()`, `DMBrickSetDegree()`, `DMBrickSetOperator()`
+M*/
+PETSC_EXTERN PetscErrorCode DMCreate_Brick(DM dm)
+{
+  DM_Brick *brick;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&brick));
+  dm->data      = brick;
+  brick->dim    = 2;
+  brick->degree = 1;
+  brick->family = DMBRICK_CG;
+  for (PetscInt d = 0; d < 3; d++) {
+    brick->cells0[d] = d < 2 ? 2 : 1;
+    brick->lower[d]  = 0.0;
+    brick->upper[d]  = 1.0;
+  }
+  PetscCall(PetscStrncpy(brick->opname, "laplace", sizeof(brick->opname)));
+  PetscCall(PetscStrallocpy(MATAIJ, &brick->coarse_mattype));
+  PetscCall(DMSetMatType(dm, MATSHELL));
+
+  dm->ops->setfromoptions          = DMSetFromOptions_Brick;
+  dm->ops->setup                   = DMSetUp_Brick;
+  dm->ops->view                    = DMView_Brick;
+  dm->ops->destroy                 = DMDestroy_Brick;
+  dm->ops->createglobalvector      = DMCreateGlobalVector_Brick;
+  dm->ops->createlocalvector       = DMCreateLocalVector_Brick;
+  dm->ops->globaltolocalbegin      = DMGlobalToLocalBegin_Brick;
+  dm->ops->globaltolocalend        = DMGlobalToLocalEnd_Brick;
+  dm->ops->localtoglobalbegin      = DMLocalToGlobalBegin_Brick;
+  dm->ops->localtoglobalend        = DMLocalToGlobalEnd_Brick;
+  dm->ops->getlocaltoglobalmapping = DMGetLocalToGlobalMapping_Brick;
+  dm->ops->creatematrix            = DMCreateMatrix_Brick;
+  dm->ops->refine                  = DMRefine_Brick;
+  dm->ops->coarsen                 = DMCoarsen_Brick;
+  dm->ops->createinterpolation     = DMCreateInterpolation_Brick;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+   DMBrickCreate - creates a brick DM; set it up with `DMSetFromOptions()` and `DMSetUp()`
+
+   Collective
+
+   Input Parameter:
+.  comm - the communicator
+
+   Output Parameter:
+.  dm - the new brick
+
+   Level: beginner
+
+.seealso: `DMBRICK`, `DMBrickSetCells()`, `DMBrickSetDegree()`
+@*/
+PetscErrorCode DMBrickCreate(MPI_Comm comm, DM *dm)
+{
+  PetscFunctionBegin;
+  PetscCall(VPatchInitializePackage());
+  PetscCall(DMCreate(comm, dm));
+  PetscCall(DMSetType(*dm, DMBRICK));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

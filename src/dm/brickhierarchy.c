@@ -1,0 +1,61 @@
+/* DMRefine and DMCoarsen for DMBRICK: a new brick with the same description, one level up or down.
+   Levels share the level-0 process grid and ownership, so a coarse cell and its children always live on
+   the same rank and the grid transfer needs only the ghost layer the operator already has. */
+#include "brickimpl.h"
+
+static PetscErrorCode DMBrickCreateLevel(DM dm, MPI_Comm comm, PetscInt delta, DM *newdm)
+{
+  DM_Brick   *brick = (DM_Brick *)dm->data, *nb;
+  PetscInt    refine, coarsen;
+  const char *prefix;
+
+  PetscFunctionBegin;
+  if (comm == MPI_COMM_NULL) comm = PetscObjectComm((PetscObject)dm);
+  PetscCall(DMBrickCreate(comm, newdm));
+  PetscCall(PetscObjectGetOptionsPrefix((PetscObject)dm, &prefix));
+  PetscCall(PetscObjectSetOptionsPrefix((PetscObject)*newdm, prefix));
+  nb         = (DM_Brick *)(*newdm)->data;
+  nb->dim    = brick->dim;
+  nb->degree = brick->degree;
+  nb->family = brick->family;
+  PetscCall(PetscStrncpy(nb->opname, brick->opname, sizeof(nb->opname)));
+  for (PetscInt d = 0; d < 3; d++) {
+    nb->cells0[d] = brick->cells0[d];
+    nb->lower[d]  = brick->lower[d];
+    nb->upper[d]  = brick->upper[d];
+    nb->procs[d]  = brick->procs[d];
+    PetscCall(PetscMalloc1(brick->procs[d] + 1, &nb->cellranges0[d]));
+    PetscCall(PetscArraycpy(nb->cellranges0[d], brick->cellranges0[d], brick->procs[d] + 1));
+  }
+  PetscCall(PetscFree(nb->coarse_mattype));
+  PetscCall(PetscStrallocpy(brick->coarse_mattype, &nb->coarse_mattype));
+  PetscCall(DMSetMatType(*newdm, dm->mattype));
+  PetscCall(DMSetVecType(*newdm, dm->vectype));
+  /* DMRefine()/DMCoarsen() set the same levels again after we return; the layout needs them now */
+  PetscCall(DMGetRefineLevel(dm, &refine));
+  PetscCall(DMGetCoarsenLevel(dm, &coarsen));
+  if (delta > 0) PetscCall(DMSetRefineLevel(*newdm, refine + 1));
+  else PetscCall(DMSetRefineLevel(*newdm, refine));
+  PetscCall(DMSetCoarsenLevel(*newdm, delta < 0 ? coarsen + 1 : coarsen));
+  PetscCall(DMSetUp(*newdm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMRefine_Brick(DM dm, MPI_Comm comm, DM *dmf)
+{
+  PetscFunctionBegin;
+  PetscCall(DMBrickCreateLevel(dm, comm, +1, dmf));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMCoarsen_Brick(DM dm, MPI_Comm comm, DM *dmc)
+{
+  DM_Brick *brick = (DM_Brick *)dm->data;
+
+  PetscFunctionBegin;
+  for (PetscInt d = 0; d < brick->dim; d++) {
+    PetscCheck(brick->cells[d] % 2 == 0, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "Cannot coarsen the brick on level %" PetscInt_FMT ": %" PetscInt_FMT " cells along %c cannot be halved; use fewer -pc_mg_levels or a -dm_brick_cells coarse grid divisible by 2^(levels-1-refine)", brick->level, brick->cells[d], "xyz"[d]);
+  }
+  PetscCall(DMBrickCreateLevel(dm, comm, -1, dmc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,309 @@
+/* Grid transfer between brick levels. The prolongation is the embedding of the coarse Q_k space in the
+   fine one (interpolation at the fine nodes); on a Cartesian grid it is the Kronecker product of 1D
+   embeddings, applied direction by direction. Restriction is its transpose. */
+#include "brickimpl.h"
+
+typedef struct {
+  DM          dmc, dmf;
+  Vec         clocal;                                                  /* coarse local (ghosted) vector */
+  PetscReal   P1[(2 * BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)]; /* one coarse cell into its two children */
+  BrickBox    stage[4];                                                /* stage[0]: coarse nodes read; stage[d+1]: after direction d */
+  PetscScalar *buf[4];
+} BrickTransfer;
+
+/* The coarse cell holding fine node F (full-grid numbering), and the node's row in P1. */
+static inline void BrickTransferCell(PetscInt k, PetscInt Nc, PetscInt F, PetscInt *c, PetscInt *row)
+{
+  *c   = PetscMin(F / (2 * k), Nc - 1);
+  *row = F - 2 * k * (*c);
+}
+
+/* One direction of the prolongation (forward: coarse box -> fine box) or of its transpose (fine box ->
+   coarse box, accumulated into a zeroed output). cbox/fbox differ only along dir. */
+static void BrickTransfer1D(PetscInt dir, PetscInt k, PetscInt Nc, const PetscReal P1[], const BrickBox *cbox, const BrickBox *fbox, PetscBool transpose, const PetscScalar in[], PetscScalar out[])
+{
+  const BrickBox *ibox = transpose ? fbox : cbox, *obox = transpose ? cbox : fbox;
+  PetscInt        inner = 1, outer = 1, nin = ibox->hi[dir] - ibox->lo[dir] + 1, nout = obox->hi[dir] - obox->lo[dir] + 1;
+
+  for (PetscInt d = 0; d < dir; d++) inner *= ibox->hi[d] - ibox->lo[d] + 1;
+  for (PetscInt d = dir + 1; d < 3; d++) outer *= ibox->hi[d] - ibox->lo[d] + 1;
+  for (PetscInt i = 0; i < inner * nout * outer; i++) out[i] = 0.0;
+  for (PetscInt o = 0; o < outer; o++) {
+    const PetscScalar *src = in + o * nin * inner;
+    PetscScalar       *dst = out + o * nout * inner;
+    for (PetscInt F = fbox->lo[dir]; F <= fbox->hi[dir]; F++) {
+      PetscInt c, row;
+      BrickTransferCell(k, Nc, F, &c, &row);
+      for (PetscInt j = 0; j <= k; j++) {
+        const PetscReal w = P1[row * (k + 1) + j];
+        const PetscInt  C = c * k + j - cbox->lo[dir], Fi = F - fbox->lo[dir];
+        if (w == 0.0) continue;
+        if (transpose) {
+          for (PetscInt a = 0; a < inner; a++) dst[C * inner + a] += w * src[Fi * inner + a];
+        } else {
+          for (PetscInt a = 0; a < inner; a++) dst[Fi * inner + a] += w * src[C * inner + a];
+        }
+      }
+    }
+  }
+}
+
+static PetscErrorCode MatMult_BrickTransfer(Mat P, Vec xc, Vec yf)
+{
+  BrickTransfer     *t;
+  DM_Brick          *cb, *fb;
+  const PetscScalar *xl;
+  PetscScalar       *y;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(DMBRICK_Interpolate, P, xc, yf, 0));
+  PetscCall(MatShellGetContext(P, &t));
+  cb = (DM_Brick *)t->dmc->data;
+  fb = (DM_Brick *)t->dmf->data;
+  PetscCall(DMGlobalToLocal(t->dmc, xc, INSERT_VALUES, t->clocal));
+  PetscCall(VecGetArrayRead(t->clocal, &xl));
+  PetscCall(DMBrickLocalToBox_Private(t->dmc, xl, &t->stage[0], t->buf[0]));
+  PetscCall(VecRestoreArrayRead(t->clocal, &xl));
+  for (PetscInt d = 0; d < fb->dim; d++) BrickTransfer1D(d, fb->degree, cb->cells[d], t->P1, &t->stage[d], &t->stage[d + 1], PETSC_FALSE, t->buf[d], t->buf[d + 1]);
+  PetscCall(VecGetArray(yf, &y));
+  PetscCall(DMBrickBoxToGlobal_Private(t->dmf, &t->stage[fb->dim], t->buf[fb->dim], y));
+  PetscCall(VecRestoreArray(yf, &y));
+  PetscCall(PetscLogEventEnd(DMBRICK_Interpolate, P, xc, yf, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMultTranspose_BrickTransfer(Mat P, Vec xf, Vec yc)
+{
+  BrickTransfer     *t;
+  DM_Brick          *cb, *fb;
+  const PetscScalar *x;
+  PetscScalar       *yl;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(DMBRICK_Restrict, P, xf, yc, 0));
+  PetscCall(MatShellGetContext(P, &t));
+  cb = (DM_Brick *)t->dmc->data;
+  fb = (DM_Brick *)t->dmf->data;
+  PetscCall(VecGetArrayRead(xf, &x));
+  PetscCall(DMBrickGlobalToBox_Private(t->dmf, x, &t->stage[fb->dim], t->buf[fb->dim]));
+  PetscCall(VecRestoreArrayRead(xf, &x));
+  for (PetscInt d = fb->dim - 1; d >= 0; d--) BrickTransfer1D(d, fb->degree, cb->cells[d], t->P1, &t->stage[d], &t->stage[d + 1], PETSC_TRUE, t->buf[d + 1], t->buf[d]);
+  PetscCall(VecZeroEntries(t->clocal));
+  PetscCall(VecGetArray(t->clocal, &yl));
+  PetscCall(DMBrickBoxAddToLocal_Private(t->dmc, &t->stage[0], t->buf[0], yl));
+  PetscCall(VecRestoreArray(t->clocal, &yl));
+  PetscCall(VecZeroEntries(yc));
+  PetscCall(DMLocalToGlobal(t->dmc, t->clocal, ADD_VALUES, yc));
+  PetscCall(PetscLogEventEnd(DMBRICK_Restrict, P, xf, yc, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode BrickTransferDestroy(void *ctx)
+{
+  BrickTransfer *t = (BrickTransfer *)ctx;
+
+  PetscFunctionBegin;
+  PetscCall(VecDestroy(&t->clocal));
+  for (PetscInt i = 0; i < 4; i++) PetscCall(PetscFree(t->buf[i]));
+  PetscCall(DMDestroy(&t->dmc));
+  PetscCall(DMDestroy(&t->dmf));
+  PetscCall(PetscFree(t));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatView_BrickTransfer(Mat P, PetscViewer viewer)
+{
+  BrickTransfer *t;
+  PetscBool      isascii;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
+  if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatShellGetContext(P, &t));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "brick Q%" PetscInt_FMT " prolongation, level %" PetscInt_FMT " -> %" PetscInt_FMT ", matrix-free (sum factorization); restriction is its transpose\n", ((DM_Brick *)t->dmf->data)->degree, ((DM_Brick *)t->dmc->data)->level, ((DM_Brick *)t->dmf->data)->level));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode BrickTransferCheck(DM dmc, DM dmf)
+{
+  DM_Brick *cb, *fb;
+  MPI_Comm  comm = PetscObjectComm((PetscObject)dmf);
+
+  PetscFunctionBegin;
+  PetscCall(DMBrickGetImpl_Private(dmc, &cb));
+  PetscCall(DMBrickGetImpl_Private(dmf, &fb));
+  PetscCheck(dmc->setupcalled && dmf->setupcalled, comm, PETSC_ERR_ARG_WRONGSTATE, "Both bricks must be set up");
+  PetscCheck(cb->dim == fb->dim && cb->degree == fb->degree && fb->level == cb->level + 1, comm, PETSC_ERR_ARG_INCOMP, "Brick interpolation needs two levels of one hierarchy: got %" PetscInt_FMT "D Q%" PetscInt_FMT " level %" PetscInt_FMT " and %" PetscInt_FMT "D Q%" PetscInt_FMT " level %" PetscInt_FMT, cb->dim, cb->degree, cb->level, fb->dim, fb->degree, fb->level);
+  for (PetscInt d = 0; d < fb->dim; d++) {
+    PetscCheck(cb->cells0[d] == fb->cells0[d] && cb->procs[d] == fb->procs[d] && cb->lower[d] == fb->lower[d] && cb->upper[d] == fb->upper[d], comm, PETSC_ERR_ARG_INCOMP, "Bricks of different hierarchies (coarse grid, domain or process grid differ along %c)", "xyz"[d]);
+    PetscCheck(2 * cb->cstart[d] == fb->cstart[d] && 2 * cb->cend[d] == fb->cend[d], comm, PETSC_ERR_PLIB, "Brick levels are not nested on this rank");
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode BrickTransferCreateShell(DM dmc, DM dmf, Mat *P)
+{
+  DM_Brick      *cb = (DM_Brick *)dmc->data, *fb = (DM_Brick *)dmf->data;
+  BrickTransfer *t;
+  Vec            vc, vf;
+  PetscInt       mc, Mc, mf, Mf;
+  const PetscInt k = fb->degree;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&t));
+  PetscCall(PetscObjectReference((PetscObject)dmc));
+  PetscCall(PetscObjectReference((PetscObject)dmf));
+  t->dmc = dmc;
+  t->dmf = dmf;
+  PetscCall(BrickBasisProlongation(k, fb->nodes, t->P1));
+  PetscCall(DMCreateLocalVector(dmc, &t->clocal));
+  /* the stages: coarse box, then one direction at a time switched to the owned fine nodes */
+  PetscCall(DMBrickOwnedNodeBox_Private(dmf, &t->stage[fb->dim]));
+  for (PetscInt d = 0; d < 3; d++) {
+    PetscInt c0, c1, r;
+    if (d >= fb->dim) {
+      t->stage[0].lo[d] = t->stage[0].hi[d] = 0;
+      continue;
+    }
+    BrickTransferCell(k, cb->cells[d], t->stage[fb->dim].lo[d], &c0, &r);
+    BrickTransferCell(k, cb->cells[d], t->stage[fb->dim].hi[d], &c1, &r);
+    t->stage[0].lo[d] = c0 * k;
+    t->stage[0].hi[d] = (c1 + 1) * k;
+  }
+  for (PetscInt s = 1; s < fb->dim; s++) {
+    for (PetscInt d = 0; d < 3; d++) {
+      t->stage[s].lo[d] = d < s ? t->stage[fb->dim].lo[d] : t->stage[0].lo[d];
+      t->stage[s].hi[d] = d < s ? t->stage[fb->dim].hi[d] : t->stage[0].hi[d];
+    }
+  }
+  for (PetscInt s = 0; s <= fb->dim; s++) PetscCall(PetscMalloc1(BrickBoxSize(&t->stage[s]), &t->buf[s]));
+
+  PetscCall(DMGetGlobalVector(dmc, &vc));
+  PetscCall(DMGetGlobalVector(dmf, &vf));
+  PetscCall(VecGetLocalSize(vc, &mc));
+  PetscCall(VecGetSize(vc, &Mc));
+  PetscCall(VecGetLocalSize(vf, &mf));
+  PetscCall(VecGetSize(vf, &Mf));
+  PetscCall(DMRestoreGlobalVector(dmc, &vc));
+  PetscCall(DMRestoreGlobalVector(dmf, &vf));
+  PetscCall(MatCreateShell(PetscObjectComm((PetscObject)dmf), mf, mc, Mf, Mc, t, P));
+  PetscCall(MatShellSetContextDestroy(*P, BrickTransferDestroy));
+  PetscCall(MatShellSetOperation(*P, MATOP_MULT, (void (*)(void))MatMult_BrickTransfer));
+  PetscCall(MatShellSetOperation(*P, MATOP_MULT_TRANSPOSE, (void (*)(void))MatMultTranspose_BrickTransfer));
+  PetscCall(MatShellSetOperation(*P, MATOP_VIEW, (void (*)(void))MatView_BrickTransfer));
+  PetscCall(MatShellSetVecType(*P, dmf->vectype));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode BrickTransferAssemble(DM dmc, DM dmf, MatType type, Mat *P)
+{
+  DM_Brick              *cb = (DM_Brick *)dmc->data, *fb = (DM_Brick *)dmf->data;
+  const PetscInt         k = fb->degree, nk = k + 1;
+  PetscReal              P1[(2 * BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)];
+  BrickBox               fbox;
+  ISLocalToGlobalMapping lc, lf;
+  PetscInt               cg[3], cgw[3], fg[3], fgw[3], mf, mc, nz = 1;
+  Vec                    vc, vf;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(DMBRICK_Assemble, dmf, 0, 0, 0));
+  PetscCall(BrickBasisProlongation(k, fb->nodes, P1));
+  PetscCall(DMBrickOwnedNodeBox_Private(dmf, &fbox));
+  PetscCall(DMDAGetGhostCorners(cb->da, &cg[0], &cg[1], &cg[2], &cgw[0], &cgw[1], &cgw[2]));
+  PetscCall(DMDAGetGhostCorners(fb->da, &fg[0], &fg[1], &fg[2], &fgw[0], &fgw[1], &fgw[2]));
+  PetscCall(DMGetLocalToGlobalMapping(cb->da, &lc));
+  PetscCall(DMGetLocalToGlobalMapping(fb->da, &lf));
+  PetscCall(DMGetGlobalVector(dmc, &vc));
+  PetscCall(DMGetGlobalVector(dmf, &vf));
+  PetscCall(VecGetLocalSize(vc, &mc));
+  PetscCall(VecGetLocalSize(vf, &mf));
+  PetscCall(DMRestoreGlobalVector(dmc, &vc));
+  PetscCall(DMRestoreGlobalVector(dmf, &vf));
+  for (PetscInt d = 0; d < fb->dim; d++) nz *= nk;
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)dmf), P));
+  PetscCall(MatSetSizes(*P, mf, mc, PETSC_DETERMINE, PETSC_DETERMINE));
+  PetscCall(MatSetType(*P, type));
+  PetscCall(MatSeqAIJSetPreallocation(*P, nz, NULL));
+  PetscCall(MatMPIAIJSetPreallocation(*P, nz, NULL, nz, NULL));
+  PetscCall(MatSetLocalToGlobalMapping(*P, lf, lc));
+  for (PetscInt fz = fbox.lo[2]; fz <= fbox.hi[2]; fz++) {
+    for (PetscInt fy = fbox.lo[1]; fy <= fbox.hi[1]; fy++) {
+      for (PetscInt fx = fbox.lo[0]; fx <= fbox.hi[0]; fx++) {
+        const PetscInt F[3] = {fx, fy, fz};
+        PetscInt       cols[729], row = 0, ncols = 0, C[3][BRICK_MAX_DEGREE + 1], n[3] = {1, 1, 1}, stride = 1;
+        PetscReal      W[3][BRICK_MAX_DEGREE + 1];
+        PetscScalar    vals[729];
+        for (PetscInt d = 0; d < 3; d++) {
+          if (d < fb->dim) {
+            PetscInt c, r;
+            BrickTransferCell(k, cb->cells[d], F[d], &c, &r);
+            n[d] = 0;
+            for (PetscInt j = 0; j <= k; j++) {
+              const PetscInt Cn = c * k + j;
+              if (P1[r * nk + j] == 0.0 || Cn <= 0 || Cn >= k * cb->cells[d]) continue; /* boundary nodes carry no DoF */
+              C[d][n[d]]   = Cn - 1 - cg[d];
+              W[d][n[d]++] = P1[r * nk + j];
+            }
+            row += (F[d] - 1 - fg[d]) * stride;
+            stride *= fgw[d];
+          } else {
+            C[d][0] = 0;
+            W[d][0] = 1.0;
+          }
+        }
+        for (PetscInt a = 0; a < n[2]; a++)
+          for (PetscInt b = 0; b < n[1]; b++)
+            for (PetscInt c = 0; c < n[0]; c++) {
+              cols[ncols]   = C[0][c] + cgw[0] * (C[1][b] + cgw[1] * C[2][a]);
+              vals[ncols++] = W[0][c] * W[1][b] * W[2][a];
+            }
+        PetscCall(MatSetValuesLocal(*P, 1, &row, ncols, cols, vals, INSERT_VALUES));
+      }
+    }
+  }
+  PetscCall(MatAssemblyBegin(*P, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*P, MAT_FINAL_ASSEMBLY));
+  PetscCall(PetscLogEventEnd(DMBRICK_Assemble, dmf, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+   DMBrickCreateInterpolation - the prolongation from a coarse brick level to the next finer one
+
+   Collective
+
+   Input Parameters:
++  dmc  - the coarse brick
+.  dmf  - the fine brick (`DMRefine()` of dmc, or dmc is `DMCoarsen()` of it)
+-  type - `MATSHELL` for the matrix-free operator, or an assembled type such as `MATAIJ`
+
+   Output Parameter:
+.  P - the interpolation; its transpose is the restriction
+
+   Level: intermediate
+
+.seealso: `DMBRICK`, `DMCreateInterpolation()`
+@*/
+PetscErrorCode DMBrickCreateInterpolation(DM dmc, DM dmf, MatType type, Mat *P)
+{
+  PetscBool isshell;
+
+  PetscFunctionBegin;
+  PetscCall(BrickTransferCheck(dmc, dmf));
+  PetscCall(PetscStrcmp(type, MATSHELL, &isshell));
+  if (isshell) PetscCall(BrickTransferCreateShell(dmc, dmf, P));
+  else PetscCall(BrickTransferAssemble(dmc, dmf, type, P));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* DMCreateInterpolation(): matrix-free unless the fine brick's matrices are assembled (-dm_mat_type). */
+PetscErrorCode DMCreateInterpolation_Brick(DM dmc, DM dmf, Mat *P, Vec *rscale)
+{
+  PetscBool isshell;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrcmp(dmf->mattype, MATSHELL, &isshell));
+  PetscCall(DMBrickCreateInterpolation(dmc, dmf, isshell ? MATSHELL : MATAIJ, P));
+  if (rscale) *rscale = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

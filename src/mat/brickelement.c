@@ -1,0 +1,61 @@
+/* 1D element matrices and quadrature for the brick operators. */
+#include "brickelement.h"
+
+/* BrickElementMatrices1D - mass M[i][j] = int_0^1 phi_i phi_j and stiffness L[i][j] = int_0^1 phi_i' phi_j'
+   on the reference interval, integrated exactly with k+1 Gauss points. A cell of width h has h*M and L/h. */
+PetscErrorCode BrickElementMatrices1D(PetscInt k, const PetscReal nodes[], PetscReal M[], PetscReal L[])
+{
+  const PetscInt n = k + 1;
+  PetscReal      x[BRICK_MAX_N], w[BRICK_MAX_N], val[BRICK_MAX_N * BRICK_MAX_N], der[BRICK_MAX_N * BRICK_MAX_N];
+
+  PetscFunctionBegin;
+  PetscCall(PetscDTGaussQuadrature(n, 0.0, 1.0, x, w));
+  PetscCall(BrickBasisEvaluate(k, nodes, n, x, val, der));
+  for (PetscInt i = 0; i < n; i++) {
+    for (PetscInt j = 0; j < n; j++) {
+      PetscReal m = 0.0, l = 0.0;
+      for (PetscInt q = 0; q < n; q++) {
+        m += w[q] * val[q * n + i] * val[q * n + j];
+        l += w[q] * der[q * n + i] * der[q * n + j];
+      }
+      M[i * n + j] = m;
+      L[i * n + j] = l;
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* BrickElementQuadrature - nq Gauss points x and weights w on [0,1], and B[q*(k+1)+j] = phi_j(x_q). */
+PetscErrorCode BrickElementQuadrature(PetscInt k, const PetscReal nodes[], PetscInt nq, PetscReal x[], PetscReal w[], PetscReal B[])
+{
+  PetscFunctionBegin;
+  PetscCall(PetscDTGaussQuadrature(nq, 0.0, 1.0, x, w));
+  PetscCall(BrickBasisEvaluate(k, nodes, nq, x, B, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* BrickCellLocalIndices - for the cell with index cell[] (owned by this rank), the position of each of
+   its (k+1)^dim nodes (x fastest) in the local ghosted vector, or -1 for a boundary node. */
+PetscErrorCode BrickCellLocalIndices(DM dm, const PetscInt cell[], PetscInt idx[])
+{
+  DM_Brick *brick = (DM_Brick *)dm->data;
+  const PetscInt k = brick->degree, n = k + 1;
+  PetscInt  gs[3], gw[3], off[3][BRICK_MAX_N], m[3], c = 0;
+
+  PetscFunctionBegin;
+  PetscCall(DMDAGetGhostCorners(brick->da, &gs[0], &gs[1], &gs[2], &gw[0], &gw[1], &gw[2]));
+  for (PetscInt d = 0, stride = 1; d < 3; d++) {
+    m[d] = d < brick->dim ? n : 1;
+    for (PetscInt i = 0; i < m[d]; i++) {
+      const PetscInt f = cell[d] * k + i;
+      if (d >= brick->dim) off[d][i] = 0;
+      else if (f <= 0 || f >= k * brick->cells[d]) off[d][i] = -1;
+      else off[d][i] = (f - 1 - gs[d]) * stride;
+    }
+    stride *= gw[d];
+  }
+  for (PetscInt a = 0; a < m[2]; a++)
+    for (PetscInt b = 0; b < m[1]; b++)
+      for (PetscInt i = 0; i < m[0]; i++, c++) idx[c] = (off[0][i] < 0 || off[1][b] < 0 || off[2][a] < 0) ? -1 : off[0][i] + off[1][b] + off[2][a];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,15 @@
+/* Element-level building blocks of the brick operators (src/mat). */
+#pragma once
+
+#include "../dm/brickimpl.h"
+
+#define BRICK_MAX_N (BRICK_MAX_DEGREE + 1)
+
+/* 1D reference matrices on [0,1] for the Gauss-Lobatto Lagrange basis, (k+1) x (k+1), row-major. */
+PETSC_INTERN PetscErrorCode BrickElementMatrices1D(PetscInt, const PetscReal[], PetscReal[], PetscReal[]);
+/* Gauss points and weights on [0,1], and the basis evaluated there (nq x (k+1)) */
+PETSC_INTERN PetscErrorCode BrickElementQuadrature(PetscInt, const PetscReal[], PetscInt, PetscReal[], PetscReal[], PetscReal[]);
+/* Local (ghosted) index of every node of a cell, -1 on the boundary: the node order of a cell vector. */
+PETSC_INTERN PetscErrorCode BrickCellLocalIndices(DM, const PetscInt[], PetscInt[]);
+
+PETSC_INTERN PetscErrorCode DMBrickOperatorCreate_Laplace(DM);

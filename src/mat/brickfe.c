@@ -1,0 +1,218 @@
+/* Finite element utilities on a brick: nodal interpolation of a function, the load vector of a right-hand
+   side, and the L2 error against an exact solution. Quadrature: k+2 Gauss points per direction. */
+#include "brickelement.h"
+
+/* Physical coordinate of full-grid node f along d. */
+static inline PetscReal BrickNodeCoordinate(const DM_Brick *brick, const PetscReal h[], PetscInt d, PetscInt f)
+{
+  const PetscInt c = PetscMin(f / brick->degree, brick->cells[d] - 1);
+  return brick->lower[d] + h[d] * (c + brick->nodes[f - c * brick->degree]);
+}
+
+/*@C
+   DMBrickInterpolateFunction - sets a global vector to the nodal interpolant of a function
+
+   Collective
+
+   Input Parameters:
++  dm  - the brick
+.  f   - the function
+-  ctx - its context
+
+   Output Parameter:
+.  u - the global vector of nodal values (interior nodes)
+
+   Level: intermediate
+
+.seealso: `DMBRICK`, `DMBrickComputeL2Error()`
+@*/
+PetscErrorCode DMBrickInterpolateFunction(DM dm, DMBrickPointFunction f, void *ctx, Vec u)
+{
+  DM_Brick    *brick;
+  BrickBox     box;
+  PetscScalar *vals, *ua;
+  PetscReal    h[3];
+  PetscInt     b = 0;
+
+  PetscFunctionBegin;
+  PetscCall(DMBrickGetImpl_Private(dm, &brick));
+  PetscCall(DMBrickCellSize_Private(dm, h));
+  PetscCall(DMBrickOwnedNodeBox_Private(dm, &box));
+  PetscCall(PetscMalloc1(BrickBoxSize(&box), &vals));
+  for (PetscInt z = box.lo[2]; z <= box.hi[2]; z++)
+    for (PetscInt y = box.lo[1]; y <= box.hi[1]; y++)
+      for (PetscInt x = box.lo[0]; x <= box.hi[0]; x++, b++) {
+        const PetscInt F[3] = {x, y, z};
+        PetscReal      X[3] = {0, 0, 0};
+        for (PetscInt d = 0; d < brick->dim; d++) X[d] = BrickNodeCoordinate(brick, h, d, F[d]);
+        PetscCall((*f)(brick->dim, X, &vals[b], ctx));
+      }
+  PetscCall(VecGetArray(u, &ua));
+  PetscCall(DMBrickBoxToGlobal_Private(dm, &box, vals, ua));
+  PetscCall(VecRestoreArray(u, &ua));
+  PetscCall(PetscFree(vals));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Quadrature data of one cell: physical points X[q][d] and weights, x fastest. */
+typedef struct {
+  PetscInt  nq, npts;
+  PetscReal x[BRICK_MAX_N + 2], w[BRICK_MAX_N + 2], B[(BRICK_MAX_N + 2) * BRICK_MAX_N], Bt[BRICK_MAX_N * (BRICK_MAX_N + 2)];
+  PetscReal h[3];
+} BrickQuadrature;
+
+static PetscErrorCode BrickQuadratureSetUp(DM dm, BrickQuadrature *q)
+{
+  DM_Brick      *brick = (DM_Brick *)dm->data;
+  const PetscInt n     = brick->degree + 1;
+
+  PetscFunctionBegin;
+  q->nq = brick->degree + 2;
+  PetscCall(BrickElementQuadrature(brick->degree, brick->nodes, q->nq, q->x, q->w, q->B));
+  for (PetscInt i = 0; i < q->nq; i++)
+    for (PetscInt j = 0; j < n; j++) q->Bt[j * q->nq + i] = q->B[i * n + j];
+  q->npts = brick->dim == 2 ? q->nq * q->nq : q->nq * q->nq * q->nq;
+  PetscCall(DMBrickCellSize_Private(dm, q->h));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Point p of the cell's quadrature: coordinates and weight times the cell volume. */
+static inline void BrickQuadraturePoint(const DM_Brick *brick, const BrickQuadrature *q, const PetscInt cell[], PetscInt p, PetscReal X[], PetscReal *wJ)
+{
+  const PetscInt i[3] = {p % q->nq, (p / q->nq) % q->nq, p / (q->nq * q->nq)};
+
+  *wJ  = 1.0;
+  X[2] = 0.0;
+  for (PetscInt d = 0; d < brick->dim; d++) {
+    X[d] = brick->lower[d] + q->h[d] * (cell[d] + q->x[i[d]]);
+    *wJ *= q->w[i[d]] * q->h[d];
+  }
+}
+
+/*@C
+   DMBrickComputeLoadVector - the load vector b_i = int f phi_i of a right-hand side f
+
+   Collective
+
+   Input Parameters:
++  dm  - the brick
+.  f   - the right-hand side
+-  ctx - its context
+
+   Output Parameter:
+.  b - the global load vector
+
+   Level: intermediate
+
+.seealso: `DMBRICK`, `DMBrickComputeL2Error()`
+@*/
+PetscErrorCode DMBrickComputeLoadVector(DM dm, DMBrickPointFunction f, void *ctx, Vec b)
+{
+  DM_Brick       *brick;
+  BrickQuadrature q;
+  BrickBox        cells;
+  Vec             bl;
+  PetscScalar    *bla, F[1000], t1[1000], t2[1000], be[1000];
+  PetscInt        idx[729], n;
+
+  PetscFunctionBegin;
+  PetscCall(DMBrickGetImpl_Private(dm, &brick));
+  PetscCall(BrickQuadratureSetUp(dm, &q));
+  n = brick->degree + 1;
+  PetscCall(DMBrickOwnedCellBox_Private(dm, &cells));
+  PetscCall(DMGetLocalVector(dm, &bl));
+  PetscCall(VecZeroEntries(bl));
+  PetscCall(VecGetArray(bl, &bla));
+  for (PetscInt cz = cells.lo[2]; cz <= cells.hi[2]; cz++)
+    for (PetscInt cy = cells.lo[1]; cy <= cells.hi[1]; cy++)
+      for (PetscInt cx = cells.lo[0]; cx <= cells.hi[0]; cx++) {
+        const PetscInt cell[3] = {cx, cy, cz};
+        PetscInt       ext[3]  = {q.nq, q.nq, brick->dim == 3 ? q.nq : 1}, nloc;
+        for (PetscInt p = 0; p < q.npts; p++) {
+          PetscReal X[3], wJ;
+          BrickQuadraturePoint(brick, &q, cell, p, X, &wJ);
+          PetscCall((*f)(brick->dim, X, &F[p], ctx));
+          F[p] *= wJ;
+        }
+        /* be = (B^T (x) B^T (x) B^T) F, one direction at a time */
+        BrickTensorApply1D(0, ext, n, q.Bt, F, t1);
+        ext[0] = n;
+        BrickTensorApply1D(1, ext, n, q.Bt, t1, brick->dim == 2 ? be : t2);
+        ext[1] = n;
+        if (brick->dim == 3) BrickTensorApply1D(2, ext, n, q.Bt, t2, be);
+        nloc = brick->dim == 2 ? n * n : n * n * n;
+        PetscCall(BrickCellLocalIndices(dm, cell, idx));
+        for (PetscInt i = 0; i < nloc; i++)
+          if (idx[i] >= 0) bla[idx[i]] += be[i];
+      }
+  PetscCall(VecRestoreArray(bl, &bla));
+  PetscCall(VecZeroEntries(b));
+  PetscCall(DMLocalToGlobal(dm, bl, ADD_VALUES, b));
+  PetscCall(DMRestoreLocalVector(dm, &bl));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+   DMBrickComputeL2Error - the L2 norm of u_h - u over the domain, for the finite element function u_h of a
+   global vector and an exact solution u
+
+   Collective
+
+   Input Parameters:
++  dm    - the brick
+.  uh    - the global vector (interior nodal values; boundary values are zero)
+.  exact - the exact solution
+-  ctx   - its context
+
+   Output Parameter:
+.  error - || u_h - u ||_L2
+
+   Level: intermediate
+
+.seealso: `DMBRICK`, `DMBrickComputeLoadVector()`
+@*/
+PetscErrorCode DMBrickComputeL2Error(DM dm, Vec uh, DMBrickPointFunction exact, void *ctx, PetscReal *error)
+{
+  DM_Brick          *brick;
+  BrickQuadrature    q;
+  BrickBox           cells;
+  Vec                ul;
+  const PetscScalar *ula;
+  PetscScalar        ue[729], t1[1000], t2[1000], uq[1000];
+  PetscInt           idx[729], n;
+  PetscReal          sum = 0.0;
+
+  PetscFunctionBegin;
+  PetscCall(DMBrickGetImpl_Private(dm, &brick));
+  PetscCall(BrickQuadratureSetUp(dm, &q));
+  n = brick->degree + 1;
+  PetscCall(DMBrickOwnedCellBox_Private(dm, &cells));
+  PetscCall(DMGetLocalVector(dm, &ul));
+  PetscCall(DMGlobalToLocal(dm, uh, INSERT_VALUES, ul));
+  PetscCall(VecGetArrayRead(ul, &ula));
+  for (PetscInt cz = cells.lo[2]; cz <= cells.hi[2]; cz++)
+    for (PetscInt cy = cells.lo[1]; cy <= cells.hi[1]; cy++)
+      for (PetscInt cx = cells.lo[0]; cx <= cells.hi[0]; cx++) {
+        const PetscInt cell[3] = {cx, cy, cz};
+        PetscInt       ext[3]  = {n, n, brick->dim == 3 ? n : 1}, nloc = brick->dim == 2 ? n * n : n * n * n;
+        PetscCall(BrickCellLocalIndices(dm, cell, idx));
+        for (PetscInt i = 0; i < nloc; i++) ue[i] = idx[i] < 0 ? 0.0 : ula[idx[i]];
+        BrickTensorApply1D(0, ext, q.nq, q.B, ue, t1);
+        ext[0] = q.nq;
+        BrickTensorApply1D(1, ext, q.nq, q.B, t1, brick->dim == 2 ? uq : t2);
+        ext[1] = q.nq;
+        if (brick->dim == 3) BrickTensorApply1D(2, ext, q.nq, q.B, t2, uq);
+        for (PetscInt p = 0; p < q.npts; p++) {
+          PetscReal   X[3], wJ;
+          PetscScalar u;
+          BrickQuadraturePoint(brick, &q, cell, p, X, &wJ);
+          PetscCall((*exact)(brick->dim, X, &u, ctx));
+          sum += wJ * PetscRealPart((uq[p] - u) * PetscConj(uq[p] - u));
+        }
+      }
+  PetscCall(VecRestoreArrayRead(ul, &ula));
+  PetscCall(DMRestoreLocalVector(dm, &ul));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)dm)));
+  *error = PetscSqrtReal(sum);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,241 @@
+/* The CG Q_k Poisson operator a(u,v) = (grad u, grad v) on a brick, matrix-free and assembled.
+
+   On a Cartesian cell of widths h_x, h_y (, h_z) the element matrix is a sum of Kronecker products of
+   1D matrices, M_d = h_d M and K_d = L / h_d (reference mass M, stiffness L):
+     2D: A_K = M_y (x) K_x + K_y (x) M_x,
+     3D: A_K = M_z (x) M_y (x) K_x + M_z (x) K_y (x) M_x + K_z (x) M_y (x) M_x,
+   applied by sum factorization in O(k^(d+1)) per cell. */
+#include "brickelement.h"
+
+typedef struct {
+  DM        dm;
+  Vec       xl, yl; /* local (ghosted) work vectors */
+  PetscReal M[3][BRICK_MAX_N * BRICK_MAX_N], K[3][BRICK_MAX_N * BRICK_MAX_N];
+} BrickLaplace;
+
+static PetscErrorCode BrickLaplaceSetUp1D(DM dm, PetscReal M[][BRICK_MAX_N * BRICK_MAX_N], PetscReal K[][BRICK_MAX_N * BRICK_MAX_N])
+{
+  DM_Brick *brick = (DM_Brick *)dm->data;
+  const PetscInt n = brick->degree + 1;
+  PetscReal Mref[BRICK_MAX_N * BRICK_MAX_N], Lref[BRICK_MAX_N * BRICK_MAX_N], h[3];
+
+  PetscFunctionBegin;
+  PetscCall(BrickElementMatrices1D(brick->degree, brick->nodes, Mref, Lref));
+  PetscCall(DMBrickCellSize_Private(dm, h));
+  for (PetscInt d = 0; d < 3; d++)
+    for (PetscInt i = 0; i < n * n; i++) {
+      M[d][i] = h[d] * Mref[i];
+      K[d][i] = Lref[i] / h[d];
+    }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* v = A_K u on one cell; work holds 5 (k+1)^dim scalars. */
+static void BrickLaplaceCellApply(PetscInt dim, PetscInt n, PetscReal M[][BRICK_MAX_N * BRICK_MAX_N], PetscReal K[][BRICK_MAX_N * BRICK_MAX_N], const PetscScalar u[], PetscScalar v[], PetscScalar work[])
+{
+  const PetscInt ext[3] = {n, n, dim == 3 ? n : 1}, size = n * n * ext[2];
+  PetscScalar   *mx = work, *kx = work + size, *t1 = work + 2 * size, *t2 = work + 3 * size, *t3 = work + 4 * size;
+
+  BrickTensorApply1D(0, ext, n, M[0], u, mx);
+  BrickTensorApply1D(0, ext, n, K[0], u, kx);
+  if (dim == 2) {
+    BrickTensorApply1D(1, ext, n, M[1], kx, v);
+    BrickTensorApply1D(1, ext, n, K[1], mx, t1);
+    for (PetscInt i = 0; i < size; i++) v[i] += t1[i];
+    return;
+  }
+  BrickTensorApply1D(1, ext, n, M[1], kx, t1); /* M_y K_x u */
+  BrickTensorApply1D(1, ext, n, K[1], mx, t2); /* K_y M_x u */
+  for (PetscInt i = 0; i < size; i++) t1[i] += t2[i];
+  BrickTensorApply1D(1, ext, n, M[1], mx, t3); /* M_y M_x u */
+  BrickTensorApply1D(2, ext, n, M[2], t1, v);
+  BrickTensorApply1D(2, ext, n, K[2], t3, t2);
+  for (PetscInt i = 0; i < size; i++) v[i] += t2[i];
+}
+
+static PetscErrorCode MatMult_BrickLaplace(Mat A, Vec x, Vec y)
+{
+  BrickLaplace      *ctx;
+  DM_Brick          *brick;
+  const PetscScalar *xl;
+  PetscScalar       *yl, u[729], v[729], work[5 * 729];
+  PetscInt           idx[729], nloc, n;
+  BrickBox           cells;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &ctx));
+  brick = (DM_Brick *)ctx->dm->data;
+  n     = brick->degree + 1;
+  nloc  = brick->dim == 2 ? n * n : n * n * n;
+  PetscCall(DMBrickOwnedCellBox_Private(ctx->dm, &cells));
+  PetscCall(DMGlobalToLocal(ctx->dm, x, INSERT_VALUES, ctx->xl));
+  PetscCall(VecZeroEntries(ctx->yl));
+  PetscCall(VecGetArrayRead(ctx->xl, &xl));
+  PetscCall(VecGetArray(ctx->yl, &yl));
+  for (PetscInt cz = cells.lo[2]; cz <= cells.hi[2]; cz++)
+    for (PetscInt cy = cells.lo[1]; cy <= cells.hi[1]; cy++)
+      for (PetscInt cx = cells.lo[0]; cx <= cells.hi[0]; cx++) {
+        const PetscInt cell[3] = {cx, cy, cz};
+        PetscCall(BrickCellLocalIndices(ctx->dm, cell, idx));
+        for (PetscInt i = 0; i < nloc; i++) u[i] = idx[i] < 0 ? 0.0 : xl[idx[i]];
+        BrickLaplaceCellApply(brick->dim, n, ctx->M, ctx->K, u, v, work);
+        for (PetscInt i = 0; i < nloc; i++)
+          if (idx[i] >= 0) yl[idx[i]] += v[i];
+      }
+  PetscCall(VecRestoreArrayRead(ctx->xl, &xl));
+  PetscCall(VecRestoreArray(ctx->yl, &yl));
+  PetscCall(VecZeroEntries(y));
+  PetscCall(DMLocalToGlobal(ctx->dm, ctx->yl, ADD_VALUES, y));
+  PetscCall(PetscLogFlops(2.0 * nloc * n * (brick->dim == 2 ? 4 : 7) * (cells.hi[0] - cells.lo[0] + 1) * (cells.hi[1] - cells.lo[1] + 1) * (cells.hi[2] - cells.lo[2] + 1)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Entry (i,j) of the element matrix, i and j cell-node numbers (x fastest). */
+static inline PetscReal BrickLaplaceEntry(PetscInt dim, PetscInt n, PetscReal M[][BRICK_MAX_N * BRICK_MAX_N], PetscReal K[][BRICK_MAX_N * BRICK_MAX_N], PetscInt i, PetscInt j)
+{
+  PetscInt  ii[3] = {i % n, (i / n) % n, i / (n * n)}, jj[3] = {j % n, (j / n) % n, j / (n * n)};
+  PetscReal sum = 0.0;
+
+  for (PetscInt d = 0; d < dim; d++) {
+    PetscReal p = 1.0;
+    for (PetscInt e = 0; e < dim; e++) p *= (e == d ? K[e] : M[e])[ii[e] * n + jj[e]];
+    sum += p;
+  }
+  return sum;
+}
+
+static PetscErrorCode MatGetDiagonal_BrickLaplace(Mat A, Vec diag)
+{
+  BrickLaplace *ctx;
+  DM_Brick     *brick;
+  PetscScalar  *yl;
+  PetscInt      idx[729], nloc, n;
+  BrickBox      cells;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &ctx));
+  brick = (DM_Brick *)ctx->dm->data;
+  n     = brick->degree + 1;
+  nloc  = brick->dim == 2 ? n * n : n * n * n;
+  PetscCall(DMBrickOwnedCellBox_Private(ctx->dm, &cells));
+  PetscCall(VecZeroEntries(ctx->yl));
+  PetscCall(VecGetArray(ctx->yl, &yl));
+  for (PetscInt cz = cells.lo[2]; cz <= cells.hi[2]; cz++)
+    for (PetscInt cy = cells.lo[1]; cy <= cells.hi[1]; cy++)
+      for (PetscInt cx = cells.lo[0]; cx <= cells.hi[0]; cx++) {
+        const PetscInt cell[3] = {cx, cy, cz};
+        PetscCall(BrickCellLocalIndices(ctx->dm, cell, idx));
+        for (PetscInt i = 0; i < nloc; i++)
+          if (idx[i] >= 0) yl[idx[i]] += BrickLaplaceEntry(brick->dim, n, ctx->M, ctx->K, i, i);
+      }
+  PetscCall(VecRestoreArray(ctx->yl, &yl));
+  PetscCall(VecZeroEntries(diag));
+  PetscCall(DMLocalToGlobal(ctx->dm, ctx->yl, ADD_VALUES, diag));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatView_BrickLaplace(Mat A, PetscViewer viewer)
+{
+  BrickLaplace *ctx;
+  DM_Brick     *brick;
+  PetscBool     isascii;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
+  if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatShellGetContext(A, &ctx));
+  brick = (DM_Brick *)ctx->dm->data;
+  PetscCall(PetscViewerASCIIPrintf(viewer, "brick laplace: CG Q%" PetscInt_FMT " in %" PetscInt_FMT "D, level %" PetscInt_FMT ", matrix-free (sum factorization on Cartesian cells)\n", brick->degree, brick->dim, brick->level));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode BrickLaplaceDestroy(void *ptr)
+{
+  BrickLaplace *ctx = (BrickLaplace *)ptr;
+
+  PetscFunctionBegin;
+  PetscCall(VecDestroy(&ctx->xl));
+  PetscCall(VecDestroy(&ctx->yl));
+  PetscCall(DMDestroy(&ctx->dm));
+  PetscCall(PetscFree(ctx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode BrickLaplaceCreateShell(DM dm, Mat *A)
+{
+  BrickLaplace *ctx;
+  Vec           v;
+  PetscInt      m, M;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&ctx));
+  PetscCall(PetscObjectReference((PetscObject)dm));
+  ctx->dm = dm;
+  PetscCall(BrickLaplaceSetUp1D(dm, ctx->M, ctx->K));
+  PetscCall(DMCreateLocalVector(dm, &ctx->xl));
+  PetscCall(VecDuplicate(ctx->xl, &ctx->yl));
+  PetscCall(DMGetGlobalVector(dm, &v));
+  PetscCall(VecGetLocalSize(v, &m));
+  PetscCall(VecGetSize(v, &M));
+  PetscCall(DMRestoreGlobalVector(dm, &v));
+  PetscCall(MatCreateShell(PetscObjectComm((PetscObject)dm), m, m, M, M, ctx, A));
+  PetscCall(MatShellSetContextDestroy(*A, BrickLaplaceDestroy));
+  PetscCall(MatShellSetOperation(*A, MATOP_MULT, (void (*)(void))MatMult_BrickLaplace));
+  PetscCall(MatShellSetOperation(*A, MATOP_MULT_TRANSPOSE, (void (*)(void))MatMult_BrickLaplace));
+  PetscCall(MatShellSetOperation(*A, MATOP_GET_DIAGONAL, (void (*)(void))MatGetDiagonal_BrickLaplace));
+  PetscCall(MatShellSetOperation(*A, MATOP_VIEW, (void (*)(void))MatView_BrickLaplace));
+  PetscCall(MatShellSetVecType(*A, dm->vectype));
+  PetscCall(MatSetOption(*A, MAT_SYMMETRIC, PETSC_TRUE));
+  PetscCall(MatSetOption(*A, MAT_SPD, PETSC_TRUE));
+  PetscCall(MatSetDM(*A, dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Assembles the operator into A (preallocated for the DMDA box stencil, or any matrix of the right size). */
+static PetscErrorCode BrickLaplaceAssemble(DM dm, Mat A)
+{
+  DM_Brick              *brick = (DM_Brick *)dm->data;
+  const PetscInt         n     = brick->degree + 1, nloc = brick->dim == 2 ? n * n : n * n * n;
+  PetscReal              M[3][BRICK_MAX_N * BRICK_MAX_N], K[3][BRICK_MAX_N * BRICK_MAX_N];
+  PetscScalar           *E;
+  PetscInt               idx[729];
+  ISLocalToGlobalMapping ltog;
+  BrickBox               cells;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(DMBRICK_Assemble, dm, A, 0, 0));
+  PetscCall(BrickLaplaceSetUp1D(dm, M, K));
+  PetscCall(PetscMalloc1(nloc * nloc, &E));
+  for (PetscInt i = 0; i < nloc; i++)
+    for (PetscInt j = 0; j < nloc; j++) E[i * nloc + j] = BrickLaplaceEntry(brick->dim, n, M, K, i, j);
+  PetscCall(DMGetLocalToGlobalMapping(brick->da, &ltog));
+  PetscCall(DMBrickOwnedCellBox_Private(dm, &cells));
+  PetscCall(MatZeroEntries(A));
+  for (PetscInt cz = cells.lo[2]; cz <= cells.hi[2]; cz++)
+    for (PetscInt cy = cells.lo[1]; cy <= cells.hi[1]; cy++)
+      for (PetscInt cx = cells.lo[0]; cx <= cells.hi[0]; cx++) {
+        const PetscInt cell[3] = {cx, cy, cz};
+        PetscCall(BrickCellLocalIndices(dm, cell, idx));
+        PetscCall(ISLocalToGlobalMappingApply(ltog, nloc, idx, idx));
+        PetscCall(MatSetValues(A, nloc, idx, nloc, idx, E, ADD_VALUES));
+      }
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatSetOption(A, MAT_SYMMETRIC, PETSC_TRUE));
+  PetscCall(PetscFree(E));
+  PetscCall(PetscLogEventEnd(DMBRICK_Assemble, dm, A, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* -dm_brick_operator laplace: any degree, one layer of neighbour cells. */
+PetscErrorCode DMBrickOperatorCreate_Laplace(DM dm)
+{
+  DM_Brick *brick = (DM_Brick *)dm->data;
+
+  PetscFunctionBegin;
+  brick->op.min_degree  = 1;
+  brick->op.ghost_cells = 1;
+  brick->op.createshell = BrickLaplaceCreateShell;
+  brick->op.assemble    = BrickLaplaceAssemble;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,66 @@
+/* Package registration: the types and operators the plugin adds to PETSc, and its log events. */
+#include "dm/brickimpl.h"
+#include "mat/brickelement.h"
+
+PETSC_EXTERN PetscErrorCode DMCreate_Brick(DM);
+PETSC_INTERN PetscErrorCode DMBrickOperatorListDestroy_Private(void);
+
+PetscLogEvent DMBRICK_Setup, DMBRICK_Assemble, DMBRICK_Interpolate, DMBRICK_Restrict;
+
+static PetscBool VPatchPackageInitialized = PETSC_FALSE;
+
+/*@C
+   VPatchFinalizePackage - frees what `VPatchInitializePackage()` registered; called by `PetscFinalize()`
+
+   Level: developer
+
+.seealso: `VPatchInitializePackage()`
+@*/
+PetscErrorCode VPatchFinalizePackage(void)
+{
+  PetscFunctionBegin;
+  PetscCall(DMBrickOperatorListDestroy_Private());
+  VPatchPackageInitialized = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+   VPatchInitializePackage - registers the DM type "brick" (`DMBRICK`), its operators and log events.
+   Programs linked with the plugin call it (or `DMBrickCreate()`, which does) before `DMSetType()`;
+   `-dll_append lib/libpetscvpatch.so` calls it for programs that are not.
+
+   Level: developer
+
+.seealso: `PetscDLLibraryRegister_petscvpatch()`, `VPatchFinalizePackage()`
+@*/
+PetscErrorCode VPatchInitializePackage(void)
+{
+  PetscFunctionBegin;
+  if (VPatchPackageInitialized) PetscFunctionReturn(PETSC_SUCCESS);
+  VPatchPackageInitialized = PETSC_TRUE;
+  PetscCall(DMInitializePackage());
+  PetscCall(KSPInitializePackage());
+  PetscCall(DMRegister(DMBRICK, DMCreate_Brick));
+  PetscCall(DMBrickRegisterOperator("laplace", DMBrickOperatorCreate_Laplace));
+  PetscCall(PetscLogEventRegister("BrickSetUp", DM_CLASSID, &DMBRICK_Setup));
+  PetscCall(PetscLogEventRegister("BrickAssemble", DM_CLASSID, &DMBRICK_Assemble));
+  PetscCall(PetscLogEventRegister("BrickInterp", DM_CLASSID, &DMBRICK_Interpolate));
+  PetscCall(PetscLogEventRegister("BrickRestrict", DM_CLASSID, &DMBRICK_Restrict));
+  PetscCall(PetscRegisterFinalize(VPatchFinalizePackage));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+   PetscDLLibraryRegister_petscvpatch - entry point PETSc calls when the plugin is loaded with
+   -dll_append (or -dll_prepend) lib/libpetscvpatch.so
+
+   Level: developer
+
+.seealso: `VPatchInitializePackage()`
+@*/
+PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_petscvpatch(void)
+{
+  PetscFunctionBegin;
+  PetscCall(VPatchInitializePackage());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
