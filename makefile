@@ -55,7 +55,7 @@ $(LIB): $(OBJ)
 tutorials/%: tutorials/%.c $(LIB)
 	$(VP_CC) $(VP_CCFLAGS) -o $@ $< -Llib -Wl,-rpath,$(CURDIR)/lib -lpetscvpatch $(VP_RPATH) $(VP_LIBS)
 
-tests/test_%: tests/test_%.c $(LIB)
+tests/test_%: tests/test_%.c tests/checks.h $(LIB)
 	$(VP_CC) $(VP_CCFLAGS) -Isrc -o $@ $< -Llib -Wl,-rpath,$(CURDIR)/lib -lpetscvpatch $(VP_RPATH) $(VP_LIBS)
 
 # linked against PETSc only: reaches the brick through -dll_append

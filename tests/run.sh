@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# The test suite of petsc-vpatch (run by `make test`). Each case prints PASS or FAIL with its log in
+# tests/out/; the last line is the summary "N passed, N failed". Exit status: 0 only if nothing failed.
+set -u
+cd "$(dirname "$0")/.."
+OUT=tests/out
+rm -rf "$OUT"
+mkdir -p "$OUT"
+MPIEXEC=${MPIEXEC:-mpiexec}
+# Open MPI refuses root without these; CI and containers run as root
+if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+MPI4="$MPIEXEC -n 4 --oversubscribe"
+EX1=./tutorials/ex1
+passed=0
+failed=0
+skipped=0
+
+result() { # name status [detail]
+  if [ "$2" = 0 ]; then
+    passed=$((passed + 1)); echo "PASS $1${3:+ ($3)}"
+  else
+    failed=$((failed + 1)); echo "FAIL $1${3:+ ($3)} - log: $OUT/$1.log"
+  fi
+}
+
+# a C test program: exit 0, at least one "ok" line and no "FAIL" line
+ctest() { # name command...
+  local name=$1; shift
+  "$@" >"$OUT/$name.log" 2>&1
+  local rc=$? n
+  n=$(grep -c '^ok ' "$OUT/$name.log")
+  if [ $rc = 0 ] && [ "$n" -gt 0 ] && ! grep -q '^FAIL' "$OUT/$name.log"; then result "$name" 0 "$n checks"; else result "$name" 1; fi
+}
+
+# bad input: a PETSc error (non-zero exit, no signal) whose message contains the given text
+expect_error() { # name text command...
+  local name=$1 text=$2; shift 2
+  "$@" >"$OUT/$name.log" 2>&1
+  local rc=$?
+  if [ $rc != 0 ] && grep -qF -- "$text" "$OUT/$name.log" && ! grep -q "Caught signal" "$OUT/$name.log"; then result "$name" 0; else result "$name" 1 "expected an error containing: $text"; fi
+}
+
+# value of "iterations N" and "L2 error E" in an ex1 log
+its_of() { awk '/iterations/{print $NF}' "$1"; }
+err_of() { awk '/^L2 error/{print $3}' "$1"; }
+
+echo "== operators and transfer (random vectors vs assembled, exact identities)"
+ctest operator_2d_k1-8 ./tests/test_operator -dim 2 -kmin 1 -kmax 8
+ctest operator_3d_k1-6 ./tests/test_operator -dim 3 -kmin 1 -kmax 6
+ctest operator_2d_vec_type_mpi ./tests/test_operator -dim 2 -kmin 2 -kmax 2 -dm_vec_type mpi
+ctest interp_2d_k1-8 ./tests/test_interp -dim 2 -kmin 1 -kmax 8
+ctest interp_3d_k1-6 ./tests/test_interp -dim 3 -kmin 1 -kmax 6
+ctest operator_2d_4ranks $MPI4 ./tests/test_operator -dim 2 -kmin 1 -kmax 8 -cells 4,6
+ctest operator_3d_4ranks $MPI4 ./tests/test_operator -dim 3 -kmin 1 -kmax 4 -cells 3,3,3
+ctest interp_2d_4ranks $MPI4 ./tests/test_interp -dim 2 -kmin 1 -kmax 8 -cells 4,6
+ctest interp_3d_4ranks $MPI4 ./tests/test_interp -dim 3 -kmin 1 -kmax 4 -cells 3,3,3
+
+echo "== L2 convergence order k+1 over three refinements (ex1, manufactured solution)"
+conv() { # dim k coarse-cells refinements...
+  local dim=$1 k=$2 cells=$3; shift 3
+  local name="order_${dim}d_k$k" errs="" r ok=0 detail
+  for r in "$@"; do
+    $EX1 -dm_brick_dim "$dim" -dm_brick_cells "$cells" -dm_brick_degree "$k" -dm_brick_refine "$r" -ksp_rtol 1e-13 >"$OUT/$name.r$r.log" 2>&1 || ok=1
+    errs="$errs $(err_of "$OUT/$name.r$r.log")"
+  done
+  # orders between successive refinements; a pair whose finer error is near round-off (1e-11) is not judged
+  detail=$(echo "$errs" | awk -v k="$k" '{ s = "errors"; for (i = 1; i <= NF; i++) s = s " " $i; bad = 0
+      for (i = 2; i <= NF; i++) { o = log($(i-1)/$i)/log(2); s = s sprintf(" order %.2f", o); if ($i > 1e-11 && (o < k+1-0.2 || o > k+1+0.2)) bad = 1 }
+      print (NF < 3 ? 1 : bad) " " s }')
+  [ "${detail%% *}" = 0 ] || ok=1
+  printf '%s\n' "${detail#* }" >"$OUT/$name.log"
+  result "$name" $ok "${detail#* }"
+}
+for k in 1 2 3 4; do conv 2 $k 2,2 2 3 4; done
+for k in 1 2 3; do conv 3 $k 2,2,2 0 1 2; done
+
+echo "== multigrid iterations do not grow with refinement (ex1: CG + V-cycle, Chebyshev/Jacobi)"
+mgits() { # dim k coarse-cells refinements...
+  local dim=$1 k=$2 cells=$3; shift 3
+  local name="mg_its_${dim}d_k$k" its="" r ok=0
+  for r in "$@"; do
+    $EX1 -dm_brick_dim "$dim" -dm_brick_cells "$cells" -dm_brick_degree "$k" -dm_brick_refine "$r" >"$OUT/$name.r$r.log" 2>&1 || ok=1
+    its="$its $(its_of "$OUT/$name.r$r.log")"
+  done
+  # no step up by more than one iteration, and the finest no more than one above the coarsest
+  echo "$its" | awk '{ for (i = 2; i <= NF; i++) if ($i > $(i-1) + 1 || $i > $1 + 1) exit 1; exit (NF < 2) }' || ok=1
+  echo "iterations$its" >"$OUT/$name.log"
+  result "$name" $ok "iterations$its"
+}
+# four successive meshes past the two-level start (where the coarse solve still dominates); 3D Q3/Q4 on three
+for k in 1 2 3 4; do mgits 2 $k 2,2 2 3 4 5; done
+mgits 3 1 2,2,2 2 3 4 5
+mgits 3 2 2,2,2 1 2 3 4
+for k in 3 4; do mgits 3 $k 2,2,2 1 2 3; done
+
+echo "== 1 vs 4 MPI ranks: same iterations, same L2 error to 1e-10 (absolute; and 1e-5 relative, the printed precision)"
+ranks() { # name ex1-options...
+  local name=$1; shift
+  $EX1 -ksp_rtol 1e-12 "$@" >"$OUT/$name.n1.log" 2>&1
+  local rc1=$?
+  $MPI4 $EX1 -ksp_rtol 1e-12 "$@" >"$OUT/$name.n4.log" 2>&1
+  local rc4=$? i1 i4 e1 e4 ok=1
+  i1=$(its_of "$OUT/$name.n1.log"); i4=$(its_of "$OUT/$name.n4.log")
+  e1=$(err_of "$OUT/$name.n1.log"); e4=$(err_of "$OUT/$name.n4.log")
+  if [ $rc1 = 0 ] && [ $rc4 = 0 ] && [ -n "$i1" ] && [ "$i1" = "$i4" ] && \
+     awk -v a="$e1" -v b="$e4" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-10 && d <= 1e-5 * a) }'; then ok=0; fi
+  echo "1 rank: $i1 its, error $e1; 4 ranks: $i4 its, error $e4" >"$OUT/$name.log"
+  result "$name" $ok "1 rank $i1 its error $e1, 4 ranks $i4 its error $e4"
+}
+ranks ranks_2d_k3 -dm_brick_dim 2 -dm_brick_cells 4,4 -dm_brick_degree 3 -dm_brick_refine 3
+ranks ranks_3d_k2 -dm_brick_dim 3 -dm_brick_cells 4,4,4 -dm_brick_degree 2 -dm_brick_refine 1
+ranks ranks_2d_k2_lu -dm_brick_dim 2 -dm_brick_cells 4,4 -dm_brick_degree 2 -dm_brick_refine 2 -mg_coarse_pc_type lu -mg_coarse_pc_factor_mat_solver_type mumps
+ranks ranks_2d_k4_itcoarse -dm_brick_dim 2 -dm_brick_cells 4,4 -dm_brick_degree 4 -dm_brick_refine 2 -mg_coarse_ksp_type cg -mg_coarse_pc_type jacobi -mg_coarse_ksp_rtol 1e-14
+
+echo "== the plugin route: a PETSc-only program gets the brick from -dll_append"
+$EX1 -help >"$OUT/help.log" 2>&1
+grep -q -- "-dm_brick_degree" "$OUT/help.log" && grep -q -- "-dm_brick_operator" "$OUT/help.log" && grep -q -- "-dm_brick_coarse_mat_type" "$OUT/help.log"
+result help_lists_brick_options $?
+./tests/plain_dll_append -dll_append lib/libpetscvpatch.so -dm_brick_cells 3,3 -dm_brick_degree 2 >"$OUT/dll_append.log" 2>&1 && \
+  ./tests/plain_dll_append -dll_append lib/libpetscvpatch.so -dm_brick_cells 3,3 -dm_brick_degree 2 -dm_mat_type aij >"$OUT/dll_append_aij.log" 2>&1
+rc=$?
+s1=$(grep "brick DoFs" "$OUT/dll_append.log"); s2=$(grep "brick DoFs" "$OUT/dll_append_aij.log")
+# (2*3-1)^2 = 25 interior nodes; the shell and the assembled operator agree on A*1
+[ $rc = 0 ] && [ "${s1#brick DoFs 25 }" != "$s1" ] && [ "$s1" = "$s2" ]
+result dll_append_brick $? "$s1"
+expect_error without_dll_append "Unknown DM type: brick" ./tests/plain_dll_append -dm_brick_cells 3,3
+
+echo "== PETSc views and logs"
+$EX1 -dm_brick_cells 2,2 -dm_brick_degree 2 -dm_brick_refine 2 -ksp_view -log_view >"$OUT/views.log" 2>&1
+grep -q "brick laplace: CG Q2 in 2D, level 2" "$OUT/views.log" && grep -q "BrickInterp" "$OUT/views.log" && grep -q "type: brick" "$OUT/views.log"
+result ksp_view_and_log_view $?
+
+echo "== bad input ends in a PETSc error naming the option"
+expect_error bad_degree_0 "-dm_brick_degree 0: allowed 1..8" $EX1 -dm_brick_degree 0
+expect_error bad_degree_9 "-dm_brick_degree 9: allowed 1..8" $EX1 -dm_brick_degree 9
+expect_error bad_cells_zero "-dm_brick_cells: 0 cells along x; allowed: a positive number" $EX1 -dm_brick_cells 0,2
+expect_error bad_cells_negative "-dm_brick_cells: -3 cells along y; allowed: a positive number" $EX1 -dm_brick_cells 2,-3
+expect_error bad_cells_count "-dm_brick_cells needs 3 values" $EX1 -dm_brick_dim 3 -dm_brick_cells 2,2
+expect_error bad_dim "-dm_brick_dim 4: allowed 2 or 3" $EX1 -dm_brick_dim 4
+expect_error bad_coarsen_odd "3 cells along x cannot be halved; use fewer -pc_mg_levels" $EX1 -dm_brick_cells 3,4 -dm_brick_refine 0 -pc_mg_levels 2
+expect_error bad_coarsen_too_many "1 cells along x cannot be halved; use fewer -pc_mg_levels" $EX1 -dm_brick_cells 2,2 -dm_brick_degree 2 -dm_brick_refine 1 -pc_mg_levels 4
+expect_error bad_operator "-dm_brick_operator foo: unknown operator; allowed: laplace" $EX1 -dm_brick_operator foo
+expect_error bad_family "-dm_brick_family xyz: unknown family; allowed: cg" $EX1 -dm_brick_family xyz
+expect_error bad_family_dg "-dm_brick_family dg is not supported yet; allowed: cg" $EX1 -dm_brick_family dg
+expect_error bad_domain "-dm_brick_domain: along x the upper end 0. is not above the lower end 1." $EX1 -dm_brick_domain 1,0,0,1
+expect_error bad_domain_empty "-dm_brick_domain: along y the upper end 2. is not above the lower end 2." $EX1 -dm_brick_domain 0,1,2,2
+expect_error bad_no_interior_dof "-dm_brick_degree 1 with a single cell along x has no interior degree of freedom" $EX1 -dm_brick_cells 1,2 -dm_brick_degree 1
+expect_error bad_too_many_ranks "too few for 4 MPI ranks" $MPI4 $EX1 -dm_brick_cells 1,2 -dm_brick_degree 2
+
+echo "== memory: valgrind (Open MPI's own blocks suppressed) and PETSc's -malloc_dump"
+if command -v valgrind >/dev/null; then
+  VG="valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=97 --suppressions=tests/valgrind.supp"
+  [ -f /usr/share/openmpi/openmpi-valgrind.supp ] && VG="$VG --suppressions=/usr/share/openmpi/openmpi-valgrind.supp"
+  $VG $EX1 -dm_brick_cells 2,2 -dm_brick_degree 3 -dm_brick_refine 1 >"$OUT/valgrind_ex1.log" 2>&1
+  result valgrind_ex1_2d $?
+  $VG ./tests/test_interp -dim 3 -kmin 2 -kmax 2 -cells 1,1,2 >"$OUT/valgrind_interp.log" 2>&1
+  result valgrind_interp_3d $?
+else
+  result valgrind_available 1 "valgrind is not installed (scripts/setup-debian.sh installs it)"
+fi
+$EX1 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 2 -dm_brick_refine 1 -malloc_debug -malloc_dump >"$OUT/malloc_dump.log" 2>&1
+rc=$?
+[ $rc = 0 ] && ! grep -qiE "allocated|malloc" "$OUT/malloc_dump.log"
+result malloc_dump_clean $?
+
+echo "== builds without warnings against PETSc 3.22 too (the CUDA bundle, when /opt/petsc-cuda is installed)"
+if [ -f /opt/petsc-cuda/lib/petsc/conf/petscvariables ]; then
+  tmp=$(mktemp -d)
+  cp -r include src tutorials makefile petsc-plugin.conf "$tmp"/
+  make -C "$tmp" PETSC_DIR=/opt/petsc-cuda PETSC_ARCH= VP_OPT="-O2 -Werror" lib/libpetscvpatch.so tutorials/ex1 >"$OUT/build_petsc322.log" 2>&1
+  result build_petsc322_Werror $?
+  rm -rf "$tmp"
+else
+  skipped=$((skipped + 1)); echo "SKIP build_petsc322_Werror (no /opt/petsc-cuda; bash ../shared/petsc-cuda/host-setup.sh installs it)"
+fi
+
+echo "$passed passed, $failed failed, $skipped skipped"
+[ $failed = 0 ]
