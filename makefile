@@ -70,7 +70,7 @@ run: all
 	./tutorials/ex1 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 3 -dm_brick_refine 3 -ksp_monitor
 
 format:
-	clang-format -i $(SRC) $(wildcard src/*/*.h src/*.h include/*.h tutorials/*.c tests/*.c)
+	clang-format -i $(SRC) $(wildcard src/*/*.h src/*.h include/*.h tutorials/*.c tests/*.c tests/*.h)
 
 clean:
 	rm -rf build lib $(TUTORIALS) $(TESTS) $(PLAIN_TESTS) tests/out

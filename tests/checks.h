@@ -6,7 +6,7 @@
 
 static PetscInt check_failures = 0;
 
-static PetscErrorCode CheckLessThan(const char what[], PetscReal value, PetscReal bound)
+static inline PetscErrorCode CheckLessThan(const char what[], PetscReal value, PetscReal bound)
 {
   PetscFunctionBeginUser;
   if (!(value < bound)) check_failures++;
@@ -14,7 +14,7 @@ static PetscErrorCode CheckLessThan(const char what[], PetscReal value, PetscRea
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode CheckTrue(const char what[], PetscBool value)
+static inline PetscErrorCode CheckTrue(const char what[], PetscBool value)
 {
   PetscFunctionBeginUser;
   if (!value) check_failures++;
@@ -23,7 +23,7 @@ static PetscErrorCode CheckTrue(const char what[], PetscBool value)
 }
 
 /* ||a - b|| / ||b|| */
-static PetscErrorCode RelativeDifference(Vec a, Vec b, PetscReal *rel)
+static inline PetscErrorCode RelativeDifference(Vec a, Vec b, PetscReal *rel)
 {
   Vec       d;
   PetscReal nd, nb;
@@ -40,7 +40,7 @@ static PetscErrorCode RelativeDifference(Vec a, Vec b, PetscReal *rel)
 
 /* A brick with these properties; -cells Nx,Ny[,Nz] replaces the coarse grid (runs on several ranks need more cells),
    and the -dm_brick_* options replace the rest. */
-static PetscErrorCode CreateBrick(PetscInt dim, const PetscInt defaultcells[], const PetscReal lower[], const PetscReal upper[], PetscInt degree, PetscInt refine, DM *dm)
+static inline PetscErrorCode CreateBrick(PetscInt dim, const PetscInt defaultcells[], const PetscReal lower[], const PetscReal upper[], PetscInt degree, PetscInt refine, DM *dm)
 {
   PetscInt cells[3] = {defaultcells[0], defaultcells[1], defaultcells[2]}, n = 3;
 

@@ -264,9 +264,9 @@ PetscErrorCode DMBrickCellSize_Private(DM dm, PetscReal h[])
 
 static PetscErrorCode DMSetFromOptions_Brick(DM dm, PetscOptionItems *PetscOptionsObject)
 {
-  DM_Brick *brick = (DM_Brick *)dm->data;
-  PetscInt  n, refine = 0;
-  PetscReal domain[6];
+  DM_Brick         *brick = (DM_Brick *)dm->data;
+  PetscInt          n, refine = 0;
+  PetscReal         domain[6];
   char              name[64], family[64], mattype[256];
   PetscBool         flg;
   PetscFunctionList operators;
@@ -276,9 +276,7 @@ static PetscErrorCode DMSetFromOptions_Brick(DM dm, PetscOptionItems *PetscOptio
   PetscCall(PetscOptionsInt("-dm_brick_dim", "Space dimension (2 or 3)", "DMBrickSetDimension", brick->dim, &brick->dim, NULL));
   n = 3;
   PetscCall(PetscOptionsIntArray("-dm_brick_cells", "Cells per direction of the coarse grid: Nx,Ny[,Nz]", "DMBrickSetCells", brick->cells0, &n, &flg));
-  if (flg) {
-    PetscCheck(n == brick->dim, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_SIZ, "-dm_brick_cells needs %" PetscInt_FMT " values (one per direction, -dm_brick_dim %" PetscInt_FMT "), got %" PetscInt_FMT, brick->dim, brick->dim, n);
-  }
+  if (flg) { PetscCheck(n == brick->dim, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_SIZ, "-dm_brick_cells needs %" PetscInt_FMT " values (one per direction, -dm_brick_dim %" PetscInt_FMT "), got %" PetscInt_FMT, brick->dim, brick->dim, n); }
   n = 6;
   for (PetscInt d = 0; d < 3; d++) {
     domain[2 * d]     = brick->lower[d];

@@ -54,7 +54,9 @@ PetscErrorCode DMCoarsen_Brick(DM dm, MPI_Comm comm, DM *dmc)
 
   PetscFunctionBegin;
   for (PetscInt d = 0; d < brick->dim; d++) {
-    PetscCheck(brick->cells[d] % 2 == 0, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "Cannot coarsen the brick on level %" PetscInt_FMT ": %" PetscInt_FMT " cells along %c cannot be halved; use fewer -pc_mg_levels or a -dm_brick_cells coarse grid divisible by 2^(levels-1-refine)", brick->level, brick->cells[d], "xyz"[d]);
+    PetscCheck(brick->cells[d] % 2 == 0, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE,
+               "Cannot coarsen the brick on level %" PetscInt_FMT ": %" PetscInt_FMT " cells along %c cannot be halved; use fewer -pc_mg_levels or a -dm_brick_cells coarse grid divisible by 2^(levels-1-refine)", brick->level, brick->cells[d],
+               "xyz"[d]);
   }
   PetscCall(DMBrickCreateLevel(dm, comm, -1, dmc));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -11,8 +11,8 @@
 /* What an operator ("laplace", later "c0ip", "sipg") tells the brick about itself. An operator is
    registered by name with DMBrickRegisterOperator(); its setup function fills this table. */
 typedef struct {
-  PetscInt min_degree;  /* smallest polynomial degree the discretization supports */
-  PetscInt ghost_cells; /* layers of neighbour cells a matrix-vector product reads: DMDA width = ghost_cells*k */
+  PetscInt min_degree;                      /* smallest polynomial degree the discretization supports */
+  PetscInt ghost_cells;                     /* layers of neighbour cells a matrix-vector product reads: DMDA width = ghost_cells*k */
   PetscErrorCode (*createshell)(DM, Mat *); /* matrix-free operator */
   PetscErrorCode (*assemble)(DM, Mat);      /* fill a preallocated assembled matrix */
 } DMBrickOperatorOps;
@@ -28,12 +28,12 @@ typedef struct {
   char         *coarse_mattype; /* matrix type of levels <= 0 */
 
   /* layout (made by DMSetUp, fixed afterwards) */
-  PetscInt           level;          /* DMGetRefineLevel() - DMGetCoarsenLevel() */
-  PetscInt           cells[3];       /* cells of this level: cells0 * 2^level */
-  PetscMPIInt        procs[3];       /* MPI process grid, the same on every level */
-  PetscInt          *cellranges0[3]; /* level-0 ownership: rank i along d owns cells [r[i], r[i+1]) times 2^level */
+  PetscInt           level;              /* DMGetRefineLevel() - DMGetCoarsenLevel() */
+  PetscInt           cells[3];           /* cells of this level: cells0 * 2^level */
+  PetscMPIInt        procs[3];           /* MPI process grid, the same on every level */
+  PetscInt          *cellranges0[3];     /* level-0 ownership: rank i along d owns cells [r[i], r[i+1]) times 2^level */
   PetscInt           cstart[3], cend[3]; /* cells owned by this rank on this level */
-  DM                 da;             /* DMDA of the interior Gauss-Lobatto nodes */
+  DM                 da;                 /* DMDA of the interior Gauss-Lobatto nodes */
   DMBrickOperatorOps op;
   PetscReal          nodes[BRICK_MAX_DEGREE + 1]; /* GLL points on [0,1] */
 } DM_Brick;

@@ -28,7 +28,7 @@ static PetscErrorCode BrickChooseProcessGrid(DM dm)
 {
   DM_Brick   *brick = (DM_Brick *)dm->data;
   PetscMPIInt size, best[3] = {0, 0, 0};
-  PetscReal   bestcost = PETSC_MAX_REAL;
+  PetscReal   bestcost  = PETSC_MAX_REAL;
   PetscBool   bestroomy = PETSC_FALSE;
 
   PetscFunctionBegin;
@@ -54,7 +54,8 @@ static PetscErrorCode BrickChooseProcessGrid(DM dm)
       }
     }
   }
-  PetscCheck(best[0], PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_cells: the coarse grid has %" PetscInt_FMT " cells, too few for %d MPI ranks (every rank owns at least one coarse cell)", brick->cells0[0] * brick->cells0[1] * brick->cells0[2], size);
+  PetscCheck(best[0], PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_cells: the coarse grid has %" PetscInt_FMT " cells, too few for %d MPI ranks (every rank owns at least one coarse cell)",
+             brick->cells0[0] * brick->cells0[1] * brick->cells0[2], size);
   for (PetscInt d = 0; d < 3; d++) {
     brick->procs[d] = best[d];
     PetscCall(PetscMalloc1(best[d] + 1, &brick->cellranges0[d]));
@@ -76,7 +77,8 @@ static PetscErrorCode BrickCheckDescription(DM dm)
   PetscCheck(brick->family == DMBRICK_CG, comm, PETSC_ERR_SUP, "-dm_brick_family %s is not supported yet; allowed: cg", DMBrickFamilies[brick->family]);
   for (PetscInt d = 0; d < brick->dim; d++) {
     PetscCheck(brick->cells0[d] > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_cells: %" PetscInt_FMT " cells along %c; allowed: a positive number per direction", brick->cells0[d], dirname[d]);
-    PetscCheck(brick->upper[d] > brick->lower[d], comm, PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_domain: along %c the upper end %g is not above the lower end %g; allowed: %c1 > %c0", dirname[d], (double)brick->upper[d], (double)brick->lower[d], dirname[d], dirname[d]);
+    PetscCheck(brick->upper[d] > brick->lower[d], comm, PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_domain: along %c the upper end %g is not above the lower end %g; allowed: %c1 > %c0", dirname[d], (double)brick->upper[d], (double)brick->lower[d],
+               dirname[d], dirname[d]);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -101,7 +103,7 @@ static PetscErrorCode BrickSetLevelLayout(DM dm)
   for (PetscInt d = 0; d < 3; d++) {
     const PetscInt *r = brick->cellranges0[d];
     if (d >= brick->dim) {
-      brick->cells[d] = 1;
+      brick->cells[d]  = 1;
       brick->cstart[d] = 0;
       brick->cend[d]   = 1;
       continue;
@@ -113,16 +115,23 @@ static PetscErrorCode BrickSetLevelLayout(DM dm)
     } else {
       /* below the coarse grid every rank's share must still halve evenly */
       for (PetscMPIInt i = 0; i <= brick->procs[d]; i++)
-        PetscCheck(r[i] % scale == 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "Cannot coarsen the brick %" PetscInt_FMT " time(s) below the coarse grid: along %c the %" PetscInt_FMT " coarse cells (-dm_brick_cells) %s do not divide by %" PetscInt_FMT "; use fewer -pc_mg_levels or a coarse grid divisible by 2^(levels-1-refine)", -brick->level, dirname[d], brick->cells0[d], brick->procs[d] > 1 ? "or their split over the ranks" : "", scale);
+        PetscCheck(r[i] % scale == 0, comm, PETSC_ERR_ARG_OUTOFRANGE,
+                   "Cannot coarsen the brick %" PetscInt_FMT " time(s) below the coarse grid: along %c the %" PetscInt_FMT " coarse cells (-dm_brick_cells) %s do not divide by %" PetscInt_FMT
+                   "; use fewer -pc_mg_levels or a coarse grid divisible by 2^(levels-1-refine)",
+                   -brick->level, dirname[d], brick->cells0[d], brick->procs[d] > 1 ? "or their split over the ranks" : "", scale);
       brick->cells[d]  = brick->cells0[d] / scale;
       brick->cstart[d] = r[coord[d]] / scale;
       brick->cend[d]   = r[coord[d] + 1] / scale;
     }
-    PetscCheck(brick->degree > 1 || brick->cells[d] > 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_degree 1 with a single cell along %c has no interior degree of freedom; allowed: at least 2 cells along %c (-dm_brick_cells) or degree >= 2", dirname[d], dirname[d]);
+    PetscCheck(brick->degree > 1 || brick->cells[d] > 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_degree 1 with a single cell along %c has no interior degree of freedom; allowed: at least 2 cells along %c (-dm_brick_cells) or degree >= 2",
+               dirname[d], dirname[d]);
     /* the DMDA needs every rank to own at least its stencil width of nodes; the first rank owns one node less */
     if (brick->procs[d] > 1) {
       const PetscInt first = brick->level >= 0 ? r[1] * scale : r[1] / scale, need = g + 1;
-      PetscCheck(first >= need, comm, PETSC_ERR_ARG_OUTOFRANGE, "Level %" PetscInt_FMT " of the brick (%" PetscInt_FMT " cells along %c) is too coarse for %d ranks along %c: the first rank would own %" PetscInt_FMT " cell(s), the %s operator needs %" PetscInt_FMT "; use a finer -dm_brick_cells, fewer MPI ranks, or fewer -pc_mg_levels", brick->level, brick->cells[d], dirname[d], brick->procs[d], dirname[d], first, brick->opname, need);
+      PetscCheck(first >= need, comm, PETSC_ERR_ARG_OUTOFRANGE,
+                 "Level %" PetscInt_FMT " of the brick (%" PetscInt_FMT " cells along %c) is too coarse for %d ranks along %c: the first rank would own %" PetscInt_FMT " cell(s), the %s operator needs %" PetscInt_FMT
+                 "; use a finer -dm_brick_cells, fewer MPI ranks, or fewer -pc_mg_levels",
+                 brick->level, brick->cells[d], dirname[d], brick->procs[d], dirname[d], first, brick->opname, need);
     }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -130,10 +139,10 @@ static PetscErrorCode BrickSetLevelLayout(DM dm)
 
 static PetscErrorCode BrickCreateNodeDA(DM dm)
 {
-  DM_Brick   *brick = (DM_Brick *)dm->data;
-  const PetscInt k  = brick->degree;
-  PetscInt   *lnodes[3] = {NULL, NULL, NULL}, M[3];
-  PetscInt    scale = (PetscInt)1 << PetscAbsInt(brick->level);
+  DM_Brick      *brick     = (DM_Brick *)dm->data;
+  const PetscInt k         = brick->degree;
+  PetscInt      *lnodes[3] = {NULL, NULL, NULL}, M[3];
+  PetscInt       scale     = (PetscInt)1 << PetscAbsInt(brick->level);
 
   PetscFunctionBegin;
   for (PetscInt d = 0; d < brick->dim; d++) {
@@ -149,7 +158,8 @@ static PetscErrorCode BrickCreateNodeDA(DM dm)
   if (brick->dim == 2) {
     PetscCall(DMDACreate2d(PetscObjectComm((PetscObject)dm), DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_BOX, M[0], M[1], brick->procs[0], brick->procs[1], 1, brick->op.ghost_cells * k, lnodes[0], lnodes[1], &brick->da));
   } else {
-    PetscCall(DMDACreate3d(PetscObjectComm((PetscObject)dm), DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_BOX, M[0], M[1], M[2], brick->procs[0], brick->procs[1], brick->procs[2], 1, brick->op.ghost_cells * k, lnodes[0], lnodes[1], lnodes[2], &brick->da));
+    PetscCall(DMDACreate3d(PetscObjectComm((PetscObject)dm), DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_BOX, M[0], M[1], M[2], brick->procs[0], brick->procs[1], brick->procs[2], 1, brick->op.ghost_cells * k, lnodes[0],
+                           lnodes[1], lnodes[2], &brick->da));
   }
   PetscCall(DMSetUp(brick->da));
   for (PetscInt d = 0; d < 3; d++) PetscCall(PetscFree(lnodes[d]));
@@ -180,14 +190,15 @@ static PetscErrorCode DMBrickComputeOperators(KSP ksp, Mat A, Mat P, void *ctx)
 
 PetscErrorCode DMSetUp_Brick(DM dm)
 {
-  DM_Brick *brick = (DM_Brick *)dm->data;
+  DM_Brick *brick                                     = (DM_Brick *)dm->data;
   PetscErrorCode (*computeops)(KSP, Mat, Mat, void *) = NULL;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(DMBRICK_Setup, dm, 0, 0, 0));
   PetscCall(BrickCheckDescription(dm));
   PetscCall(DMBrickOperatorSetUp_Private(dm));
-  PetscCheck(brick->degree >= brick->op.min_degree, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_degree %" PetscInt_FMT " with -dm_brick_operator %s: allowed degrees %" PetscInt_FMT "..%d", brick->degree, brick->opname, brick->op.min_degree, BRICK_MAX_DEGREE);
+  PetscCheck(brick->degree >= brick->op.min_degree, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_degree %" PetscInt_FMT " with -dm_brick_operator %s: allowed degrees %" PetscInt_FMT "..%d", brick->degree, brick->opname,
+             brick->op.min_degree, BRICK_MAX_DEGREE);
   if (!brick->cellranges0[0]) PetscCall(BrickChooseProcessGrid(dm));
   PetscCall(BrickSetLevelLayout(dm));
   PetscCall(BrickCreateNodeDA(dm));
@@ -317,7 +328,7 @@ PetscErrorCode DMBrickOwnedNodeBox_Private(DM dm, BrickBox *box)
    width[] (interior numbering), or -1 for a boundary node. */
 static PetscErrorCode BrickBoxOffsets(DM dm, const BrickBox *box, const PetscInt start[], const PetscInt width[], PetscInt *off[3])
 {
-  DM_Brick *brick = (DM_Brick *)dm->data;
+  DM_Brick *brick  = (DM_Brick *)dm->data;
   PetscInt  stride = 1;
 
   PetscFunctionBegin;
@@ -329,7 +340,8 @@ static PetscErrorCode BrickBoxOffsets(DM dm, const BrickBox *box, const PetscInt
       if (d >= brick->dim) off[d][i] = 0;
       else if (f <= 0 || f >= brick->degree * brick->cells[d]) off[d][i] = -1;
       else {
-        PetscCheck(f - 1 >= start[d] && f - 1 < start[d] + width[d], PETSC_COMM_SELF, PETSC_ERR_PLIB, "Brick box node %" PetscInt_FMT " along %c outside the array [%" PetscInt_FMT ", %" PetscInt_FMT ")", f, dirname[d], start[d] + 1, start[d] + width[d] + 1);
+        PetscCheck(f - 1 >= start[d] && f - 1 < start[d] + width[d], PETSC_COMM_SELF, PETSC_ERR_PLIB, "Brick box node %" PetscInt_FMT " along %c outside the array [%" PetscInt_FMT ", %" PetscInt_FMT ")", f, dirname[d], start[d] + 1,
+                   start[d] + width[d] + 1);
         off[d][i] = (f - 1 - start[d]) * stride;
       }
     }

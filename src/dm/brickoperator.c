@@ -41,7 +41,7 @@ PETSC_INTERN PetscErrorCode DMBrickOperatorList_Private(PetscFunctionList *list)
 
 PETSC_INTERN PetscErrorCode DMBrickOperatorSetUp_Private(DM dm)
 {
-  DM_Brick *brick = (DM_Brick *)dm->data;
+  DM_Brick *brick             = (DM_Brick *)dm->data;
   PetscErrorCode (*setup)(DM) = NULL;
 
   PetscFunctionBegin;

@@ -9,7 +9,7 @@
    same extents except ext[dir] -> mout. out is overwritten. */
 void BrickTensorApply1D(PetscInt dir, const PetscInt ext[], PetscInt mout, const PetscReal B[], const PetscScalar in[], PetscScalar out[])
 {
-  const PetscInt n = ext[dir];
+  const PetscInt n     = ext[dir];
   PetscInt       inner = 1, outer = 1;
 
   for (PetscInt d = 0; d < dir; d++) inner *= ext[d];

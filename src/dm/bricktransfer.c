@@ -4,10 +4,10 @@
 #include "brickimpl.h"
 
 typedef struct {
-  DM          dmc, dmf;
-  Vec         clocal;                                                  /* coarse local (ghosted) vector */
-  PetscReal   P1[(2 * BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)]; /* one coarse cell into its two children */
-  BrickBox    stage[4];                                                /* stage[0]: coarse nodes read; stage[d+1]: after direction d */
+  DM           dmc, dmf;
+  Vec          clocal;                                                  /* coarse local (ghosted) vector */
+  PetscReal    P1[(2 * BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)]; /* one coarse cell into its two children */
+  BrickBox     stage[4];                                                /* stage[0]: coarse nodes read; stage[d+1]: after direction d */
   PetscScalar *buf[4];
 } BrickTransfer;
 
@@ -120,7 +120,8 @@ static PetscErrorCode MatView_BrickTransfer(Mat P, PetscViewer viewer)
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
   if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatShellGetContext(P, &t));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "brick Q%" PetscInt_FMT " prolongation, level %" PetscInt_FMT " -> %" PetscInt_FMT ", matrix-free (sum factorization); restriction is its transpose\n", ((DM_Brick *)t->dmf->data)->degree, ((DM_Brick *)t->dmc->data)->level, ((DM_Brick *)t->dmf->data)->level));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "brick Q%" PetscInt_FMT " prolongation, level %" PetscInt_FMT " -> %" PetscInt_FMT ", matrix-free (sum factorization); restriction is its transpose\n", ((DM_Brick *)t->dmf->data)->degree,
+                                   ((DM_Brick *)t->dmc->data)->level, ((DM_Brick *)t->dmf->data)->level));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -133,9 +134,12 @@ static PetscErrorCode BrickTransferCheck(DM dmc, DM dmf)
   PetscCall(DMBrickGetImpl_Private(dmc, &cb));
   PetscCall(DMBrickGetImpl_Private(dmf, &fb));
   PetscCheck(dmc->setupcalled && dmf->setupcalled, comm, PETSC_ERR_ARG_WRONGSTATE, "Both bricks must be set up");
-  PetscCheck(cb->dim == fb->dim && cb->degree == fb->degree && fb->level == cb->level + 1, comm, PETSC_ERR_ARG_INCOMP, "Brick interpolation needs two levels of one hierarchy: got %" PetscInt_FMT "D Q%" PetscInt_FMT " level %" PetscInt_FMT " and %" PetscInt_FMT "D Q%" PetscInt_FMT " level %" PetscInt_FMT, cb->dim, cb->degree, cb->level, fb->dim, fb->degree, fb->level);
+  PetscCheck(cb->dim == fb->dim && cb->degree == fb->degree && fb->level == cb->level + 1, comm, PETSC_ERR_ARG_INCOMP,
+             "Brick interpolation needs two levels of one hierarchy: got %" PetscInt_FMT "D Q%" PetscInt_FMT " level %" PetscInt_FMT " and %" PetscInt_FMT "D Q%" PetscInt_FMT " level %" PetscInt_FMT, cb->dim, cb->degree, cb->level, fb->dim,
+             fb->degree, fb->level);
   for (PetscInt d = 0; d < fb->dim; d++) {
-    PetscCheck(cb->cells0[d] == fb->cells0[d] && cb->procs[d] == fb->procs[d] && cb->lower[d] == fb->lower[d] && cb->upper[d] == fb->upper[d], comm, PETSC_ERR_ARG_INCOMP, "Bricks of different hierarchies (coarse grid, domain or process grid differ along %c)", "xyz"[d]);
+    PetscCheck(cb->cells0[d] == fb->cells0[d] && cb->procs[d] == fb->procs[d] && cb->lower[d] == fb->lower[d] && cb->upper[d] == fb->upper[d], comm, PETSC_ERR_ARG_INCOMP,
+               "Bricks of different hierarchies (coarse grid, domain or process grid differ along %c)", "xyz"[d]);
     PetscCheck(2 * cb->cstart[d] == fb->cstart[d] && 2 * cb->cend[d] == fb->cend[d], comm, PETSC_ERR_PLIB, "Brick levels are not nested on this rank");
   }
   PetscFunctionReturn(PETSC_SUCCESS);

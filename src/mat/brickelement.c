@@ -38,9 +38,9 @@ PetscErrorCode BrickElementQuadrature(PetscInt k, const PetscReal nodes[], Petsc
    its (k+1)^dim nodes (x fastest) in the local ghosted vector, or -1 for a boundary node. */
 PetscErrorCode BrickCellLocalIndices(DM dm, const PetscInt cell[], PetscInt idx[])
 {
-  DM_Brick *brick = (DM_Brick *)dm->data;
+  DM_Brick      *brick = (DM_Brick *)dm->data;
   const PetscInt k = brick->degree, n = k + 1;
-  PetscInt  gs[3], gw[3], off[3][BRICK_MAX_N], m[3], c = 0;
+  PetscInt       gs[3], gw[3], off[3][BRICK_MAX_N], m[3], c = 0;
 
   PetscFunctionBegin;
   PetscCall(DMDAGetGhostCorners(brick->da, &gs[0], &gs[1], &gs[2], &gw[0], &gw[1], &gw[2]));

@@ -194,7 +194,7 @@ PetscErrorCode DMBrickComputeL2Error(DM dm, Vec uh, DMBrickPointFunction exact, 
     for (PetscInt cy = cells.lo[1]; cy <= cells.hi[1]; cy++)
       for (PetscInt cx = cells.lo[0]; cx <= cells.hi[0]; cx++) {
         const PetscInt cell[3] = {cx, cy, cz};
-        PetscInt       ext[3]  = {n, n, brick->dim == 3 ? n : 1}, nloc = brick->dim == 2 ? n * n : n * n * n;
+        PetscInt       ext[3] = {n, n, brick->dim == 3 ? n : 1}, nloc = brick->dim == 2 ? n * n : n * n * n;
         PetscCall(BrickCellLocalIndices(dm, cell, idx));
         for (PetscInt i = 0; i < nloc; i++) ue[i] = idx[i] < 0 ? 0.0 : ula[idx[i]];
         BrickTensorApply1D(0, ext, q.nq, q.B, ue, t1);

@@ -15,9 +15,9 @@ typedef struct {
 
 static PetscErrorCode BrickLaplaceSetUp1D(DM dm, PetscReal M[][BRICK_MAX_N * BRICK_MAX_N], PetscReal K[][BRICK_MAX_N * BRICK_MAX_N])
 {
-  DM_Brick *brick = (DM_Brick *)dm->data;
-  const PetscInt n = brick->degree + 1;
-  PetscReal Mref[BRICK_MAX_N * BRICK_MAX_N], Lref[BRICK_MAX_N * BRICK_MAX_N], h[3];
+  DM_Brick      *brick = (DM_Brick *)dm->data;
+  const PetscInt n     = brick->degree + 1;
+  PetscReal      Mref[BRICK_MAX_N * BRICK_MAX_N], Lref[BRICK_MAX_N * BRICK_MAX_N], h[3];
 
   PetscFunctionBegin;
   PetscCall(BrickElementMatrices1D(brick->degree, brick->nodes, Mref, Lref));
@@ -195,7 +195,7 @@ static PetscErrorCode BrickLaplaceCreateShell(DM dm, Mat *A)
 static PetscErrorCode BrickLaplaceAssemble(DM dm, Mat A)
 {
   DM_Brick              *brick = (DM_Brick *)dm->data;
-  const PetscInt         n     = brick->degree + 1, nloc = brick->dim == 2 ? n * n : n * n * n;
+  const PetscInt         n = brick->degree + 1, nloc = brick->dim == 2 ? n * n : n * n * n;
   PetscReal              M[3][BRICK_MAX_N * BRICK_MAX_N], K[3][BRICK_MAX_N * BRICK_MAX_N];
   PetscScalar           *E;
   PetscInt               idx[729];
