@@ -420,7 +420,7 @@ PETSC_EXTERN PetscErrorCode DMCreate_Brick(DM dm)
   brick->degree = 1;
   brick->family = DMBRICK_CG;
   for (PetscInt d = 0; d < 3; d++) {
-    brick->cells0[d] = d < 2 ? 2 : 1;
+    brick->cells0[d] = 2;
     brick->lower[d]  = 0.0;
     brick->upper[d]  = 1.0;
   }

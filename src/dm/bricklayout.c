@@ -54,8 +54,11 @@ static PetscErrorCode BrickChooseProcessGrid(DM dm)
       }
     }
   }
-  PetscCheck(best[0], PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_cells: the coarse grid has %" PetscInt_FMT " cells, too few for %d MPI ranks (every rank owns at least one coarse cell)",
-             brick->cells0[0] * brick->cells0[1] * brick->cells0[2], size);
+  if (!best[0]) {
+    PetscInt ncells = 1;
+    for (PetscInt d = 0; d < brick->dim; d++) ncells *= brick->cells0[d];
+    SETERRQ(PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_cells: the coarse grid has %" PetscInt_FMT " cells, too few for %d MPI ranks (every rank owns at least one coarse cell)", ncells, size);
+  }
   for (PetscInt d = 0; d < 3; d++) {
     brick->procs[d] = best[d];
     PetscCall(PetscMalloc1(best[d] + 1, &brick->cellranges0[d]));
