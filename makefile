@@ -26,9 +26,11 @@ else
   endif
 endif
 
+# OpenMP for the batched smoother schedule, when the compiler has it
+VP_OPENMP := $(shell echo 'int main(void){return 0;}' | $(VP_CC) -fopenmp -x c - -o /dev/null 2>/dev/null && echo -fopenmp)
 VP_WARN   := -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare
 VP_OPT    ?= -O2 -g
-VP_CCFLAGS = -fPIC $(VP_OPT) $(VP_WARN) -Iinclude $(VP_CFLAGS)
+VP_CCFLAGS = -fPIC $(VP_OPT) $(VP_OPENMP) $(VP_WARN) -Iinclude $(VP_CFLAGS)
 comma     := ,
 VP_RPATH  := $(patsubst -L%,-Wl$(comma)-rpath$(comma)%,$(filter -L%,$(VP_LIBS)))
 
@@ -49,7 +51,7 @@ build/%.o: src/%.c
 
 $(LIB): $(OBJ)
 	@mkdir -p lib
-	$(VP_CC) -shared -o $@ $^ $(VP_RPATH) $(VP_LIBS)
+	$(VP_CC) -shared $(VP_OPENMP) -o $@ $^ $(VP_RPATH) $(VP_LIBS)
 
 # tutorials and tests link the plugin with an rpath, so they run from the checkout
 tutorials/%: tutorials/%.c $(LIB)

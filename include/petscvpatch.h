@@ -15,6 +15,15 @@
 J*/
 #define DMBRICK "brick"
 
+/*J
+   PCVERTEXPATCH - "vertexpatch": vertex-patch Schwarz smoother for the operators of a brick
+
+   Level: intermediate
+
+.seealso: `DMBRICK`, `PCMG`
+J*/
+#define PCVERTEXPATCH "vertexpatch"
+
 /*E
    DMBrickFamily - continuity of the brick's finite element space
 

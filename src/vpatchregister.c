@@ -3,9 +3,11 @@
 #include "mat/brickelement.h"
 
 PETSC_EXTERN PetscErrorCode DMCreate_Brick(DM);
+PETSC_EXTERN PetscErrorCode PCCreate_VertexPatch(PC);
 PETSC_INTERN PetscErrorCode DMBrickOperatorListDestroy_Private(void);
 
 PetscLogEvent DMBRICK_Setup, DMBRICK_Assemble, DMBRICK_Interpolate, DMBRICK_Restrict;
+PetscLogEvent PC_VertexPatchSetUp, PC_VertexPatchSmooth;
 
 static PetscBool VPatchPackageInitialized = PETSC_FALSE;
 
@@ -25,7 +27,8 @@ PetscErrorCode VPatchFinalizePackage(void)
 }
 
 /*@C
-   VPatchInitializePackage - registers the DM type "brick" (`DMBRICK`), its operators and log events.
+   VPatchInitializePackage - registers the DM type "brick" (`DMBRICK`), its operators, the PC type "vertexpatch"
+   (`PCVERTEXPATCH`) and the log events.
    Programs linked with the plugin call it (or `DMBrickCreate()`, which does) before `DMSetType()`;
    `-dll_append lib/libpetscvpatch.so` calls it for programs that are not.
 
@@ -42,10 +45,13 @@ PetscErrorCode VPatchInitializePackage(void)
   PetscCall(KSPInitializePackage());
   PetscCall(DMRegister(DMBRICK, DMCreate_Brick));
   PetscCall(DMBrickRegisterOperator("laplace", DMBrickOperatorCreate_Laplace));
+  PetscCall(PCRegister("vertexpatch", PCCreate_VertexPatch));
   PetscCall(PetscLogEventRegister("BrickSetUp", DM_CLASSID, &DMBRICK_Setup));
   PetscCall(PetscLogEventRegister("BrickAssemble", DM_CLASSID, &DMBRICK_Assemble));
   PetscCall(PetscLogEventRegister("BrickInterp", DM_CLASSID, &DMBRICK_Interpolate));
   PetscCall(PetscLogEventRegister("BrickRestrict", DM_CLASSID, &DMBRICK_Restrict));
+  PetscCall(PetscLogEventRegister("VPatchSetUp", PC_CLASSID, &PC_VertexPatchSetUp));
+  PetscCall(PetscLogEventRegister("VPatchSmooth", PC_CLASSID, &PC_VertexPatchSmooth));
   PetscCall(PetscRegisterFinalize(VPatchFinalizePackage));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

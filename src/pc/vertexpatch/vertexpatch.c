@@ -1,0 +1,282 @@
+/* PCVERTEXPATCH: vertex-patch Schwarz smoother/preconditioner for the operators of a brick. */
+#include "vpimpl.h"
+
+const char *const PCVertexPatchTypes[]        = {"multiplicative", "additive", "PCVertexPatchType", "PC_VERTEXPATCH_", NULL};
+const char *const PCVertexPatchLocalSolvers[] = {"fdm", "dense", "PCVertexPatchLocalSolver", "PC_VERTEXPATCH_", NULL};
+const char *const PCVertexPatchResiduals[]    = {"local", "global", "PCVertexPatchResidual", "PC_VERTEXPATCH_RESIDUAL_", NULL};
+const char *const PCVertexPatchSchedules[]    = {"colored", "single", "batched", "PCVertexPatchSchedule", "PC_VERTEXPATCH_", NULL};
+const char *const PCVertexPatchOrderings[]    = {"lexicographic", "zcurve", "hierarchical", "PCVertexPatchOrdering", "PC_VERTEXPATCH_", NULL};
+const char *const PCVertexPatchPrecisions[]   = {"double", "single", "PCVertexPatchPrecision", "PC_VERTEXPATCH_", NULL};
+
+/* An enumerated option, read as a string so that a wrong value gets a message listing what is allowed.
+   list: the names, then the enum name, the prefix and NULL (PETSc's enum-list convention). */
+static PetscErrorCode VPOptionsEnum(PetscOptionItems *PetscOptionsObject, PC pc, const char opt[], const char text[], const char *const list[], PetscInt *value)
+{
+  char      buf[64], allowed[256] = "";
+  PetscBool set, match            = PETSC_FALSE;
+  PetscInt  n = 0;
+
+  PetscFunctionBegin;
+  while (list[n + 3]) n++;
+  for (PetscInt i = 0; i < n; i++) {
+    if (i) PetscCall(PetscStrlcat(allowed, ", ", sizeof(allowed)));
+    PetscCall(PetscStrlcat(allowed, list[i], sizeof(allowed)));
+  }
+  PetscCall(PetscStrncpy(buf, list[*value], sizeof(buf)));
+  PetscCall(PetscOptionsString(opt, text, "PCVERTEXPATCH", buf, buf, sizeof(buf), &set));
+  if (!set) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt i = 0; i < n && !match; i++) {
+    PetscCall(PetscStrcmp(buf, list[i], &match));
+    if (match) *value = i;
+  }
+  PetscCheck(match, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_UNKNOWN_TYPE, "%s %s: unknown value; allowed: %s", opt, buf, allowed);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCSetFromOptions_VertexPatch(PC pc, PetscOptionItems *PetscOptionsObject)
+{
+  PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
+  PetscInt        e;
+
+  PetscFunctionBegin;
+  PetscOptionsHeadBegin(PetscOptionsObject, "Vertex-patch smoother options");
+  e = vp->type;
+  PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_type", "Subspace correction: multiplicative (colored) or additive", PCVertexPatchTypes, &e));
+  vp->type = (PCVertexPatchType)e;
+  e        = vp->solver;
+  PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_local_solver", "Local solver: fdm (fast diagonalization) or dense (Cholesky of the patch matrix)", PCVertexPatchLocalSolvers, &e));
+  vp->solver = (PCVertexPatchLocalSolver)e;
+  e          = vp->residual;
+  PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_residual", "Residual: local (per patch, fused with the solve) or global (one MatMult per color)", PCVertexPatchResiduals, &e));
+  vp->residual = (PCVertexPatchResidual)e;
+  e            = vp->schedule;
+  PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_schedule", "Order of the multiplicative sweep: colored, single (sequential loop), batched", PCVertexPatchSchedules, &e));
+  vp->schedule = (PCVertexPatchSchedule)e;
+  e            = vp->ordering;
+  PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_ordering", "Patch ordering: lexicographic, zcurve, hierarchical", PCVertexPatchOrderings, &e));
+  vp->ordering = (PCVertexPatchOrdering)e;
+  e            = vp->precision;
+  PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_precision", "Precision of the patch work: double or single (vectors stay double)", PCVertexPatchPrecisions, &e));
+  vp->precision = (PCVertexPatchPrecision)e;
+  PetscCall(PetscOptionsReal("-pc_vertexpatch_damping", "Damping of the patch corrections (default: 1 multiplicative, 1/2^d additive)", "PCVERTEXPATCH", vp->damping, &vp->damping, NULL));
+  PetscCall(PetscOptionsInt("-pc_vertexpatch_batch_size", "Patches per batch of the batched schedule", "PCVERTEXPATCH", vp->batch_size, &vp->batch_size, NULL));
+  PetscOptionsHeadEnd();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCVertexPatchCheckOptions(PC pc, PetscInt dim)
+{
+  PC_VertexPatch *vp   = (PC_VertexPatch *)pc->data;
+  MPI_Comm        comm = PetscObjectComm((PetscObject)pc);
+  PetscMPIInt     size;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCheck(vp->damping < 0 || vp->damping > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-pc_vertexpatch_damping %g: must be positive", (double)vp->damping);
+  PetscCheck(vp->batch_size >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-pc_vertexpatch_batch_size %" PetscInt_FMT ": must be at least 1", vp->batch_size);
+  PetscCheck(vp->type == PC_VERTEXPATCH_MULTIPLICATIVE || vp->schedule == PC_VERTEXPATCH_COLORED, comm, PETSC_ERR_ARG_INCOMP, "-pc_vertexpatch_schedule %s with -pc_vertexpatch_type additive: an additive sweep has no order; allowed: colored",
+             PCVertexPatchSchedules[vp->schedule]);
+  PetscCheck(vp->schedule == PC_VERTEXPATCH_COLORED || vp->residual == PC_VERTEXPATCH_RESIDUAL_LOCAL, comm, PETSC_ERR_ARG_INCOMP,
+             "-pc_vertexpatch_schedule %s with -pc_vertexpatch_residual global would need a global residual per patch; allowed: -pc_vertexpatch_residual local, or -pc_vertexpatch_schedule colored", PCVertexPatchSchedules[vp->schedule]);
+  PetscCheck(vp->schedule == PC_VERTEXPATCH_COLORED || size == 1, comm, PETSC_ERR_SUP, "-pc_vertexpatch_schedule %s runs on one MPI rank only (got %d); allowed in parallel: colored", PCVertexPatchSchedules[vp->schedule], size);
+  PetscCheck(vp->solver == PC_VERTEXPATCH_FDM || vp->precision == PC_VERTEXPATCH_DOUBLE, comm, PETSC_ERR_SUP, "-pc_vertexpatch_local_solver dense is double precision only; with -pc_vertexpatch_precision single use -pc_vertexpatch_local_solver fdm");
+  vp->omega = vp->damping > 0 ? vp->damping : (vp->type == PC_VERTEXPATCH_MULTIPLICATIVE ? 1.0 : 1.0 / (PetscReal)(1 << dim));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCSetUp_VertexPatch(PC pc)
+{
+  PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
+  DM              dm = pc->dm;
+  DM_Brick       *brick;
+  PetscBool       isbrick, islaplace;
+  PetscInt        nglobal, n, N;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(PC_VertexPatchSetUp, pc, 0, 0, 0));
+  if (!dm) PetscCall(MatGetDM(pc->pmat, &dm));
+  PetscCheck(dm, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONGSTATE, "PCVERTEXPATCH needs the brick (DMBRICK) of its operator: call KSPSetDM() or PCSetDM() with the brick, or use an operator from DMCreateMatrix() of a brick");
+  PetscCall(PetscObjectTypeCompare((PetscObject)dm, DMBRICK, &isbrick));
+  PetscCheck(isbrick, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONG, "PCVERTEXPATCH works on the operators of a brick (DMBRICK), not on a DM of type %s", ((PetscObject)dm)->type_name);
+  brick = (DM_Brick *)dm->data;
+  PetscCall(PetscStrcmp(brick->opname, "laplace", &islaplace));
+  PetscCheck(islaplace, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "PCVERTEXPATCH: -dm_brick_operator %s is not supported yet; allowed: laplace", brick->opname);
+  PetscCall(MatGetSize(pc->pmat, &N, NULL));
+  PetscCall(MatGetLocalSize(pc->pmat, &n, NULL));
+  {
+    Vec v;
+    PetscCall(DMGetGlobalVector(dm, &v));
+    PetscCall(VecGetSize(v, &nglobal));
+    PetscCall(DMRestoreGlobalVector(dm, &v));
+  }
+  PetscCheck(nglobal == N, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_SIZ, "PCVERTEXPATCH: the operator has %" PetscInt_FMT " rows but the brick %" PetscInt_FMT " DoFs; the operator must be the brick's", N, nglobal);
+  PetscCall(PCVertexPatchCheckOptions(pc, brick->dim));
+  PetscCheck(brick->cells[0] > 1 && brick->cells[1] > 1 && (brick->dim == 2 || brick->cells[2] > 1), PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
+             "PCVERTEXPATCH: the brick on level %" PetscInt_FMT " has a single cell along some direction, hence no interior vertex and no patch; use at least 2 cells per direction (-dm_brick_cells, or fewer -pc_mg_levels)", brick->level);
+
+  if (vp->dm != dm) {
+    PetscCall(VecDestroy(&vp->xl));
+    PetscCall(VecDestroy(&vp->bl));
+    PetscCall(VecDestroy(&vp->dl));
+    PetscCall(VecDestroy(&vp->r));
+    PetscCall(DMDestroy(&vp->dm));
+    PetscCall(PetscObjectReference((PetscObject)dm));
+    vp->dm = dm;
+  }
+  PetscCall(PCVertexPatchSetUpPatchOperator(pc));
+  PetscCall(PCVertexPatchSetUpSchedule(pc));
+  if (!vp->xl) {
+    PetscCall(DMCreateLocalVector(dm, &vp->xl));
+    PetscCall(VecDuplicate(vp->xl, &vp->bl));
+    PetscCall(VecDuplicate(vp->xl, &vp->dl));
+    PetscCall(DMCreateGlobalVector(dm, &vp->r));
+  }
+  vp->nthreads = 1;
+#if defined(_OPENMP)
+  if (vp->schedule == PC_VERTEXPATCH_BATCHED) vp->nthreads = omp_get_max_threads();
+#endif
+  PetscCall(PetscFree(vp->work));
+  PetscCall(PetscMalloc1(vp->nthreads * PCVertexPatchWorkSize(vp), &vp->work));
+  PetscCall(PetscLogEventEnd(PC_VertexPatchSetUp, pc, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCApply_VertexPatch(PC pc, Vec r, Vec y)
+{
+  PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
+
+  PetscFunctionBegin;
+  if (vp->type == PC_VERTEXPATCH_MULTIPLICATIVE) PetscCall(PCVertexPatchSmooth(pc, r, y, PETSC_TRUE));
+  else {
+    PetscCall(VecZeroEntries(y));
+    PetscCall(PCVertexPatchAdditive(pc, r, NULL, y));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* its smoothing steps from the current iterate y, each forming its residual inside the sweep */
+static PetscErrorCode PCApplyRichardson_VertexPatch(PC pc, Vec b, Vec y, Vec w, PetscReal rtol, PetscReal abstol, PetscReal dtol, PetscInt its, PetscBool guesszero, PetscInt *outits, PCRichardsonConvergedReason *reason)
+{
+  PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < its; i++) {
+    const PetscBool zero = (PetscBool)(guesszero && i == 0);
+    if (vp->type == PC_VERTEXPATCH_MULTIPLICATIVE) PetscCall(PCVertexPatchSmooth(pc, b, y, zero));
+    else {
+      if (zero) PetscCall(VecZeroEntries(y));
+      PetscCall(VecZeroEntries(w));
+      PetscCall(PCVertexPatchAdditive(pc, b, zero ? NULL : y, w));
+      PetscCall(VecAXPY(y, 1.0, w));
+    }
+  }
+  *outits = its;
+  *reason = PCRICHARDSON_CONVERGED_ITS;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCView_VertexPatch(PC pc, PetscViewer viewer)
+{
+  PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
+  PetscBool       isascii;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
+  if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  %s vertex-patch Schwarz, local solver %s, %s residual, damping %g\n", PCVertexPatchTypes[vp->type], PCVertexPatchLocalSolvers[vp->solver], PCVertexPatchResiduals[vp->residual],
+                                   (double)(vp->damping > 0 ? vp->damping : vp->omega)));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  schedule %s, ordering %s", PCVertexPatchSchedules[vp->schedule], PCVertexPatchOrderings[vp->ordering]));
+  PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_FALSE));
+  if (vp->schedule == PC_VERTEXPATCH_BATCHED) PetscCall(PetscViewerASCIIPrintf(viewer, ", batch size %" PetscInt_FMT " (%" PetscInt_FMT " thread(s))", vp->batch_size, vp->nthreads));
+  PetscCall(PetscViewerASCIIPrintf(viewer, ", precision %s\n", PCVertexPatchPrecisions[vp->precision]));
+  PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
+  if (vp->dm) {
+    const PetscInt ni = vp->op_d.ni, np = vp->op_d.np, dim = vp->op_d.dim;
+    PetscInt       total;
+    PetscCallMPI(MPI_Allreduce(&vp->npatches, &total, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)pc)));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  %" PetscInt_FMT " patches in %" PetscInt_FMT " color(s), %" PetscInt_FMT " interior / %" PetscInt_FMT " closure DoFs per patch\n", total, vp->ncolors, dim == 3 ? ni * ni * ni : ni * ni,
+                                     dim == 3 ? np * np * np : np * np));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCReset_VertexPatch(PC pc)
+{
+  PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCall(VecDestroy(&vp->xl));
+  PetscCall(VecDestroy(&vp->bl));
+  PetscCall(VecDestroy(&vp->dl));
+  PetscCall(VecDestroy(&vp->r));
+  PetscCall(DMDestroy(&vp->dm));
+  PetscCall(PetscFree(vp->vertex));
+  PetscCall(PetscFree(vp->colorptr));
+  PetscCall(PetscFree(vp->batchptr));
+  PetscCall(PetscFree(vp->dense));
+  PetscCall(PetscFree(vp->work));
+  vp->npatches = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCDestroy_VertexPatch(PC pc)
+{
+  PetscFunctionBegin;
+  PetscCall(PCReset_VertexPatch(pc));
+  PetscCall(PetscFree(pc->data));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*MC
+   PCVERTEXPATCH = "vertexpatch" - vertex-patch Schwarz smoother for the operators of a brick (DMBRICK):
+   every interior vertex defines a patch of the 2^d cells around it; a local problem on the patch interior
+   is solved exactly (fast diagonalization, or a dense Cholesky factor as reference) and added to the
+   iterate, patch after patch (multiplicative, in 2^d colors of non-overlapping patches) or all at once
+   (additive, damped).
+
+   Options Database Keys:
++  -pc_vertexpatch_type <multiplicative,additive>     - subspace correction
+.  -pc_vertexpatch_local_solver <fdm,dense>           - local solver
+.  -pc_vertexpatch_damping <w>                        - damping (default 1 multiplicative, 1/2^d additive)
+.  -pc_vertexpatch_residual <local,global>            - residual per patch inside the sweep, or one MatMult per color
+.  -pc_vertexpatch_schedule <colored,single,batched>  - colored sweep, sequential loop, batches of colors (one rank)
+.  -pc_vertexpatch_batch_size <n>                     - patches per batch (batched schedule; OpenMP threads inside a batch)
+.  -pc_vertexpatch_ordering <lexicographic,zcurve,hierarchical> - patch order
+-  -pc_vertexpatch_precision <double,single>          - precision of the patch work (vectors stay double)
+
+   Notes:
+   As a multigrid smoother use -mg_levels_ksp_type richardson -mg_levels_pc_type vertexpatch: the
+   Richardson iteration then calls the smoother's own sweep (PCApplyRichardson), which forms residuals
+   patch by patch from the current iterate. PCApply() is one sweep from a zero initial guess. The
+   multiplicative smoother is not symmetric: use GMRES (or FGMRES) around it, not CG. On a grid with a single
+   interior vertex (2^d cells) one sweep is an exact solve, so it also serves as the coarse solver.
+
+   Level: intermediate
+
+.seealso: `DMBRICK`, `PCMG`
+M*/
+PETSC_EXTERN PetscErrorCode PCCreate_VertexPatch(PC pc)
+{
+  PC_VertexPatch *vp;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&vp));
+  vp->type       = PC_VERTEXPATCH_MULTIPLICATIVE;
+  vp->solver     = PC_VERTEXPATCH_FDM;
+  vp->residual   = PC_VERTEXPATCH_RESIDUAL_LOCAL;
+  vp->schedule   = PC_VERTEXPATCH_COLORED;
+  vp->ordering   = PC_VERTEXPATCH_LEXICOGRAPHIC;
+  vp->precision  = PC_VERTEXPATCH_DOUBLE;
+  vp->damping    = -1.0;
+  vp->batch_size = 1024;
+  pc->data       = vp;
+
+  pc->ops->setup           = PCSetUp_VertexPatch;
+  pc->ops->apply           = PCApply_VertexPatch;
+  pc->ops->applyrichardson = PCApplyRichardson_VertexPatch;
+  pc->ops->setfromoptions  = PCSetFromOptions_VertexPatch;
+  pc->ops->view            = PCView_VertexPatch;
+  pc->ops->reset           = PCReset_VertexPatch;
+  pc->ops->destroy         = PCDestroy_VertexPatch;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,206 @@
+/* The smoothing sweeps of PCVERTEXPATCH on the CPU: gather a patch, local residual, local solve, update.
+
+   Multiplicative: patches of one color do not overlap (their interiors are disjoint and no interior meets
+   another patch's closure), so a color is processed in any order, in place. With several ranks a color
+   writes its corrections into a zeroed local vector that is added to the owners (DMLocalToGlobal ADD),
+   and the ghosts are refreshed before the next color: the result equals the one-rank sweep. */
+#include "vpimpl.h"
+
+typedef struct {
+  PetscInt gs[3], gw[3]; /* ghosted corner and widths of the local array (interior-node numbering) */
+  PetscInt nk[3];        /* k N_d: full-grid index of the last (boundary) node */
+  PetscInt k, dim;
+} VPLayout;
+
+static PetscErrorCode VPGetLayout(PC_VertexPatch *vp, VPLayout *L)
+{
+  DM_Brick *brick = (DM_Brick *)vp->dm->data;
+
+  PetscFunctionBegin;
+  PetscCall(DMDAGetGhostCorners(brick->da, &L->gs[0], &L->gs[1], &L->gs[2], &L->gw[0], &L->gw[1], &L->gw[2]));
+  for (PetscInt d = 0; d < 3; d++) L->nk[d] = d < brick->dim ? brick->degree * brick->cells[d] : 1;
+  L->k   = brick->degree;
+  L->dim = brick->dim;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Offsets in the local array of the closure nodes of the patch of vertex v (-1: boundary node, zero). */
+static inline void VPClosureOffsets(const VPLayout *L, const PetscInt v[3], PetscInt off[3][VP_MAX_NP], PetscInt m[3])
+{
+  PetscInt stride = 1;
+
+  for (PetscInt d = 0; d < 3; d++) {
+    if (d < L->dim) {
+      m[d] = 2 * L->k + 1;
+      for (PetscInt a = 0; a < m[d]; a++) {
+        const PetscInt f = (v[d] - 1) * L->k + a;
+        off[d][a]        = (f <= 0 || f >= L->nk[d]) ? -1 : (f - 1 - L->gs[d]) * stride;
+      }
+    } else {
+      m[d]      = 1;
+      off[d][0] = 0;
+    }
+    stride *= L->gw[d];
+  }
+}
+
+PetscInt PCVertexPatchWorkSize(const PC_VertexPatch *vp)
+{
+  const PetscInt np = vp->op_d.np, big = vp->op_d.dim == 3 ? np * np * np : np * np;
+
+  return 10 * big;
+}
+
+/* One patch: r = (local residual of x and b) or (R_j of a global residual in rx), delta = A_j^-1 r,
+   target[interior] += omega delta. */
+static PetscErrorCode VPProcessPatch(PC_VertexPatch *vp, const VPLayout *L, const PetscInt v[3], const PetscScalar *xa, const PetscScalar *ba, PetscBool local, PetscScalar *target, PetscScalar *work)
+{
+  const PetscInt np = 2 * L->k + 1, ni = np - 2, dim = L->dim, nc = dim == 3 ? np * np * np : np * np, n = dim == 3 ? ni * ni * ni : ni * ni;
+  PetscInt       off[3][VP_MAX_NP], m[3], interior[VP_MAX_NI * VP_MAX_NI * VP_MAX_NI];
+  PetscScalar   *xbar = work, *bint = work + nc, *r = bint + n, *delta = r + n, *kw = delta + n;
+  PetscInt       c = 0;
+
+  PetscFunctionBegin;
+  VPClosureOffsets(L, v, off, m);
+  /* interior nodes are never on the domain boundary: their offsets are all valid */
+  for (PetscInt z = (dim == 3); z < m[2] - (dim == 3); z++)
+    for (PetscInt y = 1; y < m[1] - 1; y++)
+      for (PetscInt x = 1; x < m[0] - 1; x++) interior[c++] = off[0][x] + off[1][y] + off[2][z];
+  for (PetscInt i = 0; i < n; i++) bint[i] = ba[interior[i]];
+  if (local) {
+    c = 0;
+    for (PetscInt z = 0; z < m[2]; z++)
+      for (PetscInt y = 0; y < m[1]; y++)
+        for (PetscInt x = 0; x < m[0]; x++, c++) xbar[c] = (off[0][x] < 0 || off[1][y] < 0 || off[2][z] < 0) ? 0.0 : xa[off[0][x] + off[1][y] + off[2][z]];
+  }
+  if (vp->precision == PC_VERTEXPATCH_DOUBLE) {
+    if (local) VPPatchResidual_d(&vp->op_d, xbar, bint, r, kw);
+    else
+      for (PetscInt i = 0; i < n; i++) r[i] = bint[i];
+    if (vp->solver == PC_VERTEXPATCH_FDM) VPPatchSolveFDM_d(&vp->op_d, r, delta, kw);
+    else {
+      for (PetscInt i = 0; i < n; i++) delta[i] = r[i];
+      PetscCall(VPPatchSolveDense(n, vp->dense, delta));
+    }
+    for (PetscInt i = 0; i < n; i++) target[interior[i]] += vp->omega * delta[i];
+  } else {
+    /* single precision: the patch is rounded to float, worked on in float, and the correction added in double */
+    float *xf = (float *)kw, *bf = xf + nc, *rf = bf + n, *df = rf + n, *wf = df + n;
+    if (local)
+      for (PetscInt i = 0; i < nc; i++) xf[i] = (float)xbar[i];
+    for (PetscInt i = 0; i < n; i++) bf[i] = (float)bint[i];
+    if (local) VPPatchResidual_f(&vp->op_f, xf, bf, rf, wf);
+    else
+      for (PetscInt i = 0; i < n; i++) rf[i] = bf[i];
+    VPPatchSolveFDM_f(&vp->op_f, rf, df, wf);
+    for (PetscInt i = 0; i < n; i++) target[interior[i]] += vp->omega * (PetscScalar)df[i];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Patches [start, end) of the processing order; the batched schedule runs them thread-parallel. */
+static PetscErrorCode VPProcessRange(PC_VertexPatch *vp, const VPLayout *L, PetscInt start, PetscInt end, const PetscScalar *xa, const PetscScalar *ba, PetscBool local, PetscScalar *target)
+{
+  const PetscInt wsize = PCVertexPatchWorkSize(vp);
+
+  PetscFunctionBegin;
+#if defined(_OPENMP)
+  if (vp->schedule == PC_VERTEXPATCH_BATCHED && vp->nthreads > 1) {
+    PetscErrorCode ierr = PETSC_SUCCESS;
+#  pragma omp parallel for schedule(static) reduction(max : ierr)
+    for (PetscInt p = start; p < end; p++) {
+      PetscErrorCode e = VPProcessPatch(vp, L, &vp->vertex[3 * p], xa, ba, local, target, vp->work + omp_get_thread_num() * wsize);
+      if (e > ierr) ierr = e;
+    }
+    PetscCall(ierr);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
+  for (PetscInt p = start; p < end; p++) PetscCall(VPProcessPatch(vp, L, &vp->vertex[3 * p], xa, ba, local, target, vp->work));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* One multiplicative smoothing step x <- S(x, b). */
+PetscErrorCode PCVertexPatchSmooth(PC pc, Vec b, Vec x, PetscBool guesszero)
+{
+  PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
+  VPLayout        L;
+  PetscMPIInt     size;
+  const PetscBool local = (PetscBool)(vp->residual == PC_VERTEXPATCH_RESIDUAL_LOCAL);
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(PC_VertexPatchSmooth, pc, b, x, 0));
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &size));
+  PetscCall(VPGetLayout(vp, &L));
+  if (guesszero) PetscCall(VecZeroEntries(x));
+  if (size == 1 && local) {
+    /* one rank: the global array has the local layout; update in place */
+    PetscScalar       *xa;
+    const PetscScalar *ba;
+    PetscCall(VecGetArray(x, &xa));
+    PetscCall(VecGetArrayRead(b, &ba));
+    for (PetscInt bt = 0; bt < vp->nbatches; bt++)
+      for (PetscInt c = 0; c < vp->ncolors; c++) {
+        const PetscInt *ptr = vp->batchptr + c * (vp->nbatches + 1);
+        PetscCall(VPProcessRange(vp, &L, ptr[bt], ptr[bt + 1], xa, ba, PETSC_TRUE, xa));
+      }
+    PetscCall(VecRestoreArrayRead(b, &ba));
+    PetscCall(VecRestoreArray(x, &xa));
+  } else {
+    PetscScalar       *da;
+    const PetscScalar *xa, *ba;
+    if (local) PetscCall(DMGlobalToLocal(vp->dm, b, INSERT_VALUES, vp->bl));
+    for (PetscInt c = 0; c < vp->ncolors; c++) {
+      if (local) PetscCall(DMGlobalToLocal(vp->dm, x, INSERT_VALUES, vp->xl));
+      else {
+        /* the global residual of the current iterate, once per color */
+        PetscCall(MatMult(pc->mat, x, vp->r));
+        PetscCall(VecAYPX(vp->r, -1.0, b));
+        PetscCall(DMGlobalToLocal(vp->dm, vp->r, INSERT_VALUES, vp->bl));
+      }
+      PetscCall(VecZeroEntries(vp->dl));
+      PetscCall(VecGetArrayRead(vp->xl, &xa));
+      PetscCall(VecGetArrayRead(vp->bl, &ba));
+      PetscCall(VecGetArray(vp->dl, &da));
+      PetscCall(VPProcessRange(vp, &L, vp->colorptr[c], vp->colorptr[c + 1], xa, ba, local, da));
+      PetscCall(VecRestoreArray(vp->dl, &da));
+      PetscCall(VecRestoreArrayRead(vp->bl, &ba));
+      PetscCall(VecRestoreArrayRead(vp->xl, &xa));
+      PetscCall(DMLocalToGlobal(vp->dm, vp->dl, ADD_VALUES, x));
+    }
+  }
+  PetscCall(PetscLogEventEnd(PC_VertexPatchSmooth, pc, b, x, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Additive step: y += omega sum_j R_j^T A_j^-1 r_j, with r_j the residual of x (or, x == NULL, of zero:
+   r_j = R_j b). The local variant forms r_j on each patch from x's closure; the global one from b - A x. */
+PetscErrorCode PCVertexPatchAdditive(PC pc, Vec b, Vec x, Vec y)
+{
+  PC_VertexPatch    *vp = (PC_VertexPatch *)pc->data;
+  VPLayout           L;
+  PetscScalar       *da;
+  const PetscScalar *xa, *ba;
+  PetscBool          local = (PetscBool)(x && vp->residual == PC_VERTEXPATCH_RESIDUAL_LOCAL);
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(PC_VertexPatchSmooth, pc, b, y, 0));
+  PetscCall(VPGetLayout(vp, &L));
+  if (x && !local) {
+    PetscCall(MatMult(pc->mat, x, vp->r));
+    PetscCall(VecAYPX(vp->r, -1.0, b));
+    PetscCall(DMGlobalToLocal(vp->dm, vp->r, INSERT_VALUES, vp->bl));
+  } else PetscCall(DMGlobalToLocal(vp->dm, b, INSERT_VALUES, vp->bl));
+  if (local) PetscCall(DMGlobalToLocal(vp->dm, x, INSERT_VALUES, vp->xl));
+  PetscCall(VecZeroEntries(vp->dl));
+  PetscCall(VecGetArrayRead(vp->xl, &xa));
+  PetscCall(VecGetArrayRead(vp->bl, &ba));
+  PetscCall(VecGetArray(vp->dl, &da));
+  PetscCall(VPProcessRange(vp, &L, 0, vp->npatches, xa, ba, local, da));
+  PetscCall(VecRestoreArray(vp->dl, &da));
+  PetscCall(VecRestoreArrayRead(vp->bl, &ba));
+  PetscCall(VecRestoreArrayRead(vp->xl, &xa));
+  PetscCall(DMLocalToGlobal(vp->dm, vp->dl, ADD_VALUES, y));
+  PetscCall(PetscLogEventEnd(PC_VertexPatchSmooth, pc, b, y, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,27 @@
+/* Instantiates the per-patch kernels in double and single precision, and the dense reference solve. */
+#include "vpimpl.h"
+#include <petscblaslapack.h>
+
+#define VP_T   double
+#define VP_SUF _d
+#include "vpkernel_template.h"
+#undef VP_T
+#undef VP_SUF
+
+#define VP_T   float
+#define VP_SUF _f
+#include "vpkernel_template.h"
+#undef VP_T
+#undef VP_SUF
+
+/* rhs <- A^-1 rhs with the Cholesky factor (LAPACK potrf, upper) of the n x n interior patch matrix */
+PetscErrorCode VPPatchSolveDense(PetscInt n, const PetscScalar *factor, PetscScalar *rhs)
+{
+  PetscBLASInt bn, one = 1, info;
+
+  PetscFunctionBegin;
+  PetscCall(PetscBLASIntCast(n, &bn));
+  LAPACKpotrs_("U", &bn, &one, factor, &bn, rhs, &bn, &info);
+  PetscCheck(!info, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK potrs failed: %d", (int)info);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
