@@ -41,8 +41,9 @@ DEP       := $(OBJ:.o=.d)
 TUTORIALS := $(patsubst %.c,%,$(wildcard tutorials/ex*.c))
 TESTS     := $(patsubst %.c,%,$(wildcard tests/test_*.c))
 PLAIN_TESTS := tests/plain_dll_append
+BENCH     := $(patsubst %.c,%,$(wildcard bench/bench_*.c))
 
-.PHONY: all test run clean format help
+.PHONY: all test run bench clean format help
 all: $(LIB) $(TUTORIALS)
 
 build/%.o: src/%.c
@@ -60,6 +61,11 @@ tutorials/%: tutorials/%.c $(LIB)
 tests/test_%: tests/test_%.c tests/checks.h $(LIB)
 	$(VP_CC) $(VP_CCFLAGS) -Isrc -o $@ $< -Llib -Wl,-rpath,$(CURDIR)/lib -lpetscvpatch $(VP_RPATH) $(VP_LIBS)
 
+bench/bench_%: bench/bench_%.c $(LIB)
+	$(VP_CC) $(VP_CCFLAGS) -o $@ $< -Llib -Wl,-rpath,$(CURDIR)/lib -lpetscvpatch $(VP_RPATH) $(VP_LIBS)
+
+bench: all $(BENCH)
+
 # linked against PETSc only: reaches the brick through -dll_append
 tests/plain_%: tests/plain_%.c
 	$(VP_CC) $(VP_CCFLAGS) -o $@ $< $(VP_RPATH) $(VP_LIBS)
@@ -75,11 +81,12 @@ format:
 	clang-format -i $(SRC) $(wildcard src/*/*.h src/*.h include/*.h tutorials/*.c tests/*.c tests/*.h)
 
 clean:
-	rm -rf build lib $(TUTORIALS) $(TESTS) $(PLAIN_TESTS) tests/out
+	rm -rf build lib $(TUTORIALS) $(TESTS) $(PLAIN_TESTS) $(BENCH) tests/out
 
 help:
 	@echo "make [PETSC_DIR=... PETSC_ARCH=...]  build $(LIB) and the tutorials"
 	@echo "make test                            run the test suite (ends with 'N passed, N failed')"
 	@echo "make run                             3D Poisson solve with tutorials/ex1"
+	@echo "make bench                           build the benchmark drivers in bench/ (scripts there run them)"
 
 -include $(DEP)

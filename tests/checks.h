@@ -26,7 +26,7 @@ static inline PetscErrorCode CheckTrue(const char what[], PetscBool value)
 static inline PetscErrorCode RelativeDifference(Vec a, Vec b, PetscReal *rel)
 {
   Vec       d;
-  PetscReal nd, nb;
+  PetscReal nd = 0.0, nb = 1.0;
 
   PetscFunctionBeginUser;
   PetscCall(VecDuplicate(a, &d));

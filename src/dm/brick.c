@@ -266,18 +266,24 @@ static PetscErrorCode DMSetFromOptions_Brick(DM dm, PetscOptionItems *PetscOptio
 {
   DM_Brick         *brick = (DM_Brick *)dm->data;
   PetscInt          n, refine = 0;
-  PetscReal         domain[6];
+  PetscReal         domain[8];
+  PetscInt          cells[8];
   char              name[64], family[64], mattype[256];
   PetscBool         flg;
   PetscFunctionList operators;
 
   PetscFunctionBegin;
+  PetscCheck(!dm->setupcalled, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONGSTATE, "DMSetFromOptions() must be called before DMSetUp() on a brick");
   PetscOptionsHeadBegin(PetscOptionsObject, "DMBRICK options");
   PetscCall(PetscOptionsInt("-dm_brick_dim", "Space dimension (2 or 3)", "DMBrickSetDimension", brick->dim, &brick->dim, NULL));
-  n = 3;
-  PetscCall(PetscOptionsIntArray("-dm_brick_cells", "Cells per direction of the coarse grid: Nx,Ny[,Nz]", "DMBrickSetCells", brick->cells0, &n, &flg));
-  if (flg) { PetscCheck(n == brick->dim, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_SIZ, "-dm_brick_cells needs %" PetscInt_FMT " values (one per direction, -dm_brick_dim %" PetscInt_FMT "), got %" PetscInt_FMT, brick->dim, brick->dim, n); }
-  n = 6;
+  n = 8; /* room for extra values, so that too many are reported */
+  for (PetscInt d = 0; d < 3; d++) cells[d] = brick->cells0[d];
+  PetscCall(PetscOptionsIntArray("-dm_brick_cells", "Cells per direction of the coarse grid: Nx,Ny[,Nz]", "DMBrickSetCells", cells, &n, &flg));
+  if (flg) {
+    PetscCheck(n == brick->dim, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_SIZ, "-dm_brick_cells needs %" PetscInt_FMT " values (one per direction, -dm_brick_dim %" PetscInt_FMT "), got %" PetscInt_FMT, brick->dim, brick->dim, n);
+    for (PetscInt d = 0; d < n; d++) brick->cells0[d] = cells[d];
+  }
+  n = 8;
   for (PetscInt d = 0; d < 3; d++) {
     domain[2 * d]     = brick->lower[d];
     domain[2 * d + 1] = brick->upper[d];

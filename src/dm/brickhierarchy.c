@@ -10,6 +10,7 @@ static PetscErrorCode DMBrickCreateLevel(DM dm, MPI_Comm comm, PetscInt delta, D
   const char *prefix;
 
   PetscFunctionBegin;
+  PetscCheck(dm->setupcalled, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONGSTATE, "Call DMSetUp() on the brick before DMRefine() or DMCoarsen()");
   if (comm == MPI_COMM_NULL) comm = PetscObjectComm((PetscObject)dm);
   PetscCall(DMBrickCreate(comm, newdm));
   PetscCall(PetscObjectGetOptionsPrefix((PetscObject)dm, &prefix));
@@ -53,6 +54,7 @@ PetscErrorCode DMCoarsen_Brick(DM dm, MPI_Comm comm, DM *dmc)
   DM_Brick *brick = (DM_Brick *)dm->data;
 
   PetscFunctionBegin;
+  PetscCheck(dm->setupcalled, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONGSTATE, "Call DMSetUp() on the brick before DMCoarsen()");
   for (PetscInt d = 0; d < brick->dim; d++) {
     PetscCheck(brick->cells[d] % 2 == 0, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE,
                "Cannot coarsen the brick on level %" PetscInt_FMT ": %" PetscInt_FMT " cells along %c cannot be halved; use fewer -pc_mg_levels or a -dm_brick_cells coarse grid divisible by 2^(levels-1-refine)", brick->level, brick->cells[d],

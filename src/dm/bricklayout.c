@@ -6,17 +6,17 @@ PETSC_INTERN PetscErrorCode DMBrickOperatorSetUp_Private(DM);
 
 static const char dirname[] = "xyz";
 
-/* Ghost-layer cost of a process grid: the sum over split directions of the cut face (in cells). */
+/* Total cut of a process grid, in cell faces: along a direction split into p parts there are p-1 cuts,
+   each as large as the cross-section of the grid. */
 static PetscReal ProcessGridCost(PetscInt dim, const PetscInt cells[], const PetscMPIInt p[])
 {
   PetscReal cost = 0.0;
 
   for (PetscInt d = 0; d < dim; d++) {
     PetscReal face = 1.0;
-    if (p[d] == 1) continue;
     for (PetscInt e = 0; e < dim; e++)
-      if (e != d) face *= (PetscReal)cells[e] / p[e];
-    cost += face;
+      if (e != d) face *= (PetscReal)cells[e];
+    cost += (p[d] - 1) * face;
   }
   return cost;
 }
@@ -63,8 +63,15 @@ static PetscErrorCode BrickChooseProcessGrid(DM dm)
     brick->procs[d] = best[d];
     PetscCall(PetscMalloc1(best[d] + 1, &brick->cellranges0[d]));
     brick->cellranges0[d][0] = 0;
-    /* the remainder goes to the first ranks, so the first rank (the one that also loses the boundary node) is the largest */
-    for (PetscMPIInt i = 0; i < best[d]; i++) brick->cellranges0[d][i + 1] = brick->cellranges0[d][i] + brick->cells0[d] / best[d] + (i < brick->cells0[d] % best[d]);
+    /* cells are dealt in units of the largest power of two that divides the count and still gives every rank a
+       unit, so that every rank's share keeps halving as far as the grid does (coarsening below the coarse grid);
+       the remainder goes to the first ranks, so the first rank (which also loses the boundary node) is the largest */
+    {
+      PetscInt unit = 1, units;
+      while (brick->cells0[d] % (2 * unit) == 0 && brick->cells0[d] / (2 * unit) >= best[d]) unit *= 2;
+      units = brick->cells0[d] / unit;
+      for (PetscMPIInt i = 0; i < best[d]; i++) brick->cellranges0[d][i + 1] = brick->cellranges0[d][i] + unit * (units / best[d] + (i < units % best[d]));
+    }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -80,6 +87,7 @@ static PetscErrorCode BrickCheckDescription(DM dm)
   PetscCheck(brick->family == DMBRICK_CG, comm, PETSC_ERR_SUP, "-dm_brick_family %s is not supported yet; allowed: cg", DMBrickFamilies[brick->family]);
   for (PetscInt d = 0; d < brick->dim; d++) {
     PetscCheck(brick->cells0[d] > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_cells: %" PetscInt_FMT " cells along %c; allowed: a positive number per direction", brick->cells0[d], dirname[d]);
+    PetscCheck(!PetscIsInfOrNanReal(brick->lower[d]) && !PetscIsInfOrNanReal(brick->upper[d]), comm, PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_domain: along %c the ends must be finite numbers", dirname[d]);
     PetscCheck(brick->upper[d] > brick->lower[d], comm, PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_domain: along %c the upper end %g is not above the lower end %g; allowed: %c1 > %c0", dirname[d], (double)brick->upper[d], (double)brick->lower[d],
                dirname[d], dirname[d]);
   }
@@ -99,10 +107,11 @@ static PetscErrorCode BrickSetLevelLayout(DM dm)
   PetscCall(DMGetRefineLevel(dm, &refine));
   PetscCall(DMGetCoarsenLevel(dm, &coarsen));
   brick->level = refine - coarsen;
-  scale        = (PetscInt)1 << PetscAbsInt(brick->level);
-  coord[0]     = rank % brick->procs[0];
-  coord[1]     = (rank / brick->procs[0]) % brick->procs[1];
-  coord[2]     = rank / (brick->procs[0] * brick->procs[1]);
+  PetscCheck(PetscAbsInt(brick->level) <= 24, comm, PETSC_ERR_ARG_OUTOFRANGE, "Brick level %" PetscInt_FMT " (-dm_brick_refine %" PetscInt_FMT ", coarsened %" PetscInt_FMT " times): allowed -24..24", brick->level, refine, coarsen);
+  scale    = (PetscInt)1 << PetscAbsInt(brick->level);
+  coord[0] = rank % brick->procs[0];
+  coord[1] = (rank / brick->procs[0]) % brick->procs[1];
+  coord[2] = rank / (brick->procs[0] * brick->procs[1]);
   for (PetscInt d = 0; d < 3; d++) {
     const PetscInt *r = brick->cellranges0[d];
     if (d >= brick->dim) {
@@ -112,7 +121,11 @@ static PetscErrorCode BrickSetLevelLayout(DM dm)
       continue;
     }
     if (brick->level >= 0) {
-      brick->cells[d]  = brick->cells0[d] * scale;
+      PetscInt nodes = 0;
+      PetscCall(PetscIntMultError(brick->cells0[d], scale, &brick->cells[d]));
+      PetscCall(PetscIntMultError(brick->cells[d], brick->degree, &nodes));
+      PetscCheck(nodes < PETSC_MAX_INT / 4, comm, PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_cells %" PetscInt_FMT " along %c refined %" PetscInt_FMT " times (-dm_brick_refine) with degree %" PetscInt_FMT " gives too many nodes for %d-bit indices",
+                 brick->cells0[d], dirname[d], brick->level, brick->degree, (int)(8 * sizeof(PetscInt)));
       brick->cstart[d] = r[coord[d]] * scale;
       brick->cend[d]   = r[coord[d] + 1] * scale;
     } else {
@@ -126,8 +139,12 @@ static PetscErrorCode BrickSetLevelLayout(DM dm)
       brick->cstart[d] = r[coord[d]] / scale;
       brick->cend[d]   = r[coord[d] + 1] / scale;
     }
-    PetscCheck(brick->degree > 1 || brick->cells[d] > 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_degree 1 with a single cell along %c has no interior degree of freedom; allowed: at least 2 cells along %c (-dm_brick_cells) or degree >= 2",
-               dirname[d], dirname[d]);
+    if (brick->level < 0)
+      PetscCheck(brick->degree > 1 || brick->cells[d] > 1, comm, PETSC_ERR_ARG_OUTOFRANGE,
+                 "Level %" PetscInt_FMT " of the brick (coarsened below -dm_brick_cells) has a single cell along %c and, with degree 1, no interior degree of freedom; use fewer -pc_mg_levels", brick->level, dirname[d]);
+    else
+      PetscCheck(brick->degree > 1 || brick->cells[d] > 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_degree 1 with a single cell along %c has no interior degree of freedom; allowed: at least 2 cells along %c (-dm_brick_cells) or degree >= 2",
+                 dirname[d], dirname[d]);
     /* the DMDA needs every rank to own at least its stencil width of nodes; the first rank owns one node less */
     if (brick->procs[d] > 1) {
       const PetscInt first = brick->level >= 0 ? r[1] * scale : r[1] / scale, need = g + 1;
@@ -206,6 +223,7 @@ PetscErrorCode DMSetUp_Brick(DM dm)
   PetscCall(BrickSetLevelLayout(dm));
   PetscCall(BrickCreateNodeDA(dm));
   PetscCall(BrickBasisNodes(brick->degree, brick->nodes));
+  PetscCall(DMSetDimension(dm, brick->dim));
   PetscCall(DMKSPGetComputeOperators(dm, &computeops, NULL));
   if (!computeops) PetscCall(DMKSPSetComputeOperators(dm, DMBrickComputeOperators, NULL));
   PetscCall(PetscLogEventEnd(DMBRICK_Setup, dm, 0, 0, 0));
@@ -218,6 +236,7 @@ PetscErrorCode DMCreateGlobalVector_Brick(DM dm, Vec *v)
   PetscInt  xm, ym, zm;
 
   PetscFunctionBegin;
+  PetscCheck(dm->setupcalled, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONGSTATE, "Call DMSetUp() on the brick first");
   PetscCall(DMDAGetCorners(brick->da, NULL, NULL, NULL, &xm, &ym, &zm));
   PetscCall(VecCreate(PetscObjectComm((PetscObject)dm), v));
   PetscCall(VecSetSizes(*v, xm * ym * zm, PETSC_DETERMINE));
@@ -232,6 +251,7 @@ PetscErrorCode DMCreateLocalVector_Brick(DM dm, Vec *v)
   PetscInt  xm, ym, zm;
 
   PetscFunctionBegin;
+  PetscCheck(dm->setupcalled, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONGSTATE, "Call DMSetUp() on the brick first");
   PetscCall(DMDAGetGhostCorners(brick->da, NULL, NULL, NULL, &xm, &ym, &zm));
   PetscCall(VecCreate(PETSC_COMM_SELF, v));
   PetscCall(VecSetSizes(*v, xm * ym * zm, PETSC_DETERMINE));
@@ -279,23 +299,71 @@ PetscErrorCode DMGetLocalToGlobalMapping_Brick(DM dm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Matrices: shell (matrix-free) or assembled; levels at or below the coarse grid use the coarse type,
-   so that the default coarse solver of PCMG (LU) finds an assembled matrix. */
-PetscErrorCode DMCreateMatrix_Brick(DM dm, Mat *A)
+/*@
+   DMBrickCreateOperator - the brick's operator as a matrix of the given type, whatever the level
+
+   Collective
+
+   Input Parameters:
++  dm   - the brick
+-  type - `MATSHELL` (matrix-free) or an assembled type such as `MATAIJ`
+
+   Output Parameter:
+.  A - the operator
+
+   Note:
+   `DMCreateMatrix()` calls this with `-dm_mat_type` on levels above the coarse grid and with
+   `-dm_brick_coarse_mat_type` on the coarse grid and below.
+
+   Level: intermediate
+
+.seealso: `DMBRICK`, `DMCreateMatrix()`
+@*/
+PetscErrorCode DMBrickCreateOperator(DM dm, MatType type, Mat *A)
 {
-  DM_Brick *brick = (DM_Brick *)dm->data;
-  MatType   type  = brick->level <= 0 ? brick->coarse_mattype : dm->mattype;
+  DM_Brick *brick;
   PetscBool isshell;
 
   PetscFunctionBegin;
+  PetscCall(DMBrickGetImpl_Private(dm, &brick));
+  PetscCheck(dm->setupcalled, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONGSTATE, "Call DMSetUp() first");
   PetscCall(PetscStrcmp(type, MATSHELL, &isshell));
   if (isshell) {
     PetscCall(brick->op.createshell(dm, A));
   } else {
-    PetscCall(DMSetMatType(brick->da, type));
-    PetscCall(DMCreateMatrix(brick->da, A));
+    /* exact preallocation: a MATPREALLOCATOR pass over the same element loop (the DMDA's box stencil would
+       store up to ((2k+1)/(k+2))^dim times more entries, all explicit zeros) */
+    Mat      pre;
+    Vec      v;
+    PetscInt n, N;
+    PetscCall(DMGetGlobalVector(dm, &v));
+    PetscCall(VecGetLocalSize(v, &n));
+    PetscCall(VecGetSize(v, &N));
+    PetscCall(DMRestoreGlobalVector(dm, &v));
+    PetscCall(MatCreate(PetscObjectComm((PetscObject)dm), &pre));
+    PetscCall(MatSetType(pre, MATPREALLOCATOR));
+    PetscCall(MatSetSizes(pre, n, n, N, N));
+    PetscCall(MatSetUp(pre));
+    PetscCall(brick->op.assemble(dm, pre));
+    PetscCall(MatCreate(PetscObjectComm((PetscObject)dm), A));
+    PetscCall(MatSetType(*A, type));
+    PetscCall(MatSetSizes(*A, n, n, N, N));
+    PetscCall(MatPreallocatorPreallocate(pre, PETSC_TRUE, *A));
+    PetscCall(MatDestroy(&pre));
     PetscCall(brick->op.assemble(dm, *A));
+    PetscCall(MatSetDM(*A, dm));
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Levels at or below the coarse grid use the coarse type, so that the default coarse solver of PCMG (LU)
+   finds an assembled matrix while every finer level stays matrix-free. */
+PetscErrorCode DMCreateMatrix_Brick(DM dm, Mat *A)
+{
+  DM_Brick *brick = (DM_Brick *)dm->data;
+
+  PetscFunctionBegin;
+  PetscCall(DMBrickCreateOperator(dm, brick->level <= 0 ? brick->coarse_mattype : dm->mattype, A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

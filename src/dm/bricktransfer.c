@@ -206,7 +206,7 @@ static PetscErrorCode BrickTransferAssemble(DM dmc, DM dmf, MatType type, Mat *P
   PetscReal              P1[(2 * BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)];
   BrickBox               fbox;
   ISLocalToGlobalMapping lc, lf;
-  PetscInt               cg[3], cgw[3], fg[3], fgw[3], mf, mc, nz = 1;
+  PetscInt               cg[3], cgw[3], fg[3], fgw[3], mf, mc, Mc, nz = 1;
   Vec                    vc, vf;
 
   PetscFunctionBegin;
@@ -220,6 +220,7 @@ static PetscErrorCode BrickTransferAssemble(DM dmc, DM dmf, MatType type, Mat *P
   PetscCall(DMGetGlobalVector(dmc, &vc));
   PetscCall(DMGetGlobalVector(dmf, &vf));
   PetscCall(VecGetLocalSize(vc, &mc));
+  PetscCall(VecGetSize(vc, &Mc));
   PetscCall(VecGetLocalSize(vf, &mf));
   PetscCall(DMRestoreGlobalVector(dmc, &vc));
   PetscCall(DMRestoreGlobalVector(dmf, &vf));
@@ -227,8 +228,17 @@ static PetscErrorCode BrickTransferAssemble(DM dmc, DM dmf, MatType type, Mat *P
   PetscCall(MatCreate(PetscObjectComm((PetscObject)dmf), P));
   PetscCall(MatSetSizes(*P, mf, mc, PETSC_DETERMINE, PETSC_DETERMINE));
   PetscCall(MatSetType(*P, type));
-  PetscCall(MatSeqAIJSetPreallocation(*P, nz, NULL));
-  PetscCall(MatMPIAIJSetPreallocation(*P, nz, NULL, nz, NULL));
+  {
+    /* at most (k+1)^dim coarse nodes per fine row; XAIJ covers every AIJ-like type (aij, baij, aijcusparse, ...) */
+    PetscInt *dnz, *onz;
+    PetscCall(PetscMalloc2(mf, &dnz, mf, &onz));
+    for (PetscInt i = 0; i < mf; i++) {
+      dnz[i] = PetscMin(nz, mc);
+      onz[i] = PetscMin(nz, Mc - mc);
+    }
+    PetscCall(MatXAIJSetPreallocation(*P, 1, dnz, onz, NULL, NULL));
+    PetscCall(PetscFree2(dnz, onz));
+  }
   PetscCall(MatSetLocalToGlobalMapping(*P, lf, lc));
   for (PetscInt fz = fbox.lo[2]; fz <= fbox.hi[2]; fz++) {
     for (PetscInt fy = fbox.lo[1]; fy <= fbox.hi[1]; fy++) {
@@ -300,14 +310,15 @@ PetscErrorCode DMBrickCreateInterpolation(DM dmc, DM dmf, MatType type, Mat *P)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* DMCreateInterpolation(): matrix-free unless the fine brick's matrices are assembled (-dm_mat_type). */
+/* DMCreateInterpolation(): the fine level's matrix type (as DMCreateMatrix() chooses it): matrix-free with
+   matrix-free operators, assembled (of that type) with assembled ones. */
 PetscErrorCode DMCreateInterpolation_Brick(DM dmc, DM dmf, Mat *P, Vec *rscale)
 {
-  PetscBool isshell;
+  DM_Brick *fb;
 
   PetscFunctionBegin;
-  PetscCall(PetscStrcmp(dmf->mattype, MATSHELL, &isshell));
-  PetscCall(DMBrickCreateInterpolation(dmc, dmf, isshell ? MATSHELL : MATAIJ, P));
+  PetscCall(DMBrickGetImpl_Private(dmf, &fb));
+  PetscCall(DMBrickCreateInterpolation(dmc, dmf, fb->level <= 0 ? fb->coarse_mattype : dmf->mattype, P));
   if (rscale) *rscale = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -210,7 +210,11 @@ static PetscErrorCode BrickLaplaceAssemble(DM dm, Mat A)
     for (PetscInt j = 0; j < nloc; j++) E[i * nloc + j] = BrickLaplaceEntry(brick->dim, n, M, K, i, j);
   PetscCall(DMGetLocalToGlobalMapping(brick->da, &ltog));
   PetscCall(DMBrickOwnedCellBox_Private(dm, &cells));
-  PetscCall(MatZeroEntries(A));
+  {
+    PetscBool assembled;
+    PetscCall(MatAssembled(A, &assembled));
+    if (assembled) PetscCall(MatZeroEntries(A)); /* reassembly; a fresh (or preallocator) matrix is empty */
+  }
   for (PetscInt cz = cells.lo[2]; cz <= cells.hi[2]; cz++)
     for (PetscInt cy = cells.lo[1]; cy <= cells.hi[1]; cy++)
       for (PetscInt cx = cells.lo[0]; cx <= cells.hi[0]; cx++) {

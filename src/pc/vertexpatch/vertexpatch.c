@@ -17,7 +17,8 @@ static PetscErrorCode VPOptionsEnum(PetscOptionItems *PetscOptionsObject, PC pc,
   PetscInt  n = 0;
 
   PetscFunctionBegin;
-  while (list[n + 3]) n++;
+  while (list[n]) n++;
+  n -= 2; /* drop the enum name and the prefix */
   for (PetscInt i = 0; i < n; i++) {
     if (i) PetscCall(PetscStrlcat(allowed, ", ", sizeof(allowed)));
     PetscCall(PetscStrlcat(allowed, list[i], sizeof(allowed)));

@@ -1,0 +1,343 @@
+static const char help[] = "Checks PCVERTEXPATCH on one rank against explicit dense formulas on a tiny mesh: every schedule, ordering,\n"
+                           "residual and local solver equals the sequential patch-by-patch Gauss-Seidel sweep (or the additive sum) in\n"
+                           "the same patch order, computed with the assembled matrix and Gaussian elimination on each patch.\n"
+                           "Options: -dim 2|3, -degree k, -cells Nx,Ny[,Nz].\n";
+
+#include "checks.h"
+
+typedef struct {
+  PetscInt     dim, k, N[3], M[3], nv, (*v)[3]; /* cells, interior nodes, vertices */
+  PetscInt     n;                               /* DoFs */
+  PetscScalar *A;                               /* dense operator, row-major */
+} Dense;
+
+/* global (natural = one-rank DMDA) index of full-grid node f */
+static PetscInt NodeIndex(const Dense *D, const PetscInt f[3])
+{
+  return (f[0] - 1) + D->M[0] * ((f[1] - 1) + (D->dim == 3 ? D->M[1] * (f[2] - 1) : 0));
+}
+
+/* interior DoFs of the patch of vertex v */
+static PetscInt PatchDofs(const Dense *D, const PetscInt v[3], PetscInt idx[])
+{
+  PetscInt n = 0, k = D->k, zlo = D->dim == 3 ? (v[2] - 1) * k + 1 : 1, zhi = D->dim == 3 ? (v[2] + 1) * k - 1 : 1;
+
+  for (PetscInt z = zlo; z <= zhi; z++)
+    for (PetscInt y = (v[1] - 1) * k + 1; y <= (v[1] + 1) * k - 1; y++)
+      for (PetscInt x = (v[0] - 1) * k + 1; x <= (v[0] + 1) * k - 1; x++) {
+        const PetscInt f[3] = {x, y, z};
+        idx[n++]            = NodeIndex(D, f);
+      }
+  return n;
+}
+
+/* solves the m x m system S z = r in place by Gaussian elimination with partial pivoting */
+static void GaussSolve(PetscInt m, PetscScalar *S, PetscScalar *r)
+{
+  for (PetscInt c = 0; c < m; c++) {
+    PetscInt p = c;
+    for (PetscInt i = c + 1; i < m; i++)
+      if (PetscAbsScalar(S[i * m + c]) > PetscAbsScalar(S[p * m + c])) p = i;
+    for (PetscInt j = 0; j < m; j++) {
+      PetscScalar t = S[c * m + j];
+      S[c * m + j]  = S[p * m + j];
+      S[p * m + j]  = t;
+    }
+    {
+      PetscScalar t = r[c];
+      r[c]          = r[p];
+      r[p]          = t;
+    }
+    for (PetscInt i = c + 1; i < m; i++) {
+      const PetscScalar f = S[i * m + c] / S[c * m + c];
+      for (PetscInt j = c; j < m; j++) S[i * m + j] -= f * S[c * m + j];
+      r[i] -= f * r[c];
+    }
+  }
+  for (PetscInt i = m - 1; i >= 0; i--) {
+    for (PetscInt j = i + 1; j < m; j++) r[i] -= S[i * m + j] * r[j];
+    r[i] /= S[i * m + i];
+  }
+}
+
+/* delta = omega A_JJ^-1 (b - A x)_J for the patch of vertex v */
+static void PatchCorrection(const Dense *D, const PetscInt v[3], const PetscScalar *x, const PetscScalar *b, PetscReal omega, PetscInt idx[], PetscScalar delta[], PetscInt *m)
+{
+  PetscScalar S[125 * 125];
+
+  *m = PatchDofs(D, v, idx);
+  for (PetscInt i = 0; i < *m; i++) {
+    PetscScalar r = b[idx[i]];
+    for (PetscInt j = 0; j < D->n; j++) r -= D->A[idx[i] * D->n + j] * x[j];
+    delta[i] = r;
+    for (PetscInt j = 0; j < *m; j++) S[i * *m + j] = D->A[idx[i] * D->n + idx[j]];
+  }
+  GaussSolve(*m, S, delta);
+  for (PetscInt i = 0; i < *m; i++) delta[i] *= omega;
+}
+
+/* x <- the sequential sweep over the patches in the given order */
+static void Sweep(const Dense *D, const PetscInt order[], PetscInt norder, const PetscScalar *b, PetscReal omega, PetscScalar *x)
+{
+  PetscInt    idx[125], m;
+  PetscScalar delta[125];
+
+  for (PetscInt p = 0; p < norder; p++) {
+    PatchCorrection(D, D->v[order[p]], x, b, omega, idx, delta, &m);
+    for (PetscInt i = 0; i < m; i++) x[idx[i]] += delta[i];
+  }
+}
+
+/* y <- x + omega sum_j R_j^T A_JJ^-1 R_j (b - A x) */
+static void Additive(const Dense *D, const PetscScalar *b, PetscReal omega, const PetscScalar *x, PetscScalar *y)
+{
+  PetscInt    idx[125], m;
+  PetscScalar delta[125];
+
+  for (PetscInt i = 0; i < D->n; i++) y[i] = x[i];
+  for (PetscInt p = 0; p < D->nv; p++) {
+    PatchCorrection(D, D->v[p], x, b, omega, idx, delta, &m);
+    for (PetscInt i = 0; i < m; i++) y[idx[i]] += delta[i];
+  }
+}
+
+static PetscInt Color(const PetscInt v[3])
+{
+  return (v[0] & 1) | ((v[1] & 1) << 1) | ((v[2] & 1) << 2);
+}
+
+static PetscInt64 Morton(const PetscInt v[3])
+{
+  PetscInt64 key = 0;
+  for (int bit = 0; bit < 20; bit++)
+    for (int d = 0; d < 3; d++) key |= (PetscInt64)((v[d] >> bit) & 1) << (3 * bit + d);
+  return key;
+}
+
+static PetscInt TrailingZeros(const Dense *D, const PetscInt v[3])
+{
+  PetscInt tz = 62;
+  for (PetscInt d = 0; d < D->dim; d++) {
+    PetscInt t = 0;
+    while (!((v[d] >> t) & 1)) t++;
+    tz = PetscMin(tz, t);
+  }
+  return tz;
+}
+
+/* patch orders by name: "lex", "colored-lex", "colored-zcurve", "zcurve", "hierarchical", "batched-2" */
+static PetscInt64 OrderKey(const Dense *D, const char *name, PetscInt p)
+{
+  const PetscInt *v = D->v[p];
+  PetscBool       is;
+
+  PetscCall(PetscStrcmp(name, "zcurve", &is));
+  if (is) return Morton(v);
+  PetscCall(PetscStrcmp(name, "hierarchical", &is));
+  if (is) return ((PetscInt64)(62 - TrailingZeros(D, v)) << 56) | Morton(v);
+  PetscCall(PetscStrcmp(name, "colored-zcurve", &is));
+  if (is) return ((PetscInt64)Color(v) << 58) | Morton(v);
+  PetscCall(PetscStrcmp(name, "colored-lex", &is));
+  if (is) return ((PetscInt64)Color(v) << 58) | p;
+  return p; /* lex */
+}
+
+static void MakeOrder(const Dense *D, const char *name, PetscInt order[])
+{
+  PetscInt64 *keys = (PetscInt64 *)malloc(sizeof(PetscInt64) * D->nv);
+  PetscBool   batched;
+
+  for (PetscInt p = 0; p < D->nv; p++) {
+    order[p] = p;
+    keys[p]  = OrderKey(D, PetscStrncmp(name, "batched", 7, &batched) == 0 && batched ? "colored-lex" : name, p);
+  }
+  for (PetscInt i = 1; i < D->nv; i++) /* insertion sort: stable */
+    for (PetscInt j = i; j > 0 && keys[order[j - 1]] > keys[order[j]]; j--) {
+      PetscInt t   = order[j];
+      order[j]     = order[j - 1];
+      order[j - 1] = t;
+    }
+  if (batched) { /* batches of 2 patches per color; batch b of all colors before batch b+1 */
+    PetscInt *tmp = (PetscInt *)malloc(sizeof(PetscInt) * D->nv), n = 0, start[9] = {0}, ncolors = 1 << D->dim;
+    for (PetscInt p = 0; p < D->nv; p++) start[Color(D->v[order[p]]) + 1]++;
+    for (PetscInt c = 0; c < ncolors; c++) start[c + 1] += start[c];
+    for (PetscInt b = 0; n < D->nv; b++)
+      for (PetscInt c = 0; c < ncolors; c++)
+        for (PetscInt p = start[c] + 2 * b; p < PetscMin(start[c] + 2 * b + 2, start[c + 1]); p++) tmp[n++] = order[p];
+    for (PetscInt p = 0; p < D->nv; p++) order[p] = tmp[p];
+    free(tmp);
+  }
+  free(keys);
+}
+
+static PetscErrorCode SetOptions(const char *opts)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsClearValue(NULL, "-pc_vertexpatch_type"));
+  PetscCall(PetscOptionsClearValue(NULL, "-pc_vertexpatch_schedule"));
+  PetscCall(PetscOptionsClearValue(NULL, "-pc_vertexpatch_ordering"));
+  PetscCall(PetscOptionsClearValue(NULL, "-pc_vertexpatch_residual"));
+  PetscCall(PetscOptionsClearValue(NULL, "-pc_vertexpatch_local_solver"));
+  PetscCall(PetscOptionsClearValue(NULL, "-pc_vertexpatch_damping"));
+  PetscCall(PetscOptionsClearValue(NULL, "-pc_vertexpatch_batch_size"));
+  PetscCall(PetscOptionsClearValue(NULL, "-pc_vertexpatch_precision"));
+  PetscCall(PetscOptionsInsertString(NULL, opts));
+  PetscFunctionReturn(0);
+}
+
+/* one PC configuration: PCApply (a sweep from zero) and PCApplyRichardson (one sweep from x0) vs the formulas */
+static PetscErrorCode CheckVariant(DM dm, Mat A, const Dense *D, const char *opts, const char *order, PetscReal omega, PetscBool additive, PetscReal tol, Vec b, Vec x0)
+{
+  PC                          pc;
+  Vec                         y, w, e;
+  PetscScalar                *ref, *ya, *xz;
+  const PetscScalar          *ba, *xa;
+  PetscInt                   *ord;
+  PetscReal                   err = 0.0, nrm;
+  char                        what[256];
+  PCRichardsonConvergedReason reason;
+  PetscInt                    its;
+
+  PetscFunctionBeginUser;
+  PetscCall(SetOptions(opts));
+  PetscCall(PCCreate(PETSC_COMM_WORLD, &pc));
+  PetscCall(PCSetType(pc, "vertexpatch"));
+  PetscCall(PCSetOperators(pc, A, A));
+  PetscCall(PCSetDM(pc, dm));
+  PetscCall(PCSetFromOptions(pc));
+  PetscCall(PCSetUp(pc));
+  PetscCall(VecDuplicate(b, &y));
+  PetscCall(VecDuplicate(b, &w));
+  PetscCall(VecDuplicate(b, &e));
+  PetscCall(PetscMalloc3(D->n, &ref, D->n, &xz, D->nv, &ord));
+  MakeOrder(D, order, ord);
+  PetscCall(VecGetArrayRead(b, &ba));
+  PetscCall(VecGetArrayRead(x0, &xa));
+  for (PetscInt r = 0; r < 2; r++) {
+    /* r = 0: PCApply, a sweep from zero; r = 1: one Richardson sweep from x0 */
+    for (PetscInt i = 0; i < D->n; i++) xz[i] = r ? xa[i] : 0.0;
+    if (additive) Additive(D, ba, omega, xz, ref);
+    else {
+      for (PetscInt i = 0; i < D->n; i++) ref[i] = xz[i];
+      Sweep(D, ord, D->nv, ba, omega, ref);
+    }
+    if (r == 0) PetscCall(PCApply(pc, b, y));
+    else {
+      PetscCall(VecCopy(x0, y));
+      PetscCall(PCApplyRichardson(pc, b, y, w, 0.0, 0.0, 0.0, 1, PETSC_FALSE, &its, &reason));
+    }
+    PetscCall(VecGetArray(e, &ya));
+    for (PetscInt i = 0; i < D->n; i++) ya[i] = ref[i];
+    PetscCall(VecRestoreArray(e, &ya));
+    PetscCall(RelativeDifference(y, e, &err));
+    PetscCall(VecNorm(e, NORM_2, &nrm));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "%" PetscInt_FMT "D Q%" PetscInt_FMT " %s [%s] = explicit %s order, %s", D->dim, D->k, r ? "PCApplyRichardson" : "PCApply", opts, order, additive ? "additive sum" : "sequential sweep"));
+    PetscCall(CheckLessThan(what, err, tol));
+  }
+  PetscCall(VecRestoreArrayRead(b, &ba));
+  PetscCall(VecRestoreArrayRead(x0, &xa));
+  PetscCall(PetscFree3(ref, xz, ord));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&w));
+  PetscCall(VecDestroy(&e));
+  PetscCall(PCDestroy(&pc));
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  PetscInt    dim = 2, k = 2, cells[3] = {4, 3, 3}, n = 3;
+  DM          dm;
+  Mat         A, Aaij, Ad;
+  Vec         b, x0;
+  PetscRandom rnd;
+  Dense       D;
+  PetscReal   lower[3] = {0.0, -0.5, 0.0}, upper[3] = {2.0, 0.5, 0.75}, w;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  {
+    /* -no_brick: the smoother on a matrix that does not come from a brick must stop with a clear error */
+    PetscBool nobrick = PETSC_FALSE;
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-no_brick", &nobrick, NULL));
+    if (nobrick) {
+      Mat B;
+      PC  pc;
+      PetscCall(VPatchInitializePackage());
+      PetscCall(MatCreateConstantDiagonal(PETSC_COMM_WORLD, PETSC_DECIDE, PETSC_DECIDE, 10, 10, 1.0, &B));
+      PetscCall(PCCreate(PETSC_COMM_WORLD, &pc));
+      PetscCall(PCSetType(pc, "vertexpatch"));
+      PetscCall(PCSetOperators(pc, B, B));
+      PetscCall(PCSetUp(pc));
+      PetscCall(PCDestroy(&pc));
+      PetscCall(MatDestroy(&B));
+      PetscCall(PetscFinalize());
+      return 0;
+    }
+  }
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-dim", &dim, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-degree", &k, NULL));
+  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-cells", cells, &n, NULL));
+  PetscCall(CreateBrick(dim, cells, lower, upper, k, 0, &dm));
+  PetscCall(DMBrickCreateOperator(dm, MATSHELL, &A));
+  PetscCall(DMBrickCreateOperator(dm, MATAIJ, &Aaij));
+  PetscCall(MatConvert(Aaij, MATSEQDENSE, MAT_INITIAL_MATRIX, &Ad));
+
+  D.dim = dim;
+  D.k   = k;
+  D.nv  = 1;
+  for (PetscInt d = 0; d < 3; d++) {
+    D.N[d] = d < dim ? cells[d] : 1;
+    D.M[d] = d < dim ? k * cells[d] - 1 : 1;
+    if (d < dim) D.nv *= cells[d] - 1;
+  }
+  D.n = D.M[0] * D.M[1] * D.M[2];
+  PetscCall(PetscMalloc2(D.n * D.n, &D.A, D.nv, &D.v));
+  {
+    PetscScalar *a;
+    PetscInt     p = 0;
+    PetscCall(MatDenseGetArray(Ad, &a)); /* column-major */
+    for (PetscInt i = 0; i < D.n; i++)
+      for (PetscInt j = 0; j < D.n; j++) D.A[i * D.n + j] = a[i + j * D.n];
+    PetscCall(MatDenseRestoreArray(Ad, &a));
+    for (PetscInt z = 1; z <= (dim == 3 ? cells[2] - 1 : 1); z++)
+      for (PetscInt y = 1; y < cells[1]; y++)
+        for (PetscInt x = 1; x < cells[0]; x++, p++) {
+          D.v[p][0] = x;
+          D.v[p][1] = y;
+          D.v[p][2] = dim == 3 ? z : 0;
+        }
+  }
+  PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
+  PetscCall(PetscRandomSetInterval(rnd, -1.0, 1.0));
+  PetscCall(DMCreateGlobalVector(dm, &b));
+  PetscCall(VecDuplicate(b, &x0));
+  PetscCall(VecSetRandom(b, rnd));
+  PetscCall(VecSetRandom(x0, rnd));
+
+  w = 1.0 / (1 << dim);
+  PetscCall(CheckVariant(dm, A, &D, "", "colored-lex", 1.0, PETSC_FALSE, 1e-12, b, x0));
+  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_local_solver dense", "colored-lex", 1.0, PETSC_FALSE, 1e-12, b, x0));
+  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_residual global", "colored-lex", 1.0, PETSC_FALSE, 1e-12, b, x0));
+  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_ordering zcurve", "colored-lex", 1.0, PETSC_FALSE, 1e-12, b, x0));
+  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_ordering hierarchical -pc_vertexpatch_damping 0.7", "colored-lex", 0.7, PETSC_FALSE, 1e-12, b, x0));
+  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_schedule single", "lex", 1.0, PETSC_FALSE, 1e-12, b, x0));
+  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_schedule single -pc_vertexpatch_ordering zcurve", "zcurve", 1.0, PETSC_FALSE, 1e-12, b, x0));
+  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_schedule single -pc_vertexpatch_ordering hierarchical", "hierarchical", 1.0, PETSC_FALSE, 1e-12, b, x0));
+  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_schedule batched -pc_vertexpatch_batch_size 2", "batched-2", 1.0, PETSC_FALSE, 1e-12, b, x0));
+  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_type additive", "lex", w, PETSC_TRUE, 1e-12, b, x0));
+  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_type additive -pc_vertexpatch_residual global -pc_vertexpatch_local_solver dense", "lex", w, PETSC_TRUE, 1e-12, b, x0));
+  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_type additive -pc_vertexpatch_damping 0.3", "lex", 0.3, PETSC_TRUE, 1e-12, b, x0));
+  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_precision single", "colored-lex", 1.0, PETSC_FALSE, 1e-5, b, x0));
+  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_precision single -pc_vertexpatch_type additive", "lex", w, PETSC_TRUE, 1e-5, b, x0));
+
+  PetscCall(PetscFree2(D.A, D.v));
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&x0));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&Aaij));
+  PetscCall(MatDestroy(&Ad));
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(DMDestroy(&dm));
+  PetscCall(PetscFinalize());
+  return (int)check_failures;
+}
