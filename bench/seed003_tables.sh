@@ -12,14 +12,14 @@ cd "$(dirname "$0")/.."
 [ "$(id -u)" = 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 parts=${*:-2d 3d gs}
 COMMON="-rhs one -ksp_type richardson -ksp_norm_type unpreconditioned -ksp_rtol 1e-9 -ksp_max_it 100 -mg_coarse_ksp_type preonly -mg_coarse_pc_type vertexpatch"
-its() { ./tutorials/ex1 "$@" 2>&1 | awk '/iterations/{print $NF; f=1} END{if(!f) print "err"}'; }
+its() { ./tutorials/ex1 "$@" 2>&1 | awk '/iterations/{for (i = 1; i < NF; i++) if ($i == "iterations") print $(i + 1); f=1} END{if(!f) print "err"}'; }
 dofs() { awk -v k="$1" -v L="$2" -v d="$3" 'BEGIN{n = k*2^L - 1; printf "%.0f", n^d}'; }
 
 echo "# Seed 003 Tables 1-3 on the CPU"
 echo
 echo "- date: $(date -u +%F), machine: $(nproc) cores ($(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)), PETSc $(pkg-config --modversion PETSc 2>/dev/null), commit $(git rev-parse --short HEAD 2>/dev/null)"
 echo "- command: \`bench/seed003_tables.sh $parts\`; each cell is"
-echo "  \`./tutorials/ex1 -dm_brick_dim D -dm_brick_cells 1,1[,1] -dm_brick_degree k -dm_brick_refine L -pc_mg_levels L $COMMON [-fmg]\`"
+echo "  \`./tutorials/ex1 -dm_brick_dim D -dm_brick_cells 1,1[,1] -dm_brick_degree k -dm_brick_refine L -pc_mg_levels L $COMMON -fmg 0|1\`"
 echo
 
 table() { # dim maxL-per-k...
@@ -34,7 +34,7 @@ table() { # dim maxL-per-k...
     for ((k = 1; k <= nk; k++)); do
       if [ "$L" -le "${maxl[$((k - 1))]}" ]; then
         o="-dm_brick_dim $dim -dm_brick_cells $cells -dm_brick_degree $k -dm_brick_refine $L -pc_mg_levels $L $COMMON"
-        printf " %s | %s |" "$(its $o)" "$(its $o -fmg)"
+        printf " %s | %s |" "$(its $o -fmg 0)" "$(its $o -fmg 1)"
       else printf " - | - |"; fi
     done
     echo
@@ -65,7 +65,7 @@ if [[ " $parts " == *" gs "* ]]; then
   gs="| point GS |"; vp="| vertex patch |"
   for k in 1 2 3 4 5 6 7 8; do
     L=3; [ $k -ge 5 ] && L=2
-    base="-dm_brick_dim 3 -dm_brick_cells 1,1,1 -dm_brick_degree $k -dm_brick_refine $L -pc_mg_levels $L -rhs one -ksp_type richardson -ksp_norm_type unpreconditioned -ksp_rtol 1e-9 -ksp_max_it 200"
+    base="-fmg 0 -dm_brick_dim 3 -dm_brick_cells 1,1,1 -dm_brick_degree $k -dm_brick_refine $L -pc_mg_levels $L -rhs one -ksp_type richardson -ksp_norm_type unpreconditioned -ksp_rtol 1e-9 -ksp_max_it 200"
     gs="$gs $(its $base -dm_mat_type aij -mg_levels_ksp_type richardson -mg_levels_ksp_max_it 1 -mg_levels_pc_type sor -mg_levels_pc_sor_local_forward -mg_coarse_pc_type lu) |"
     vp="$vp $(its $base -mg_coarse_ksp_type preonly -mg_coarse_pc_type vertexpatch) |"
   done

@@ -131,13 +131,13 @@ static PetscInt64 OrderKey(const Dense *D, const char *name, PetscInt p)
   const PetscInt *v = D->v[p];
   PetscBool       is;
 
-  PetscCall(PetscStrcmp(name, "zcurve", &is));
+  PetscCall(PetscStrbeginswith(name, "zcurve", &is));
   if (is) return Morton(v);
   PetscCall(PetscStrcmp(name, "hierarchical", &is));
   if (is) return ((PetscInt64)(62 - TrailingZeros(D, v)) << 56) | Morton(v);
   PetscCall(PetscStrcmp(name, "colored-zcurve", &is));
   if (is) return ((PetscInt64)Color(v) << 58) | Morton(v);
-  PetscCall(PetscStrcmp(name, "colored-lex", &is));
+  PetscCall(PetscStrbeginswith(name, "colored-lex", &is));
   if (is) return ((PetscInt64)Color(v) << 58) | p;
   return p; /* lex */
 }
@@ -157,6 +157,16 @@ static void MakeOrder(const Dense *D, const char *name, PetscInt order[])
       order[j]     = order[j - 1];
       order[j - 1] = t;
     }
+  {
+    PetscBool reverse;
+    PetscCallVoid(PetscStrendswith(name, "-reverse", &reverse));
+    if (reverse)
+      for (PetscInt i = 0; i < D->nv / 2; i++) {
+        PetscInt t           = order[i];
+        order[i]             = order[D->nv - 1 - i];
+        order[D->nv - 1 - i] = t;
+      }
+  }
   if (batched) { /* batches of 2 patches per color; batch b of all colors before batch b+1 */
     PetscInt *tmp = (PetscInt *)malloc(sizeof(PetscInt) * D->nv), n = 0, start[9] = {0}, ncolors = 1 << D->dim;
     for (PetscInt p = 0; p < D->nv; p++) start[Color(D->v[order[p]]) + 1]++;
@@ -181,6 +191,7 @@ static PetscErrorCode SetOptions(const char *opts)
   PetscCall(PetscOptionsClearValue(NULL, "-pc_vertexpatch_damping"));
   PetscCall(PetscOptionsClearValue(NULL, "-pc_vertexpatch_batch_size"));
   PetscCall(PetscOptionsClearValue(NULL, "-pc_vertexpatch_precision"));
+  PetscCall(PetscOptionsClearValue(NULL, "-pc_vertexpatch_reverse"));
   PetscCall(PetscOptionsInsertString(NULL, opts));
   PetscFunctionReturn(0);
 }
@@ -321,6 +332,8 @@ int main(int argc, char **argv)
   PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_ordering zcurve", "colored-lex", 1.0, PETSC_FALSE, 1e-12, b, x0));
   PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_ordering hierarchical -pc_vertexpatch_damping 0.7", "colored-lex", 0.7, PETSC_FALSE, 1e-12, b, x0));
   PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_schedule single", "lex", 1.0, PETSC_FALSE, 1e-12, b, x0));
+  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_reverse", "colored-lex-reverse", 1.0, PETSC_FALSE, 1e-12, b, x0));
+  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_schedule single -pc_vertexpatch_ordering zcurve -pc_vertexpatch_reverse", "zcurve-reverse", 1.0, PETSC_FALSE, 1e-12, b, x0));
   PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_schedule single -pc_vertexpatch_ordering zcurve", "zcurve", 1.0, PETSC_FALSE, 1e-12, b, x0));
   PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_schedule single -pc_vertexpatch_ordering hierarchical", "hierarchical", 1.0, PETSC_FALSE, 1e-12, b, x0));
   PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_schedule batched -pc_vertexpatch_batch_size 2", "batched-2", 1.0, PETSC_FALSE, 1e-12, b, x0));

@@ -60,6 +60,7 @@ static PetscErrorCode PCSetFromOptions_VertexPatch(PC pc, PetscOptionItems *Pets
   PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_precision", "Precision of the patch work: double or single (vectors stay double)", PCVertexPatchPrecisions, &e));
   vp->precision = (PCVertexPatchPrecision)e;
   PetscCall(PetscOptionsReal("-pc_vertexpatch_damping", "Damping of the patch corrections (default: 1 multiplicative, 1/2^d additive)", "PCVERTEXPATCH", vp->damping, &vp->damping, NULL));
+  PetscCall(PetscOptionsBool("-pc_vertexpatch_reverse", "Sweep colors and patches in reverse order (as post-smoother after a forward pre-smoother: a symmetric V-cycle)", "PCVERTEXPATCH", vp->reverse, &vp->reverse, NULL));
   PetscCall(PetscOptionsInt("-pc_vertexpatch_batch_size", "Patches per batch of the batched schedule", "PCVERTEXPATCH", vp->batch_size, &vp->batch_size, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -189,7 +190,7 @@ static PetscErrorCode PCView_VertexPatch(PC pc, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "  schedule %s, ordering %s", PCVertexPatchSchedules[vp->schedule], PCVertexPatchOrderings[vp->ordering]));
   PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_FALSE));
   if (vp->schedule == PC_VERTEXPATCH_BATCHED) PetscCall(PetscViewerASCIIPrintf(viewer, ", batch size %" PetscInt_FMT " (%" PetscInt_FMT " thread(s))", vp->batch_size, vp->nthreads));
-  PetscCall(PetscViewerASCIIPrintf(viewer, ", precision %s\n", PCVertexPatchPrecisions[vp->precision]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, ", precision %s%s\n", PCVertexPatchPrecisions[vp->precision], vp->reverse ? ", reverse order" : ""));
   PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
   if (vp->dm) {
     const PetscInt ni = vp->op_d.ni, np = vp->op_d.np, dim = vp->op_d.dim;

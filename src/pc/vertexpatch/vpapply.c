@@ -116,7 +116,10 @@ static PetscErrorCode VPProcessRange(PC_VertexPatch *vp, const VPLayout *L, Pets
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 #endif
-  for (PetscInt p = start; p < end; p++) PetscCall(VPProcessPatch(vp, L, &vp->vertex[3 * p], xa, ba, local, target, vp->work));
+  for (PetscInt i = start; i < end; i++) {
+    const PetscInt p = vp->reverse ? start + end - 1 - i : i;
+    PetscCall(VPProcessPatch(vp, L, &vp->vertex[3 * p], xa, ba, local, target, vp->work));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -139,8 +142,9 @@ PetscErrorCode PCVertexPatchSmooth(PC pc, Vec b, Vec x, PetscBool guesszero)
     const PetscScalar *ba;
     PetscCall(VecGetArray(x, &xa));
     PetscCall(VecGetArrayRead(b, &ba));
-    for (PetscInt bt = 0; bt < vp->nbatches; bt++)
-      for (PetscInt c = 0; c < vp->ncolors; c++) {
+    for (PetscInt ib = 0; ib < vp->nbatches; ib++)
+      for (PetscInt ic = 0; ic < vp->ncolors; ic++) {
+        const PetscInt  bt = vp->reverse ? vp->nbatches - 1 - ib : ib, c = vp->reverse ? vp->ncolors - 1 - ic : ic;
         const PetscInt *ptr = vp->batchptr + c * (vp->nbatches + 1);
         PetscCall(VPProcessRange(vp, &L, ptr[bt], ptr[bt + 1], xa, ba, PETSC_TRUE, xa));
       }
@@ -150,7 +154,8 @@ PetscErrorCode PCVertexPatchSmooth(PC pc, Vec b, Vec x, PetscBool guesszero)
     PetscScalar       *da;
     const PetscScalar *xa, *ba;
     if (local) PetscCall(DMGlobalToLocal(vp->dm, b, INSERT_VALUES, vp->bl));
-    for (PetscInt c = 0; c < vp->ncolors; c++) {
+    for (PetscInt ic = 0; ic < vp->ncolors; ic++) {
+      const PetscInt c = vp->reverse ? vp->ncolors - 1 - ic : ic;
       if (local) PetscCall(DMGlobalToLocal(vp->dm, x, INSERT_VALUES, vp->xl));
       else {
         /* the global residual of the current iterate, once per color */

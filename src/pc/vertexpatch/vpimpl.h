@@ -69,6 +69,7 @@ typedef struct {
   PCVertexPatchPrecision   precision;
   PetscReal                damping; /* < 0: not set, use the default of the type */
   PetscInt                 batch_size;
+  PetscBool                reverse; /* sweep the processing order backwards (post-smoothing of a symmetric V-cycle) */
 
   /* setup */
   DM           dm;                  /* the brick of the operator */

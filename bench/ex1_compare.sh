@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# tutorials/ex1 with its default vertex-patch multigrid against peers on the same problem, in one run:
+# PCMG with Chebyshev/Jacobi smoothing on the same matrix-free operators (ex1 -smoother chebyshev), and
+# algebraic multigrid on the assembled operator (PETSc's GAMG, and hypre's BoomerAMG where Debian's PETSc
+# has it). Relative residual 1e-9 (vertex patch: GMRES, true residual; others: CG, preconditioned residual,
+# so the peers' stopping test is looser, not stricter). Reports iterations, setup and solve time.
+# Usage: make && bench/ex1_compare.sh > bench/results/ex1-compare-....md
+set -uo pipefail
+cd "$(dirname "$0")/.."
+[ "$(id -u)" = 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+row() { # label options...
+  local label=$1; shift
+  ./tutorials/ex1 "$@" 2>&1 | awk -v l="$label" '/^  DoFs/{n=$2} /iterations/{for (i = 1; i < NF; i++) if ($i == "iterations") it = $(i + 1)} /^L2 error/{e=$3} /solve time/{s=$3; u=$(NF-1)} /ERROR/{err=1}
+    END{ if (err || it == "") printf "| %s | failed | | | | |\n", l; else printf "| %s | %s | %s | %s | %s | %s |\n", l, n, it, u, s, e }'
+}
+echo "# ex1: vertex-patch multigrid vs peers, time to solution"
+echo
+echo "- date: $(date -u +%F), machine: $(nproc) cores ($(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)), one MPI rank, PETSc $(pkg-config --modversion PETSc 2>/dev/null), commit $(git rev-parse --short HEAD 2>/dev/null)"
+echo "- command: \`bench/ex1_compare.sh\`; problem: -Delta u = f, u = prod sin(pi x_i), unit box, coarse grid 2^d cells"
+echo
+for cfg in "2 2 8" "2 4 7" "3 2 5" "3 3 4"; do
+  read -r dim k r <<<"$cfg"
+  cells=2,2; [ "$dim" = 3 ] && cells=2,2,2
+  P="-dm_brick_dim $dim -dm_brick_cells $cells -dm_brick_degree $k -dm_brick_refine $r"
+  echo "## ${dim}D Q$k, refine $r"
+  echo
+  echo "| solver | DoFs | iterations | setup [s] | solve [s] | L2 error |"
+  echo "|---|---|---|---|---|---|"
+  row "MG + vertex patch (ex1 default: GMRES, V(1,1), FDM)" $P
+  row "MG + Chebyshev/Jacobi (ex1 -smoother chebyshev: CG, V(2,2))" $P -smoother chebyshev
+  row "GAMG on assembled AIJ (CG)" $P -smoother chebyshev -dm_mat_type aij -pc_type gamg
+  row "hypre BoomerAMG on assembled AIJ (CG)" $P -smoother chebyshev -dm_mat_type aij -pc_type hypre
+  echo
+done
