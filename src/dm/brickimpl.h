@@ -65,5 +65,6 @@ PETSC_INTERN PetscErrorCode BrickBasisProlongation(PetscInt, const PetscReal[], 
 
 /* Tensor contractions on boxes of values, x fastest (bricktensor.c) */
 PETSC_INTERN void BrickTensorApply1D(PetscInt, const PetscInt[], PetscInt, const PetscReal[], const PetscScalar[], PetscScalar[]);
+PETSC_INTERN void BrickTensorApply1D_f(PetscInt, const PetscInt[], PetscInt, const float[], const float[], float[]);
 
 PETSC_EXTERN PetscLogEvent DMBRICK_Interpolate, DMBRICK_Restrict, DMBRICK_Assemble, DMBRICK_Setup;

@@ -2,17 +2,21 @@
 #include "vpimpl.h"
 #include <petscblaslapack.h>
 
-#define VP_T   double
-#define VP_SUF _d
+#define VP_T     double
+#define VP_SUF   _d
+#define VP_APPLY BrickTensorApply1D
 #include "vpkernel_template.h"
 #undef VP_T
 #undef VP_SUF
+#undef VP_APPLY
 
-#define VP_T   float
-#define VP_SUF _f
+#define VP_T     float
+#define VP_SUF   _f
+#define VP_APPLY BrickTensorApply1D_f
 #include "vpkernel_template.h"
 #undef VP_T
 #undef VP_SUF
+#undef VP_APPLY
 
 /* rhs <- A^-1 rhs with the Cholesky factor (LAPACK potrf, upper) of the n x n interior patch matrix */
 PetscErrorCode VPPatchSolveDense(PetscInt n, const PetscScalar *factor, PetscScalar *rhs)
