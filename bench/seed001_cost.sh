@@ -8,7 +8,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 B=./bench/bench_smooth
-run() { $B "$@" 2>&1 | awk '/^DoFs/{printf "%s %s %s %s", $2, $4, $6, $8}'; }
+run() { $B "$@" 2>&1 | awk '/^DoFs/{printf "%s %s %s %s", $2, $4, $7, $10}'; }
 
 echo "# Seed 001 on the CPU: smoothing cost in matvecs, orderings, batch sizes"
 echo
