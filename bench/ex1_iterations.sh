@@ -9,11 +9,11 @@ cd "$(dirname "$0")/.."
 EX1=./tutorials/ex1
 run() { $EX1 -smoother chebyshev "$@" | awk '/^  DoFs:/{n=$2} /iterations/{for (i = 1; i < NF; i++) if ($i == "iterations") it = $(i + 1)} /^L2 error/{e=$3} END{printf "%s %s %s", n, it, e}'; }
 
-echo "# ex1: multigrid iterations and L2 errors"
+echo "# ex1 baseline (Chebyshev/Jacobi multigrid): iterations and L2 errors"
 echo
 echo "- date: $(date -u +%F), machine: $(uname -m), $(nproc) cores ($(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1))"
 echo "- PETSc: $(pkg-config --modversion PETSc 2>/dev/null || echo "PETSC_DIR=${PETSC_DIR:-?}"), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
-echo "- command: \`$0\`; each cell: \`$EX1 -dm_brick_dim D -dm_brick_cells 2,2[,2] -dm_brick_degree k -dm_brick_refine r\`"
+echo "- command: \`$0\`; each cell: \`$EX1 -smoother chebyshev -dm_brick_dim D -dm_brick_cells 2,2[,2] -dm_brick_degree k -dm_brick_refine r\`"
 echo "  (defaults: -ksp_type cg -ksp_rtol 1e-9 -pc_type mg, r+1 levels, -mg_levels_ksp_type chebyshev -mg_levels_pc_type jacobi, LU coarse)"
 echo
 for dim in 2 3; do
