@@ -182,6 +182,8 @@ expect_error bad_too_many_ranks "too few for 4 MPI ranks" $MPI4 $EX1 -dm_brick_c
 expect_error bad_refine_huge "Brick level 33 (-dm_brick_refine 33, coarsened 0 times): allowed -24..24" $EX1 -dm_brick_cells 3,3 -dm_brick_refine 33
 expect_error bad_domain_inf "-dm_brick_domain: along y the ends must be finite numbers" $EX1 -dm_brick_domain 0,1,0,inf
 expect_error bad_cells_too_many "-dm_brick_cells needs 2 values (one per direction, -dm_brick_dim 2), got 4" $EX1 -dm_brick_cells 2,2,2,2
+expect_error bad_coarse_mat_type "-dm_brick_coarse_mat_type foo: not a matrix type" $EX1 -dm_brick_coarse_mat_type foo
+expect_error bad_mat_type "-dm_mat_type bar: not a matrix type" $EX1 -dm_mat_type bar
 expect_error bad_vp_type "-pc_vertexpatch_type foo: unknown value; allowed: multiplicative, additive" $EX1 -mg_levels_pc_vertexpatch_type foo
 expect_error bad_vp_solver "-pc_vertexpatch_local_solver lu: unknown value; allowed: fdm, dense" $EX1 -mg_levels_pc_vertexpatch_local_solver lu
 expect_error bad_vp_damping "-pc_vertexpatch_damping 0.: must be positive" $EX1 -mg_levels_pc_vertexpatch_damping 0

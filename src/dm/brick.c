@@ -71,6 +71,9 @@ PetscErrorCode DMBrickSetDimension(DM dm, PetscInt dim)
 +  dm    - the brick
 -  cells - dim positive numbers
 
+   Note:
+   Call `DMBrickSetDimension()` first: only the first dim entries are read.
+
    Level: beginner
 
 .seealso: `DMBRICK`, `DMBrickSetDimension()`, `DMRefine()`

@@ -208,6 +208,23 @@ static PetscErrorCode DMBrickComputeOperators(KSP ksp, Mat A, Mat P, void *ctx)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A matrix type named by an option must exist: try it on a 1 x 1 matrix, quietly, and name the option. */
+static PetscErrorCode BrickCheckMatType(MatType type, const char option[])
+{
+  Mat            M;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreate(PETSC_COMM_SELF, &M));
+  PetscCall(MatSetSizes(M, 1, 1, 1, 1));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = MatSetType(M, type);
+  PetscCall(PetscPopErrorHandler());
+  PetscCall(MatDestroy(&M));
+  PetscCheck(!ierr, PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE, "%s %s: not a matrix type; use shell (matrix-free) or an assembled type such as aij", option, type);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode DMSetUp_Brick(DM dm)
 {
   DM_Brick *brick                                     = (DM_Brick *)dm->data;
@@ -216,6 +233,8 @@ PetscErrorCode DMSetUp_Brick(DM dm)
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(DMBRICK_Setup, dm, 0, 0, 0));
   PetscCall(BrickCheckDescription(dm));
+  PetscCall(BrickCheckMatType(dm->mattype, "-dm_mat_type"));
+  PetscCall(BrickCheckMatType(brick->coarse_mattype, "-dm_brick_coarse_mat_type"));
   PetscCall(DMBrickOperatorSetUp_Private(dm));
   PetscCheck(brick->degree >= brick->op.min_degree, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_degree %" PetscInt_FMT " with -dm_brick_operator %s: allowed degrees %" PetscInt_FMT "..%d", brick->degree, brick->opname,
              brick->op.min_degree, BRICK_MAX_DEGREE);
