@@ -186,7 +186,9 @@ expect_error bad_coarse_mat_type "-dm_brick_coarse_mat_type foo: not a matrix ty
 expect_error bad_mat_type "-dm_mat_type bar: not a matrix type" $EX1 -dm_mat_type bar
 expect_error bad_vp_type "-pc_vertexpatch_type foo: unknown value; allowed: multiplicative, additive" $EX1 -mg_levels_pc_vertexpatch_type foo
 expect_error bad_vp_solver "-pc_vertexpatch_local_solver lu: unknown value; allowed: fdm, dense" $EX1 -mg_levels_pc_vertexpatch_local_solver lu
-expect_error bad_vp_damping "-pc_vertexpatch_damping 0.: must be positive" $EX1 -mg_levels_pc_vertexpatch_damping 0
+expect_error bad_vp_damping "-pc_vertexpatch_damping 0.: must be a positive number" $EX1 -mg_levels_pc_vertexpatch_damping 0
+expect_error bad_vp_damping_negative "-pc_vertexpatch_damping -0.5: must be a positive number" $EX1 -mg_levels_pc_vertexpatch_damping -0.5
+expect_error bad_vp_foreign_pmat "the preconditioning matrix must be the brick's own operator" ./tests/test_vertexpatch -foreign_pmat
 expect_error bad_vp_batch "-pc_vertexpatch_batch_size 0: must be at least 1" $EX1 -mg_levels_pc_vertexpatch_schedule batched -mg_levels_pc_vertexpatch_batch_size 0
 expect_error bad_vp_batched_additive "-pc_vertexpatch_schedule batched with -pc_vertexpatch_type additive" $EX1 -mg_levels_pc_vertexpatch_type additive -mg_levels_pc_vertexpatch_schedule batched
 expect_error bad_vp_single_global "-pc_vertexpatch_schedule single with -pc_vertexpatch_residual global" $EX1 -mg_levels_pc_vertexpatch_schedule single -mg_levels_pc_vertexpatch_residual global

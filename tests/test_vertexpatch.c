@@ -4,6 +4,7 @@ static const char help[] = "Checks PCVERTEXPATCH on one rank against explicit de
                            "Options: -dim 2|3, -degree k, -cells Nx,Ny[,Nz].\n";
 
 #include "checks.h"
+#include <string.h>
 
 typedef struct {
   PetscInt     dim, k, N[3], M[3], nv, (*v)[3]; /* cells, interior nodes, vertices */
@@ -135,6 +136,8 @@ static PetscInt64 OrderKey(const Dense *D, const char *name, PetscInt p)
   if (is) return Morton(v);
   PetscCall(PetscStrcmp(name, "hierarchical", &is));
   if (is) return ((PetscInt64)(62 - TrailingZeros(D, v)) << 56) | Morton(v);
+  PetscCall(PetscStrbeginswith(name, "colored-hierarchical", &is));
+  if (is) return ((PetscInt64)Color(v) << 60) | ((PetscInt64)(31 - TrailingZeros(D, v)) << 55) | Morton(v);
   PetscCall(PetscStrcmp(name, "colored-zcurve", &is));
   if (is) return ((PetscInt64)Color(v) << 58) | Morton(v);
   PetscCall(PetscStrbeginswith(name, "colored-lex", &is));
@@ -149,7 +152,8 @@ static void MakeOrder(const Dense *D, const char *name, PetscInt order[])
 
   for (PetscInt p = 0; p < D->nv; p++) {
     order[p] = p;
-    keys[p]  = OrderKey(D, PetscStrncmp(name, "batched", 7, &batched) == 0 && batched ? "colored-lex" : name, p);
+    PetscCallVoid(PetscStrbeginswith(name, "batched", &batched));
+    keys[p] = OrderKey(D, batched ? (strstr(name, "hierarchical") ? "colored-hierarchical" : "colored-lex") : name, p);
   }
   for (PetscInt i = 1; i < D->nv; i++) /* insertion sort: stable */
     for (PetscInt j = i; j > 0 && keys[order[j - 1]] > keys[order[j]]; j--) {
@@ -255,6 +259,47 @@ static PetscErrorCode CheckVariant(DM dm, Mat A, const Dense *D, const char *opt
   PetscFunctionReturn(0);
 }
 
+/* options changed after setup take effect: set up with the defaults, then switch to dense and damping 0.5 */
+static PetscErrorCode CheckReconfigure(DM dm, Mat A, const Dense *D, Vec b)
+{
+  PC                 pc;
+  Vec                y, e;
+  PetscScalar       *ref, *ea;
+  const PetscScalar *ba;
+  PetscInt          *ord;
+  PetscReal          err = 0.0;
+
+  PetscFunctionBeginUser;
+  PetscCall(SetOptions(""));
+  PetscCall(PCCreate(PETSC_COMM_WORLD, &pc));
+  PetscCall(PCSetType(pc, "vertexpatch"));
+  PetscCall(PCSetOperators(pc, A, A));
+  PetscCall(PCSetDM(pc, dm));
+  PetscCall(PCSetFromOptions(pc));
+  PetscCall(PCSetUp(pc));
+  PetscCall(SetOptions("-pc_vertexpatch_local_solver dense -pc_vertexpatch_damping 0.5"));
+  PetscCall(PCSetFromOptions(pc));
+  PetscCall(VecDuplicate(b, &y));
+  PetscCall(VecDuplicate(b, &e));
+  PetscCall(PCApply(pc, b, y));
+  PetscCall(PetscMalloc2(D->n, &ref, D->nv, &ord));
+  MakeOrder(D, "colored-lex", ord);
+  for (PetscInt i = 0; i < D->n; i++) ref[i] = 0.0;
+  PetscCall(VecGetArrayRead(b, &ba));
+  Sweep(D, ord, D->nv, ba, 0.5, ref);
+  PetscCall(VecRestoreArrayRead(b, &ba));
+  PetscCall(VecGetArray(e, &ea));
+  for (PetscInt i = 0; i < D->n; i++) ea[i] = ref[i];
+  PetscCall(VecRestoreArray(e, &ea));
+  PetscCall(RelativeDifference(y, e, &err));
+  PetscCall(CheckLessThan("options changed after PCSetUp (dense, damping 0.5) take effect", err, 1e-12));
+  PetscCall(PetscFree2(ref, ord));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&e));
+  PetscCall(PCDestroy(&pc));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   PetscInt    dim = 2, k = 2, cells[3] = {4, 3, 3}, n = 3;
@@ -268,8 +313,31 @@ int main(int argc, char **argv)
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   {
     /* -no_brick: the smoother on a matrix that does not come from a brick must stop with a clear error */
-    PetscBool nobrick = PETSC_FALSE;
+    PetscBool nobrick = PETSC_FALSE, foreign = PETSC_FALSE;
     PetscCall(PetscOptionsGetBool(NULL, NULL, "-no_brick", &nobrick, NULL));
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-foreign_pmat", &foreign, NULL));
+    if (foreign) { /* a copy of the brick's assembled operator, scaled: not the brick's operator */
+      DM        dmf;
+      Mat       Af, B;
+      PC        pc;
+      PetscInt  c2[3] = {3, 3, 1};
+      PetscReal lo[3] = {0, 0, 0}, up[3] = {1, 1, 1};
+      PetscCall(CreateBrick(2, c2, lo, up, 2, 0, &dmf));
+      PetscCall(DMBrickCreateOperator(dmf, MATAIJ, &Af));
+      PetscCall(MatDuplicate(Af, MAT_COPY_VALUES, &B));
+      PetscCall(MatScale(B, 2.0));
+      PetscCall(PCCreate(PETSC_COMM_WORLD, &pc));
+      PetscCall(PCSetType(pc, "vertexpatch"));
+      PetscCall(PCSetOperators(pc, B, B));
+      PetscCall(PCSetDM(pc, dmf));
+      PetscCall(PCSetUp(pc));
+      PetscCall(PCDestroy(&pc));
+      PetscCall(MatDestroy(&B));
+      PetscCall(MatDestroy(&Af));
+      PetscCall(DMDestroy(&dmf));
+      PetscCall(PetscFinalize());
+      return 0;
+    }
     if (nobrick) {
       Mat B;
       PC  pc;
@@ -337,6 +405,9 @@ int main(int argc, char **argv)
   PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_schedule single -pc_vertexpatch_ordering zcurve", "zcurve", 1.0, PETSC_FALSE, 1e-12, b, x0));
   PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_schedule single -pc_vertexpatch_ordering hierarchical", "hierarchical", 1.0, PETSC_FALSE, 1e-12, b, x0));
   PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_schedule batched -pc_vertexpatch_batch_size 2", "batched-2", 1.0, PETSC_FALSE, 1e-12, b, x0));
+  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_schedule batched -pc_vertexpatch_batch_size 2 -pc_vertexpatch_ordering hierarchical", "batched-2-hierarchical", 1.0, PETSC_FALSE, 1e-12, b, x0));
+  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_schedule batched -pc_vertexpatch_batch_size 2147483647", "colored-lex", 1.0, PETSC_FALSE, 1e-12, b, x0));
+  PetscCall(CheckReconfigure(dm, A, &D, b));
   PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_type additive", "lex", w, PETSC_TRUE, 1e-12, b, x0));
   PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_type additive -pc_vertexpatch_residual global -pc_vertexpatch_local_solver dense", "lex", w, PETSC_TRUE, 1e-12, b, x0));
   PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_type additive -pc_vertexpatch_damping 0.3", "lex", 0.3, PETSC_TRUE, 1e-12, b, x0));

@@ -372,6 +372,9 @@ PetscErrorCode DMBrickCreateOperator(DM dm, MatType type, Mat *A)
     PetscCall(brick->op.assemble(dm, *A));
     PetscCall(MatSetDM(*A, dm));
   }
+  /* lets a consumer (PCVERTEXPATCH) check that a matrix is this brick's operator (the DM does not hold the
+     matrix, so the reference makes no cycle) */
+  PetscCall(PetscObjectCompose((PetscObject)*A, "DMBrick_operator_of", (PetscObject)dm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -39,6 +39,9 @@ static PetscErrorCode PCSetFromOptions_VertexPatch(PC pc, PetscOptionItems *Pets
   PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
   PetscInt        e;
 
+  PetscBool      set;
+  PC_VertexPatch before = *vp;
+
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "Vertex-patch smoother options");
   e = vp->type;
@@ -59,10 +62,15 @@ static PetscErrorCode PCSetFromOptions_VertexPatch(PC pc, PetscOptionItems *Pets
   e            = vp->precision;
   PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_precision", "Precision of the patch work: double or single (vectors stay double)", PCVertexPatchPrecisions, &e));
   vp->precision = (PCVertexPatchPrecision)e;
-  PetscCall(PetscOptionsReal("-pc_vertexpatch_damping", "Damping of the patch corrections (default: 1 multiplicative, 1/2^d additive)", "PCVERTEXPATCH", vp->damping, &vp->damping, NULL));
+  PetscCall(PetscOptionsReal("-pc_vertexpatch_damping", "Damping of the patch corrections (default: 1 multiplicative, 1/2^d additive)", "PCVERTEXPATCH", vp->damping, &vp->damping, &set));
+  PetscCheck(!set || (vp->damping > 0 && !PetscIsInfOrNanReal(vp->damping)), PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_vertexpatch_damping %g: must be a positive number", (double)vp->damping);
   PetscCall(PetscOptionsBool("-pc_vertexpatch_reverse", "Sweep colors and patches in reverse order (as post-smoother after a forward pre-smoother: a symmetric V-cycle)", "PCVERTEXPATCH", vp->reverse, &vp->reverse, NULL));
   PetscCall(PetscOptionsInt("-pc_vertexpatch_batch_size", "Patches per batch of the batched schedule", "PCVERTEXPATCH", vp->batch_size, &vp->batch_size, NULL));
   PetscOptionsHeadEnd();
+  /* options changed after setup: set up again before the next application */
+  if (pc->setupcalled && (before.type != vp->type || before.solver != vp->solver || before.residual != vp->residual || before.schedule != vp->schedule || before.ordering != vp->ordering || before.precision != vp->precision ||
+                          before.damping != vp->damping || before.batch_size != vp->batch_size || before.reverse != vp->reverse))
+    pc->setupcalled = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -74,7 +82,6 @@ static PetscErrorCode PCVertexPatchCheckOptions(PC pc, PetscInt dim)
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(comm, &size));
-  PetscCheck(vp->damping < 0 || vp->damping > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-pc_vertexpatch_damping %g: must be positive", (double)vp->damping);
   PetscCheck(vp->batch_size >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-pc_vertexpatch_batch_size %" PetscInt_FMT ": must be at least 1", vp->batch_size);
   PetscCheck(vp->type == PC_VERTEXPATCH_MULTIPLICATIVE || vp->schedule == PC_VERTEXPATCH_COLORED, comm, PETSC_ERR_ARG_INCOMP, "-pc_vertexpatch_schedule %s with -pc_vertexpatch_type additive: an additive sweep has no order; allowed: colored",
              PCVertexPatchSchedules[vp->schedule]);
@@ -112,6 +119,13 @@ static PetscErrorCode PCSetUp_VertexPatch(PC pc)
     PetscCall(DMRestoreGlobalVector(dm, &v));
   }
   PetscCheck(nglobal == N, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_SIZ, "PCVERTEXPATCH: the operator has %" PetscInt_FMT " rows but the brick %" PetscInt_FMT " DoFs; the operator must be the brick's", N, nglobal);
+  {
+    /* the patch problems are built from the brick's operator, not from Pmat's entries: Pmat must be it */
+    PetscObject owner;
+    PetscCall(PetscObjectQuery((PetscObject)pc->pmat, "DMBrick_operator_of", &owner));
+    PetscCheck(owner == (PetscObject)dm, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_INCOMP,
+               "PCVERTEXPATCH: the preconditioning matrix must be the brick's own operator (DMCreateMatrix() or DMBrickCreateOperator()); the smoother builds its patch problems from the brick, not from the matrix entries");
+  }
   PetscCall(PCVertexPatchCheckOptions(pc, brick->dim));
   PetscCheck(brick->cells[0] > 1 && brick->cells[1] > 1 && (brick->dim == 2 || brick->cells[2] > 1), PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
              "PCVERTEXPATCH: the brick on level %" PetscInt_FMT " has a single cell along some direction, hence no interior vertex and no patch; use at least 2 cells per direction (-dm_brick_cells, or fewer -pc_mg_levels)", brick->level);
@@ -250,7 +264,9 @@ static PetscErrorCode PCDestroy_VertexPatch(PC pc)
    As a multigrid smoother use -mg_levels_ksp_type richardson -mg_levels_pc_type vertexpatch: the
    Richardson iteration then calls the smoother's own sweep (PCApplyRichardson), which forms residuals
    patch by patch from the current iterate. PCApply() is one sweep from a zero initial guess. The
-   multiplicative smoother is not symmetric: use GMRES (or FGMRES) around it, not CG. On a grid with a single
+   multiplicative smoother is not symmetric: use FGMRES or GMRES around it, not CG (or a symmetric V-cycle with
+   -pc_mg_distinct_smoothup and -mg_levels_up_pc_vertexpatch_reverse); in single precision the V-cycle is not a
+   fixed linear operator, so use a flexible method (FGMRES) or Richardson. On a grid with a single
    interior vertex (2^d cells) one sweep is an exact solve, so it also serves as the coarse solver.
 
    Level: intermediate

@@ -53,14 +53,15 @@ PetscInt PCVertexPatchWorkSize(const PC_VertexPatch *vp)
 
 /* One patch: r = (local residual of x and b) or (R_j of a global residual in rx), delta = A_j^-1 r,
    target[interior] += omega delta. */
-static PetscErrorCode VPProcessPatch(PC_VertexPatch *vp, const VPLayout *L, const PetscInt v[3], const PetscScalar *xa, const PetscScalar *ba, PetscBool local, PetscScalar *target, PetscScalar *work)
+/* Plain C (it runs inside OpenMP regions, where PETSc's error and stack machinery must not be used):
+   returns 0, or the LAPACK error code of the dense solve. */
+static int VPProcessPatch(const PC_VertexPatch *vp, const VPLayout *L, const PetscInt v[3], const PetscScalar *xa, const PetscScalar *ba, PetscBool local, PetscScalar *target, PetscScalar *work)
 {
   const PetscInt np = 2 * L->k + 1, ni = np - 2, dim = L->dim, nc = dim == 3 ? np * np * np : np * np, n = dim == 3 ? ni * ni * ni : ni * ni;
   PetscInt       off[3][VP_MAX_NP], m[3], interior[VP_MAX_NI * VP_MAX_NI * VP_MAX_NI];
   PetscScalar   *xbar = work, *bint = work + nc, *r = bint + n, *delta = r + n, *kw = delta + n;
   PetscInt       c = 0;
 
-  PetscFunctionBegin;
   VPClosureOffsets(L, v, off, m);
   /* interior nodes are never on the domain boundary: their offsets are all valid */
   for (PetscInt z = (dim == 3); z < m[2] - (dim == 3); z++)
@@ -79,8 +80,10 @@ static PetscErrorCode VPProcessPatch(PC_VertexPatch *vp, const VPLayout *L, cons
       for (PetscInt i = 0; i < n; i++) r[i] = bint[i];
     if (vp->solver == PC_VERTEXPATCH_FDM) VPPatchSolveFDM_d(&vp->op_d, r, delta, kw);
     else {
+      int info;
       for (PetscInt i = 0; i < n; i++) delta[i] = r[i];
-      PetscCall(VPPatchSolveDense(n, vp->dense, delta));
+      info = VPPatchSolveDense(n, vp->dense, delta);
+      if (info) return info;
     }
     for (PetscInt i = 0; i < n; i++) target[interior[i]] += vp->omega * delta[i];
   } else {
@@ -95,31 +98,34 @@ static PetscErrorCode VPProcessPatch(PC_VertexPatch *vp, const VPLayout *L, cons
     VPPatchSolveFDM_f(&vp->op_f, rf, df, wf);
     for (PetscInt i = 0; i < n; i++) target[interior[i]] += vp->omega * (PetscScalar)df[i];
   }
-  PetscFunctionReturn(PETSC_SUCCESS);
+  return 0;
 }
 
 /* Patches [start, end) of the processing order; the batched schedule runs them thread-parallel. */
 static PetscErrorCode VPProcessRange(PC_VertexPatch *vp, const VPLayout *L, PetscInt start, PetscInt end, const PetscScalar *xa, const PetscScalar *ba, PetscBool local, PetscScalar *target)
 {
   const PetscInt wsize = PCVertexPatchWorkSize(vp);
+  int            info  = 0;
 
   PetscFunctionBegin;
 #if defined(_OPENMP)
   if (vp->schedule == PC_VERTEXPATCH_BATCHED && vp->nthreads > 1) {
-    PetscErrorCode ierr = PETSC_SUCCESS;
-#  pragma omp parallel for schedule(static) reduction(max : ierr)
+    /* exactly the threads the work buffers were made for */
+#  pragma omp parallel for num_threads(vp->nthreads) schedule(static) reduction(max : info)
     for (PetscInt p = start; p < end; p++) {
-      PetscErrorCode e = VPProcessPatch(vp, L, &vp->vertex[3 * p], xa, ba, local, target, vp->work + omp_get_thread_num() * wsize);
-      if (e > ierr) ierr = e;
+      const int e = VPProcessPatch(vp, L, &vp->vertex[3 * p], xa, ba, local, target, vp->work + omp_get_thread_num() * wsize);
+      if (e > info) info = e;
     }
-    PetscCall(ierr);
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
+  } else
 #endif
-  for (PetscInt i = start; i < end; i++) {
-    const PetscInt p = vp->reverse ? start + end - 1 - i : i;
-    PetscCall(VPProcessPatch(vp, L, &vp->vertex[3 * p], xa, ba, local, target, vp->work));
+  {
+    for (PetscInt i = start; i < end && !info; i++) {
+      const PetscInt p = vp->reverse ? start + end - 1 - i : i;
+      info             = VPProcessPatch(vp, L, &vp->vertex[3 * p], xa, ba, local, target, vp->work);
+    }
   }
+  PetscCheck(!info, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK potrs failed on a patch: %d", info);
+  PetscCall(PetscLogFlops(vp->flops_per_patch * (end - start)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -159,7 +165,7 @@ PetscErrorCode PCVertexPatchSmooth(PC pc, Vec b, Vec x, PetscBool guesszero)
       if (local) PetscCall(DMGlobalToLocal(vp->dm, x, INSERT_VALUES, vp->xl));
       else {
         /* the global residual of the current iterate, once per color */
-        PetscCall(MatMult(pc->mat, x, vp->r));
+        PetscCall(MatMult(pc->pmat, x, vp->r));
         PetscCall(VecAYPX(vp->r, -1.0, b));
         PetscCall(DMGlobalToLocal(vp->dm, vp->r, INSERT_VALUES, vp->bl));
       }
@@ -192,7 +198,7 @@ PetscErrorCode PCVertexPatchAdditive(PC pc, Vec b, Vec x, Vec y)
   PetscCall(PetscLogEventBegin(PC_VertexPatchSmooth, pc, b, y, 0));
   PetscCall(VPGetLayout(vp, &L));
   if (x && !local) {
-    PetscCall(MatMult(pc->mat, x, vp->r));
+    PetscCall(MatMult(pc->pmat, x, vp->r));
     PetscCall(VecAYPX(vp->r, -1.0, b));
     PetscCall(DMGlobalToLocal(vp->dm, vp->r, INSERT_VALUES, vp->bl));
   } else PetscCall(DMGlobalToLocal(vp->dm, b, INSERT_VALUES, vp->bl));

@@ -86,6 +86,7 @@ typedef struct {
   Vec          xl, bl, dl;          /* local (ghosted) vectors */
   Vec          r;                   /* global residual (global residual variant, additive) */
   PetscReal    omega;               /* damping in use */
+  PetscLogDouble flops_per_patch;   /* for -log_view */
 } PC_VertexPatch;
 
 PETSC_INTERN PetscErrorCode PCVertexPatchSetUpPatchOperator(PC);
@@ -99,6 +100,6 @@ PETSC_INTERN void VPPatchResidual_d(const VPPatchOp_d *, const double *, const d
 PETSC_INTERN void VPPatchResidual_f(const VPPatchOp_f *, const float *, const float *, float *, float *);
 PETSC_INTERN void VPPatchSolveFDM_d(const VPPatchOp_d *, const double *, double *, double *);
 PETSC_INTERN void VPPatchSolveFDM_f(const VPPatchOp_f *, const float *, float *, float *);
-PETSC_INTERN PetscErrorCode VPPatchSolveDense(PetscInt, const PetscScalar *, PetscScalar *);
+PETSC_INTERN int VPPatchSolveDense(PetscInt, const PetscScalar *, PetscScalar *);
 
 PETSC_EXTERN PetscLogEvent PC_VertexPatchSetUp, PC_VertexPatchSmooth;

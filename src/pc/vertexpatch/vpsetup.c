@@ -88,6 +88,14 @@ PetscErrorCode PCVertexPatchSetUpPatchOperator(PC pc)
     for (PetscInt i = 0; i < ni; i++) vp->op_f.lambda[d][i] = (float)vp->op_d.lambda[d][i];
   }
 
+  {
+    /* flops of one patch: the rectangular residual (two contractions per term and direction, plus the update)
+       and the fast-diagonalization solve (2 dim contractions of ni x ni), or the dense triangular solves */
+    const PetscLogDouble NP = (PetscLogDouble)np, NI = (PetscLogDouble)ni, nint = dim == 2 ? NI * NI : NI * NI * NI;
+    const PetscLogDouble res = dim == 2 ? 2 * (2 * NI * NP * NP + 2 * NI * NI * NP) : 2 * (2 * NI * NP * NP * NP + 3 * NI * NI * NP * NP + 2 * NI * NI * NI * NP);
+    const PetscLogDouble fdm = 2 * dim * 2 * nint * NI + nint;
+    vp->flops_per_patch      = (vp->residual == PC_VERTEXPATCH_RESIDUAL_LOCAL ? res : 0) + (vp->solver == PC_VERTEXPATCH_FDM ? fdm : 2 * nint * nint) + 2 * nint;
+  }
   PetscCall(PetscFree(vp->dense));
   vp->op_d.dense = NULL;
   if (vp->solver == PC_VERTEXPATCH_DENSE) {
@@ -116,12 +124,12 @@ PetscErrorCode PCVertexPatchSetUpPatchOperator(PC pc)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Morton (Z-curve) key of a vertex: bits of x, y, z interleaved */
+/* Morton (Z-curve) key of a vertex: bits of x, y, z interleaved (18 bits per direction: 54 bits) */
 static PetscInt64 VPMortonKey(const PetscInt v[3])
 {
   PetscInt64 key = 0;
 
-  for (int bit = 0; bit < 20; bit++)
+  for (int bit = 0; bit < 18; bit++)
     for (int d = 0; d < 3; d++) key |= (PetscInt64)((v[d] >> bit) & 1) << (3 * bit + d);
   return key;
 }
@@ -181,18 +189,18 @@ PetscErrorCode PCVertexPatchSetUpSchedule(PC pc)
             break;
           case PC_VERTEXPATCH_HIERARCHICAL: {
             /* vertices that exist on coarser levels first (more trailing zero bits), Z-curve within a level */
-            PetscInt tz = 62;
+            PetscInt tz = 31;
             for (PetscInt d = 0; d < brick->dim; d++) {
               PetscInt t = 0;
-              while (t < 62 && !((v[d] >> t) & 1)) t++;
+              while (t < 31 && !((v[d] >> t) & 1)) t++;
               tz = PetscMin(tz, t);
             }
-            key = ((PetscInt64)(62 - tz) << 56) | VPMortonKey(v);
+            key = ((PetscInt64)(31 - tz) << 54) | VPMortonKey(v); /* level in bits 54..58 */
           } break;
           }
           if (vp->schedule != PC_VERTEXPATCH_SINGLE) {
             const PetscInt color = (x & 1) | ((y & 1) << 1) | ((z & 1) << 2);
-            key                  = (PetscInt64)color << 58 | (key & (((PetscInt64)1 << 58) - 1));
+            key                  = (PetscInt64)color << 59 | key; /* color in bits 59..61, above every ordering key */
           }
           items[p].key   = key;
           items[p].index = p;
@@ -214,13 +222,18 @@ PetscErrorCode PCVertexPatchSetUpSchedule(PC pc)
   /* batches of batch_size patches per color; batch b of every color is processed before batch b+1 */
   vp->nbatches = 1;
   if (vp->schedule == PC_VERTEXPATCH_BATCHED) {
-    for (PetscInt c = 0; c < vp->ncolors; c++) maxbatches = PetscMax(maxbatches, (vp->colorptr[c + 1] - vp->colorptr[c] + vp->batch_size - 1) / vp->batch_size);
+    const PetscInt bs = PetscMax(PetscMin(vp->batch_size, n), 1); /* larger batches are whole colors */
+    for (PetscInt c = 0; c < vp->ncolors; c++) {
+      const PetscInt count = vp->colorptr[c + 1] - vp->colorptr[c];
+      maxbatches           = PetscMax(maxbatches, count / bs + (count % bs != 0));
+    }
     vp->nbatches = PetscMax(maxbatches, 1);
   }
   PetscCall(PetscMalloc1(vp->ncolors * (vp->nbatches + 1), &vp->batchptr));
   for (PetscInt c = 0; c < vp->ncolors; c++)
     for (PetscInt b = 0; b <= vp->nbatches; b++) {
-      const PetscInt start                     = vp->colorptr[c] + (vp->schedule == PC_VERTEXPATCH_BATCHED ? b * vp->batch_size : (b ? vp->colorptr[c + 1] - vp->colorptr[c] : 0));
+      const PetscInt count                     = vp->colorptr[c + 1] - vp->colorptr[c];
+      const PetscInt start                     = vp->colorptr[c] + (vp->schedule == PC_VERTEXPATCH_BATCHED ? PetscMin(b * PetscMax(PetscMin(vp->batch_size, n), 1), count) : (b ? count : 0));
       vp->batchptr[c * (vp->nbatches + 1) + b] = PetscMin(start, vp->colorptr[c + 1]);
     }
   PetscFunctionReturn(PETSC_SUCCESS);
