@@ -2,7 +2,7 @@
 # tutorials/ex1 with its default vertex-patch multigrid against peers on the same problem, in one run:
 # PCMG with Chebyshev/Jacobi smoothing on the same matrix-free operators (ex1 -smoother chebyshev), and
 # algebraic multigrid on the assembled operator (PETSc's GAMG, and hypre's BoomerAMG where Debian's PETSc
-# has it). Relative residual 1e-9 (vertex patch: GMRES, true residual; others: CG, preconditioned residual,
+# has it). Relative residual 1e-9 (vertex patch: FGMRES, true residual; others: CG, preconditioned residual,
 # so the peers' stopping test is looser, not stricter). Reports iterations, setup and solve time.
 # Usage: make && bench/ex1_compare.sh > bench/results/ex1-compare-....md
 set -uo pipefail
@@ -26,7 +26,7 @@ for cfg in "2 2 8" "2 4 7" "3 2 5" "3 3 4"; do
   echo
   echo "| solver | DoFs | iterations | setup [s] | solve [s] | L2 error |"
   echo "|---|---|---|---|---|---|"
-  row "MG + vertex patch (ex1 default: GMRES, V(1,1), FDM)" $P
+  row "MG + vertex patch (ex1 default: FGMRES, FMG + V(1,1), FDM)" $P
   row "MG + Chebyshev/Jacobi (ex1 -smoother chebyshev: CG, V(2,2))" $P -smoother chebyshev
   row "GAMG on assembled AIJ (CG)" $P -smoother chebyshev -dm_mat_type aij -pc_type gamg
   row "hypre BoomerAMG on assembled AIJ (CG)" $P -smoother chebyshev -dm_mat_type aij -pc_type hypre
