@@ -24,6 +24,50 @@ J*/
 J*/
 #define PCVERTEXPATCH "vertexpatch"
 
+/* The choices of PCVERTEXPATCH (see its manual page); the name arrays hold the option values. */
+typedef enum {
+  PC_VERTEXPATCH_MULTIPLICATIVE,
+  PC_VERTEXPATCH_ADDITIVE
+} PCVertexPatchType;
+typedef enum {
+  PC_VERTEXPATCH_FDM,
+  PC_VERTEXPATCH_DENSE
+} PCVertexPatchLocalSolver;
+typedef enum {
+  PC_VERTEXPATCH_RESIDUAL_LOCAL,
+  PC_VERTEXPATCH_RESIDUAL_GLOBAL
+} PCVertexPatchResidual;
+typedef enum {
+  PC_VERTEXPATCH_COLORED,
+  PC_VERTEXPATCH_SINGLE,
+  PC_VERTEXPATCH_BATCHED
+} PCVertexPatchSchedule;
+typedef enum {
+  PC_VERTEXPATCH_LEXICOGRAPHIC,
+  PC_VERTEXPATCH_ZCURVE,
+  PC_VERTEXPATCH_HIERARCHICAL
+} PCVertexPatchOrdering;
+typedef enum {
+  PC_VERTEXPATCH_DOUBLE,
+  PC_VERTEXPATCH_SINGLE_PRECISION
+} PCVertexPatchPrecision;
+
+PETSC_EXTERN const char *const PCVertexPatchTypes[];
+PETSC_EXTERN const char *const PCVertexPatchLocalSolvers[];
+PETSC_EXTERN const char *const PCVertexPatchResiduals[];
+PETSC_EXTERN const char *const PCVertexPatchSchedules[];
+PETSC_EXTERN const char *const PCVertexPatchOrderings[];
+PETSC_EXTERN const char *const PCVertexPatchPrecisions[];
+
+PETSC_EXTERN PetscErrorCode PCVertexPatchSetType(PC, PCVertexPatchType);
+PETSC_EXTERN PetscErrorCode PCVertexPatchSetLocalSolver(PC, PCVertexPatchLocalSolver);
+PETSC_EXTERN PetscErrorCode PCVertexPatchSetResidual(PC, PCVertexPatchResidual);
+PETSC_EXTERN PetscErrorCode PCVertexPatchSetSchedule(PC, PCVertexPatchSchedule, PetscInt);
+PETSC_EXTERN PetscErrorCode PCVertexPatchSetOrdering(PC, PCVertexPatchOrdering);
+PETSC_EXTERN PetscErrorCode PCVertexPatchSetPrecision(PC, PCVertexPatchPrecision);
+PETSC_EXTERN PetscErrorCode PCVertexPatchSetDamping(PC, PetscReal);
+PETSC_EXTERN PetscErrorCode PCVertexPatchSetReverse(PC, PetscBool);
+
 /*E
    DMBrickFamily - continuity of the brick's finite element space
 

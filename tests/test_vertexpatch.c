@@ -259,8 +259,9 @@ static PetscErrorCode CheckVariant(DM dm, Mat A, const Dense *D, const char *opt
   PetscFunctionReturn(0);
 }
 
-/* options changed after setup take effect: set up with the defaults, then switch to dense and damping 0.5 */
-static PetscErrorCode CheckReconfigure(DM dm, Mat A, const Dense *D, Vec b)
+/* settings changed after setup take effect: set up with the defaults, then switch to dense and damping 0.5,
+   through the options database or through the PCVertexPatchSet* functions */
+static PetscErrorCode CheckReconfigure(DM dm, Mat A, const Dense *D, Vec b, PetscBool api)
 {
   PC                 pc;
   Vec                y, e;
@@ -277,8 +278,13 @@ static PetscErrorCode CheckReconfigure(DM dm, Mat A, const Dense *D, Vec b)
   PetscCall(PCSetDM(pc, dm));
   PetscCall(PCSetFromOptions(pc));
   PetscCall(PCSetUp(pc));
-  PetscCall(SetOptions("-pc_vertexpatch_local_solver dense -pc_vertexpatch_damping 0.5"));
-  PetscCall(PCSetFromOptions(pc));
+  if (api) {
+    PetscCall(PCVertexPatchSetLocalSolver(pc, PC_VERTEXPATCH_DENSE));
+    PetscCall(PCVertexPatchSetDamping(pc, 0.5));
+  } else {
+    PetscCall(SetOptions("-pc_vertexpatch_local_solver dense -pc_vertexpatch_damping 0.5"));
+    PetscCall(PCSetFromOptions(pc));
+  }
   PetscCall(VecDuplicate(b, &y));
   PetscCall(VecDuplicate(b, &e));
   PetscCall(PCApply(pc, b, y));
@@ -292,7 +298,7 @@ static PetscErrorCode CheckReconfigure(DM dm, Mat A, const Dense *D, Vec b)
   for (PetscInt i = 0; i < D->n; i++) ea[i] = ref[i];
   PetscCall(VecRestoreArray(e, &ea));
   PetscCall(RelativeDifference(y, e, &err));
-  PetscCall(CheckLessThan("options changed after PCSetUp (dense, damping 0.5) take effect", err, 1e-12));
+  PetscCall(CheckLessThan(api ? "PCVertexPatchSetLocalSolver/SetDamping after PCSetUp (dense, damping 0.5) take effect" : "options changed after PCSetUp (dense, damping 0.5) take effect", err, 1e-12));
   PetscCall(PetscFree2(ref, ord));
   PetscCall(VecDestroy(&y));
   PetscCall(VecDestroy(&e));
@@ -407,7 +413,8 @@ int main(int argc, char **argv)
   PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_schedule batched -pc_vertexpatch_batch_size 2", "batched-2", 1.0, PETSC_FALSE, 1e-12, b, x0));
   PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_schedule batched -pc_vertexpatch_batch_size 2 -pc_vertexpatch_ordering hierarchical", "batched-2-hierarchical", 1.0, PETSC_FALSE, 1e-12, b, x0));
   PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_schedule batched -pc_vertexpatch_batch_size 2147483647", "colored-lex", 1.0, PETSC_FALSE, 1e-12, b, x0));
-  PetscCall(CheckReconfigure(dm, A, &D, b));
+  PetscCall(CheckReconfigure(dm, A, &D, b, PETSC_FALSE));
+  PetscCall(CheckReconfigure(dm, A, &D, b, PETSC_TRUE));
   PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_type additive", "lex", w, PETSC_TRUE, 1e-12, b, x0));
   PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_type additive -pc_vertexpatch_residual global -pc_vertexpatch_local_solver dense", "lex", w, PETSC_TRUE, 1e-12, b, x0));
   PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_type additive -pc_vertexpatch_damping 0.3", "lex", 0.3, PETSC_TRUE, 1e-12, b, x0));

@@ -12,39 +12,7 @@
 #define VP_MAX_NP (2 * BRICK_MAX_DEGREE + 1) /* closure nodes of a patch per direction */
 #define VP_MAX_NI (2 * BRICK_MAX_DEGREE - 1) /* interior nodes of a patch per direction */
 
-typedef enum {
-  PC_VERTEXPATCH_MULTIPLICATIVE,
-  PC_VERTEXPATCH_ADDITIVE
-} PCVertexPatchType;
-typedef enum {
-  PC_VERTEXPATCH_FDM,
-  PC_VERTEXPATCH_DENSE
-} PCVertexPatchLocalSolver;
-typedef enum {
-  PC_VERTEXPATCH_RESIDUAL_LOCAL,
-  PC_VERTEXPATCH_RESIDUAL_GLOBAL
-} PCVertexPatchResidual;
-typedef enum {
-  PC_VERTEXPATCH_COLORED,
-  PC_VERTEXPATCH_SINGLE,
-  PC_VERTEXPATCH_BATCHED
-} PCVertexPatchSchedule;
-typedef enum {
-  PC_VERTEXPATCH_LEXICOGRAPHIC,
-  PC_VERTEXPATCH_ZCURVE,
-  PC_VERTEXPATCH_HIERARCHICAL
-} PCVertexPatchOrdering;
-typedef enum {
-  PC_VERTEXPATCH_DOUBLE,
-  PC_VERTEXPATCH_SINGLE_PRECISION
-} PCVertexPatchPrecision;
 
-PETSC_INTERN const char *const PCVertexPatchTypes[];
-PETSC_INTERN const char *const PCVertexPatchLocalSolvers[];
-PETSC_INTERN const char *const PCVertexPatchResiduals[];
-PETSC_INTERN const char *const PCVertexPatchSchedules[];
-PETSC_INTERN const char *const PCVertexPatchOrderings[];
-PETSC_INTERN const char *const PCVertexPatchPrecisions[];
 
 /* The operator of one patch, in one precision: closure-to-interior 1D matrices (ni x np) for the local
    residual, and the fast-diagonalization factors of the interior problem. */

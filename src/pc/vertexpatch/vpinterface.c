@@ -1,0 +1,203 @@
+/* Programmatic counterparts of the -pc_vertexpatch_* options. Each is a no-op on a PC of another type (as
+   PETSc's PCXXXSet functions are); a change after PCSetUp() makes the next application set up again. */
+#include "vpimpl.h"
+
+/* the data of a vertex-patch PC, or NULL for a PC of another type */
+static PetscErrorCode VPGetData(PC pc, PC_VertexPatch **vp)
+{
+  PetscBool is;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCVERTEXPATCH, &is));
+  *vp = is ? (PC_VertexPatch *)pc->data : NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* marks the PC for a new setup when a setting changed after the last one */
+static void VPChanged(PC pc, PetscBool changed)
+{
+  if (changed && pc->setupcalled) pc->setupcalled = 0;
+}
+
+/*@
+   PCVertexPatchSetType - multiplicative or additive subspace correction (-pc_vertexpatch_type)
+
+   Logically Collective
+
+   Level: intermediate
+
+.seealso: `PCVERTEXPATCH`, `PCVertexPatchSetDamping()`
+@*/
+PetscErrorCode PCVertexPatchSetType(PC pc, PCVertexPatchType type)
+{
+  PC_VertexPatch *vp = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(VPGetData(pc, &vp));
+  if (!vp) PetscFunctionReturn(PETSC_SUCCESS);
+  VPChanged(pc, (PetscBool)(vp->type != type));
+  vp->type = type;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+   PCVertexPatchSetLocalSolver - fast diagonalization or dense Cholesky on each patch (-pc_vertexpatch_local_solver)
+
+   Logically Collective
+
+   Level: intermediate
+
+.seealso: `PCVERTEXPATCH`
+@*/
+PetscErrorCode PCVertexPatchSetLocalSolver(PC pc, PCVertexPatchLocalSolver solver)
+{
+  PC_VertexPatch *vp = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(VPGetData(pc, &vp));
+  if (!vp) PetscFunctionReturn(PETSC_SUCCESS);
+  VPChanged(pc, (PetscBool)(vp->solver != solver));
+  vp->solver = solver;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+   PCVertexPatchSetResidual - residuals per patch inside the sweep, or one global product per color
+   (-pc_vertexpatch_residual)
+
+   Logically Collective
+
+   Level: intermediate
+
+.seealso: `PCVERTEXPATCH`
+@*/
+PetscErrorCode PCVertexPatchSetResidual(PC pc, PCVertexPatchResidual residual)
+{
+  PC_VertexPatch *vp = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(VPGetData(pc, &vp));
+  if (!vp) PetscFunctionReturn(PETSC_SUCCESS);
+  VPChanged(pc, (PetscBool)(vp->residual != residual));
+  vp->residual = residual;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+   PCVertexPatchSetSchedule - the order of the multiplicative sweep (-pc_vertexpatch_schedule,
+   -pc_vertexpatch_batch_size)
+
+   Logically Collective
+
+   Input Parameters:
++  pc         - the preconditioner
+.  schedule   - colored, single (sequential loop) or batched
+-  batch_size - patches per batch of the batched schedule (`PETSC_DEFAULT` keeps the current one)
+
+   Level: intermediate
+
+.seealso: `PCVERTEXPATCH`, `PCVertexPatchSetOrdering()`
+@*/
+PetscErrorCode PCVertexPatchSetSchedule(PC pc, PCVertexPatchSchedule schedule, PetscInt batch_size)
+{
+  PC_VertexPatch *vp = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(VPGetData(pc, &vp));
+  if (!vp) PetscFunctionReturn(PETSC_SUCCESS);
+  if (batch_size == PETSC_DEFAULT) batch_size = vp->batch_size;
+  PetscCheck(batch_size >= 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "Batch size %" PetscInt_FMT ": must be at least 1", batch_size);
+  VPChanged(pc, (PetscBool)(vp->schedule != schedule || vp->batch_size != batch_size));
+  vp->schedule   = schedule;
+  vp->batch_size = batch_size;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+   PCVertexPatchSetOrdering - lexicographic, Z-curve or hierarchical patch order (-pc_vertexpatch_ordering)
+
+   Logically Collective
+
+   Level: intermediate
+
+.seealso: `PCVERTEXPATCH`, `PCVertexPatchSetSchedule()`
+@*/
+PetscErrorCode PCVertexPatchSetOrdering(PC pc, PCVertexPatchOrdering ordering)
+{
+  PC_VertexPatch *vp = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(VPGetData(pc, &vp));
+  if (!vp) PetscFunctionReturn(PETSC_SUCCESS);
+  VPChanged(pc, (PetscBool)(vp->ordering != ordering));
+  vp->ordering = ordering;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+   PCVertexPatchSetPrecision - precision of the patch work; vectors stay double (-pc_vertexpatch_precision)
+
+   Logically Collective
+
+   Level: intermediate
+
+.seealso: `PCVERTEXPATCH`
+@*/
+PetscErrorCode PCVertexPatchSetPrecision(PC pc, PCVertexPatchPrecision precision)
+{
+  PC_VertexPatch *vp = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(VPGetData(pc, &vp));
+  if (!vp) PetscFunctionReturn(PETSC_SUCCESS);
+  VPChanged(pc, (PetscBool)(vp->precision != precision));
+  vp->precision = precision;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+   PCVertexPatchSetDamping - damping of the patch corrections (-pc_vertexpatch_damping); `PETSC_DEFAULT` restores
+   the default of the type (1 multiplicative, 1/2^d additive)
+
+   Logically Collective
+
+   Level: intermediate
+
+.seealso: `PCVERTEXPATCH`, `PCVertexPatchSetType()`
+@*/
+PetscErrorCode PCVertexPatchSetDamping(PC pc, PetscReal damping)
+{
+  PC_VertexPatch *vp = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(VPGetData(pc, &vp));
+  if (!vp) PetscFunctionReturn(PETSC_SUCCESS);
+  if (damping == (PetscReal)PETSC_DEFAULT) damping = -1.0;
+  else PetscCheck(damping > 0 && !PetscIsInfOrNanReal(damping), PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "Damping %g: must be a positive number", (double)damping);
+  VPChanged(pc, (PetscBool)(vp->damping != damping));
+  vp->damping = damping;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+   PCVertexPatchSetReverse - sweep colors and patches backwards (-pc_vertexpatch_reverse), e.g. as the
+   post-smoother of a symmetric V-cycle
+
+   Logically Collective
+
+   Level: intermediate
+
+.seealso: `PCVERTEXPATCH`
+@*/
+PetscErrorCode PCVertexPatchSetReverse(PC pc, PetscBool reverse)
+{
+  PC_VertexPatch *vp = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(VPGetData(pc, &vp));
+  if (!vp) PetscFunctionReturn(PETSC_SUCCESS);
+  VPChanged(pc, (PetscBool)(vp->reverse != reverse));
+  vp->reverse = reverse;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
