@@ -196,6 +196,8 @@ expect_error bad_vp_single_mpi "-pc_vertexpatch_schedule single runs on one MPI 
 expect_error bad_vp_dense_single "-pc_vertexpatch_local_solver dense is double precision only" $EX1 -mg_levels_pc_vertexpatch_local_solver dense -mg_levels_pc_vertexpatch_precision single
 expect_error bad_vp_no_patch "has a single cell along some direction, hence no interior vertex" $EX1 -dm_brick_cells 1,1 -dm_brick_degree 2 -pc_type vertexpatch
 expect_error bad_vp_not_brick "PCVERTEXPATCH needs the brick (DMBRICK) of its operator" ./tests/test_vertexpatch -no_brick
+expect_error bad_vp_setter_range "PCVertexPatchOrdering 7: out of range; allowed 0..2 (lexicographic ... hierarchical)" ./tests/test_vertexpatch -bad_setter
+expect_error bad_ex1_rhs "-rhs cosine: allowed sine, one" $EX1 -rhs cosine
 expect_error bad_ex1_smoother "-smoother jacobi: allowed vertexpatch, chebyshev" $EX1 -smoother jacobi
 
 echo "== memory: valgrind (Open MPI's own blocks suppressed) and PETSc's -malloc_dump"

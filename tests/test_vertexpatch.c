@@ -201,7 +201,7 @@ static PetscErrorCode SetOptions(const char *opts)
 }
 
 /* one PC configuration: PCApply (a sweep from zero) and PCApplyRichardson (one sweep from x0) vs the formulas */
-static PetscErrorCode CheckVariant(DM dm, Mat A, const Dense *D, const char *opts, const char *order, PetscReal omega, PetscBool additive, PetscReal tol, Vec b, Vec x0)
+static PetscErrorCode CheckVariant(DM dm, Mat A, const Dense *D, const char *opts, const char *order, PetscReal omega, PetscBool additive, PetscReal tol, Vec b, Vec x0, PetscErrorCode (*configure)(PC))
 {
   PC                          pc;
   Vec                         y, w, e;
@@ -220,6 +220,7 @@ static PetscErrorCode CheckVariant(DM dm, Mat A, const Dense *D, const char *opt
   PetscCall(PCSetOperators(pc, A, A));
   PetscCall(PCSetDM(pc, dm));
   PetscCall(PCSetFromOptions(pc));
+  if (configure) PetscCall((*configure)(pc)); /* the same configuration through the PCVertexPatchSet* functions */
   PetscCall(PCSetUp(pc));
   PetscCall(VecDuplicate(b, &y));
   PetscCall(VecDuplicate(b, &w));
@@ -246,7 +247,8 @@ static PetscErrorCode CheckVariant(DM dm, Mat A, const Dense *D, const char *opt
     PetscCall(VecRestoreArray(e, &ya));
     PetscCall(RelativeDifference(y, e, &err));
     PetscCall(VecNorm(e, NORM_2, &nrm));
-    PetscCall(PetscSNPrintf(what, sizeof(what), "%" PetscInt_FMT "D Q%" PetscInt_FMT " %s [%s] = explicit %s order, %s", D->dim, D->k, r ? "PCApplyRichardson" : "PCApply", opts, order, additive ? "additive sum" : "sequential sweep"));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "%" PetscInt_FMT "D Q%" PetscInt_FMT " %s [%s] = explicit %s order, %s", D->dim, D->k, r ? "PCApplyRichardson" : "PCApply", configure ? "PCVertexPatchSet* functions" : opts, order,
+                            additive ? "additive sum" : "sequential sweep"));
     PetscCall(CheckLessThan(what, err, tol));
   }
   PetscCall(VecRestoreArrayRead(b, &ba));
@@ -306,6 +308,38 @@ static PetscErrorCode CheckReconfigure(DM dm, Mat A, const Dense *D, Vec b, Pets
   PetscFunctionReturn(0);
 }
 
+/* configurations through the API, each equal to an options string checked above */
+static PetscErrorCode ApiAdditiveGlobal(PC pc)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PCVertexPatchSetType(pc, PC_VERTEXPATCH_ADDITIVE));
+  PetscCall(PCVertexPatchSetResidual(pc, PC_VERTEXPATCH_RESIDUAL_GLOBAL));
+  PetscCall(PCVertexPatchSetDamping(pc, 0.3));
+  PetscFunctionReturn(0);
+}
+static PetscErrorCode ApiSingleZcurveReverse(PC pc)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PCVertexPatchSetSchedule(pc, PC_VERTEXPATCH_SINGLE, PETSC_DEFAULT));
+  PetscCall(PCVertexPatchSetOrdering(pc, PC_VERTEXPATCH_ZCURVE));
+  PetscCall(PCVertexPatchSetReverse(pc, PETSC_TRUE));
+  PetscFunctionReturn(0);
+}
+static PetscErrorCode ApiBatchedHierarchical(PC pc)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PCVertexPatchSetSchedule(pc, PC_VERTEXPATCH_BATCHED, 2));
+  PetscCall(PCVertexPatchSetOrdering(pc, PC_VERTEXPATCH_HIERARCHICAL));
+  PetscFunctionReturn(0);
+}
+static PetscErrorCode ApiSinglePrecision(PC pc)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PCVertexPatchSetPrecision(pc, PC_VERTEXPATCH_SINGLE_PRECISION));
+  PetscCall(PCVertexPatchSetLocalSolver(pc, PC_VERTEXPATCH_FDM));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   PetscInt    dim = 2, k = 2, cells[3] = {4, 3, 3}, n = 3;
@@ -322,6 +356,20 @@ int main(int argc, char **argv)
     PetscBool nobrick = PETSC_FALSE, foreign = PETSC_FALSE;
     PetscCall(PetscOptionsGetBool(NULL, NULL, "-no_brick", &nobrick, NULL));
     PetscCall(PetscOptionsGetBool(NULL, NULL, "-foreign_pmat", &foreign, NULL));
+    {
+      PetscBool badsetter = PETSC_FALSE;
+      PetscCall(PetscOptionsGetBool(NULL, NULL, "-bad_setter", &badsetter, NULL));
+      if (badsetter) {
+        PC pc;
+        PetscCall(VPatchInitializePackage());
+        PetscCall(PCCreate(PETSC_COMM_WORLD, &pc));
+        PetscCall(PCSetType(pc, PCVERTEXPATCH));
+        PetscCall(PCVertexPatchSetOrdering(pc, (PCVertexPatchOrdering)7));
+        PetscCall(PCDestroy(&pc));
+        PetscCall(PetscFinalize());
+        return 0;
+      }
+    }
     if (foreign) { /* a copy of the brick's assembled operator, scaled: not the brick's operator */
       DM        dmf;
       Mat       Af, B;
@@ -400,26 +448,30 @@ int main(int argc, char **argv)
   PetscCall(VecSetRandom(x0, rnd));
 
   w = 1.0 / (1 << dim);
-  PetscCall(CheckVariant(dm, A, &D, "", "colored-lex", 1.0, PETSC_FALSE, 1e-12, b, x0));
-  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_local_solver dense", "colored-lex", 1.0, PETSC_FALSE, 1e-12, b, x0));
-  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_residual global", "colored-lex", 1.0, PETSC_FALSE, 1e-12, b, x0));
-  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_ordering zcurve", "colored-lex", 1.0, PETSC_FALSE, 1e-12, b, x0));
-  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_ordering hierarchical -pc_vertexpatch_damping 0.7", "colored-lex", 0.7, PETSC_FALSE, 1e-12, b, x0));
-  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_schedule single", "lex", 1.0, PETSC_FALSE, 1e-12, b, x0));
-  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_reverse", "colored-lex-reverse", 1.0, PETSC_FALSE, 1e-12, b, x0));
-  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_schedule single -pc_vertexpatch_ordering zcurve -pc_vertexpatch_reverse", "zcurve-reverse", 1.0, PETSC_FALSE, 1e-12, b, x0));
-  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_schedule single -pc_vertexpatch_ordering zcurve", "zcurve", 1.0, PETSC_FALSE, 1e-12, b, x0));
-  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_schedule single -pc_vertexpatch_ordering hierarchical", "hierarchical", 1.0, PETSC_FALSE, 1e-12, b, x0));
-  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_schedule batched -pc_vertexpatch_batch_size 2", "batched-2", 1.0, PETSC_FALSE, 1e-12, b, x0));
-  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_schedule batched -pc_vertexpatch_batch_size 2 -pc_vertexpatch_ordering hierarchical", "batched-2-hierarchical", 1.0, PETSC_FALSE, 1e-12, b, x0));
-  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_schedule batched -pc_vertexpatch_batch_size 2147483647", "colored-lex", 1.0, PETSC_FALSE, 1e-12, b, x0));
+  PetscCall(CheckVariant(dm, A, &D, "", "colored-lex", 1.0, PETSC_FALSE, 1e-12, b, x0, NULL));
+  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_local_solver dense", "colored-lex", 1.0, PETSC_FALSE, 1e-12, b, x0, NULL));
+  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_residual global", "colored-lex", 1.0, PETSC_FALSE, 1e-12, b, x0, NULL));
+  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_ordering zcurve", "colored-lex", 1.0, PETSC_FALSE, 1e-12, b, x0, NULL));
+  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_ordering hierarchical -pc_vertexpatch_damping 0.7", "colored-lex", 0.7, PETSC_FALSE, 1e-12, b, x0, NULL));
+  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_schedule single", "lex", 1.0, PETSC_FALSE, 1e-12, b, x0, NULL));
+  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_reverse", "colored-lex-reverse", 1.0, PETSC_FALSE, 1e-12, b, x0, NULL));
+  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_schedule single -pc_vertexpatch_ordering zcurve -pc_vertexpatch_reverse", "zcurve-reverse", 1.0, PETSC_FALSE, 1e-12, b, x0, NULL));
+  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_schedule single -pc_vertexpatch_ordering zcurve", "zcurve", 1.0, PETSC_FALSE, 1e-12, b, x0, NULL));
+  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_schedule single -pc_vertexpatch_ordering hierarchical", "hierarchical", 1.0, PETSC_FALSE, 1e-12, b, x0, NULL));
+  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_schedule batched -pc_vertexpatch_batch_size 2", "batched-2", 1.0, PETSC_FALSE, 1e-12, b, x0, NULL));
+  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_schedule batched -pc_vertexpatch_batch_size 2 -pc_vertexpatch_ordering hierarchical", "batched-2-hierarchical", 1.0, PETSC_FALSE, 1e-12, b, x0, NULL));
+  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_schedule batched -pc_vertexpatch_batch_size 2147483647", "colored-lex", 1.0, PETSC_FALSE, 1e-12, b, x0, NULL));
+  PetscCall(CheckVariant(dm, A, &D, "", "lex", 0.3, PETSC_TRUE, 1e-12, b, x0, ApiAdditiveGlobal));
+  PetscCall(CheckVariant(dm, A, &D, "", "zcurve-reverse", 1.0, PETSC_FALSE, 1e-12, b, x0, ApiSingleZcurveReverse));
+  PetscCall(CheckVariant(dm, A, &D, "", "batched-2-hierarchical", 1.0, PETSC_FALSE, 1e-12, b, x0, ApiBatchedHierarchical));
+  PetscCall(CheckVariant(dm, A, &D, "", "colored-lex", 1.0, PETSC_FALSE, 1e-5, b, x0, ApiSinglePrecision));
   PetscCall(CheckReconfigure(dm, A, &D, b, PETSC_FALSE));
   PetscCall(CheckReconfigure(dm, A, &D, b, PETSC_TRUE));
-  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_type additive", "lex", w, PETSC_TRUE, 1e-12, b, x0));
-  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_type additive -pc_vertexpatch_residual global -pc_vertexpatch_local_solver dense", "lex", w, PETSC_TRUE, 1e-12, b, x0));
-  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_type additive -pc_vertexpatch_damping 0.3", "lex", 0.3, PETSC_TRUE, 1e-12, b, x0));
-  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_precision single", "colored-lex", 1.0, PETSC_FALSE, 1e-5, b, x0));
-  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_precision single -pc_vertexpatch_type additive", "lex", w, PETSC_TRUE, 1e-5, b, x0));
+  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_type additive", "lex", w, PETSC_TRUE, 1e-12, b, x0, NULL));
+  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_type additive -pc_vertexpatch_residual global -pc_vertexpatch_local_solver dense", "lex", w, PETSC_TRUE, 1e-12, b, x0, NULL));
+  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_type additive -pc_vertexpatch_damping 0.3", "lex", 0.3, PETSC_TRUE, 1e-12, b, x0, NULL));
+  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_precision single", "colored-lex", 1.0, PETSC_FALSE, 1e-5, b, x0, NULL));
+  PetscCall(CheckVariant(dm, A, &D, "-pc_vertexpatch_precision single -pc_vertexpatch_type additive", "lex", w, PETSC_TRUE, 1e-5, b, x0, NULL));
 
   PetscCall(PetscFree2(D.A, D.v));
   PetscCall(VecDestroy(&b));

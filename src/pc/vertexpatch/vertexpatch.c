@@ -10,11 +10,11 @@ const char *const PCVertexPatchPrecisions[]   = {"double", "single", "PCVertexPa
 
 /* An enumerated option, read as a string so that a wrong value gets a message listing what is allowed.
    list: the names, then the enum name, the prefix and NULL (PETSc's enum-list convention). */
-static PetscErrorCode VPOptionsEnum(PetscOptionItems *PetscOptionsObject, PC pc, const char opt[], const char text[], const char *const list[], PetscInt *value)
+static PetscErrorCode VPOptionsEnum(PetscOptionItems *PetscOptionsObject, PC pc, const char opt[], const char text[], const char *const list[], PetscEnum current, PetscEnum *value, PetscBool *set)
 {
   char      buf[64], allowed[256] = "";
-  PetscBool set, match            = PETSC_FALSE;
-  PetscInt  n = 0;
+  PetscBool match = PETSC_FALSE;
+  PetscInt  n     = 0;
 
   PetscFunctionBegin;
   while (list[n]) n++;
@@ -23,54 +23,48 @@ static PetscErrorCode VPOptionsEnum(PetscOptionItems *PetscOptionsObject, PC pc,
     if (i) PetscCall(PetscStrlcat(allowed, ", ", sizeof(allowed)));
     PetscCall(PetscStrlcat(allowed, list[i], sizeof(allowed)));
   }
-  PetscCall(PetscStrncpy(buf, list[*value], sizeof(buf)));
-  PetscCall(PetscOptionsString(opt, text, "PCVERTEXPATCH", buf, buf, sizeof(buf), &set));
-  if (!set) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscStrncpy(buf, list[current], sizeof(buf)));
+  PetscCall(PetscOptionsString(opt, text, "PCVERTEXPATCH", buf, buf, sizeof(buf), set));
+  if (!*set) PetscFunctionReturn(PETSC_SUCCESS);
   for (PetscInt i = 0; i < n && !match; i++) {
     PetscCall(PetscStrcmp(buf, list[i], &match));
-    if (match) *value = i;
+    if (match) *value = (PetscEnum)i;
   }
   PetscCheck(match, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_UNKNOWN_TYPE, "%s %s: unknown value; allowed: %s", opt, buf, allowed);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* every option goes through its PCVertexPatchSet* function, which also marks the PC for a new setup when
+   a value changes after PCSetUp() */
 static PetscErrorCode PCSetFromOptions_VertexPatch(PC pc, PetscOptionItems *PetscOptionsObject)
 {
   PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
-  PetscInt        e;
-
-  PetscBool      set;
-  PC_VertexPatch before = *vp;
+  PetscEnum       e;
+  PetscReal       damping = vp->damping;
+  PetscInt        batch   = vp->batch_size;
+  PetscBool       set, reverse = vp->reverse;
 
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "Vertex-patch smoother options");
-  e = vp->type;
-  PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_type", "Subspace correction: multiplicative (colored) or additive", PCVertexPatchTypes, &e));
-  vp->type = (PCVertexPatchType)e;
-  e        = vp->solver;
-  PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_local_solver", "Local solver: fdm (fast diagonalization) or dense (Cholesky of the patch matrix)", PCVertexPatchLocalSolvers, &e));
-  vp->solver = (PCVertexPatchLocalSolver)e;
-  e          = vp->residual;
-  PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_residual", "Residual: local (per patch, fused with the solve) or global (one MatMult per color)", PCVertexPatchResiduals, &e));
-  vp->residual = (PCVertexPatchResidual)e;
-  e            = vp->schedule;
-  PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_schedule", "Order of the multiplicative sweep: colored, single (sequential loop), batched", PCVertexPatchSchedules, &e));
-  vp->schedule = (PCVertexPatchSchedule)e;
-  e            = vp->ordering;
-  PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_ordering", "Patch ordering: lexicographic, zcurve, hierarchical", PCVertexPatchOrderings, &e));
-  vp->ordering = (PCVertexPatchOrdering)e;
-  e            = vp->precision;
-  PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_precision", "Precision of the patch work: double or single (vectors stay double)", PCVertexPatchPrecisions, &e));
-  vp->precision = (PCVertexPatchPrecision)e;
-  PetscCall(PetscOptionsReal("-pc_vertexpatch_damping", "Damping of the patch corrections (default: 1 multiplicative, 1/2^d additive)", "PCVERTEXPATCH", vp->damping, &vp->damping, &set));
-  PetscCheck(!set || (vp->damping > 0 && !PetscIsInfOrNanReal(vp->damping)), PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_vertexpatch_damping %g: must be a positive number", (double)vp->damping);
-  PetscCall(PetscOptionsBool("-pc_vertexpatch_reverse", "Sweep colors and patches in reverse order (as post-smoother after a forward pre-smoother: a symmetric V-cycle)", "PCVERTEXPATCH", vp->reverse, &vp->reverse, NULL));
-  PetscCall(PetscOptionsInt("-pc_vertexpatch_batch_size", "Patches per batch of the batched schedule", "PCVERTEXPATCH", vp->batch_size, &vp->batch_size, NULL));
+  PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_type", "Subspace correction: multiplicative (colored) or additive", PCVertexPatchTypes, (PetscEnum)vp->type, &e, &set));
+  if (set) PetscCall(PCVertexPatchSetType(pc, (PCVertexPatchType)e));
+  PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_local_solver", "Local solver: fdm (fast diagonalization) or dense (Cholesky of the patch matrix)", PCVertexPatchLocalSolvers, (PetscEnum)vp->solver, &e, &set));
+  if (set) PetscCall(PCVertexPatchSetLocalSolver(pc, (PCVertexPatchLocalSolver)e));
+  PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_residual", "Residual: local (per patch, fused with the solve) or global (one MatMult per color)", PCVertexPatchResiduals, (PetscEnum)vp->residual, &e, &set));
+  if (set) PetscCall(PCVertexPatchSetResidual(pc, (PCVertexPatchResidual)e));
+  PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_ordering", "Patch ordering: lexicographic, zcurve, hierarchical", PCVertexPatchOrderings, (PetscEnum)vp->ordering, &e, &set));
+  if (set) PetscCall(PCVertexPatchSetOrdering(pc, (PCVertexPatchOrdering)e));
+  PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_precision", "Precision of the patch work: double or single (vectors stay double)", PCVertexPatchPrecisions, (PetscEnum)vp->precision, &e, &set));
+  if (set) PetscCall(PCVertexPatchSetPrecision(pc, (PCVertexPatchPrecision)e));
+  e = (PetscEnum)vp->schedule;
+  PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_schedule", "Order of the multiplicative sweep: colored, single (sequential loop), batched", PCVertexPatchSchedules, (PetscEnum)vp->schedule, &e, &set));
+  PetscCall(PetscOptionsInt("-pc_vertexpatch_batch_size", "Patches per batch of the batched schedule", "PCVertexPatchSetSchedule", batch, &batch, NULL));
+  PetscCall(PCVertexPatchSetSchedule(pc, (PCVertexPatchSchedule)e, batch));
+  PetscCall(PetscOptionsReal("-pc_vertexpatch_damping", "Damping of the patch corrections (default: 1 multiplicative, 1/2^d additive)", "PCVertexPatchSetDamping", damping, &damping, &set));
+  if (set) PetscCall(PCVertexPatchSetDamping(pc, damping));
+  PetscCall(PetscOptionsBool("-pc_vertexpatch_reverse", "Sweep colors and patches in reverse order (as post-smoother after a forward pre-smoother: a symmetric V-cycle)", "PCVertexPatchSetReverse", reverse, &reverse, NULL));
+  PetscCall(PCVertexPatchSetReverse(pc, reverse));
   PetscOptionsHeadEnd();
-  /* options changed after setup: set up again before the next application */
-  if (pc->setupcalled && (before.type != vp->type || before.solver != vp->solver || before.residual != vp->residual || before.schedule != vp->schedule || before.ordering != vp->ordering || before.precision != vp->precision ||
-                          before.damping != vp->damping || before.batch_size != vp->batch_size || before.reverse != vp->reverse))
-    pc->setupcalled = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -82,7 +76,6 @@ static PetscErrorCode PCVertexPatchCheckOptions(PC pc, PetscInt dim)
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(comm, &size));
-  PetscCheck(vp->batch_size >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-pc_vertexpatch_batch_size %" PetscInt_FMT ": must be at least 1", vp->batch_size);
   PetscCheck(vp->type == PC_VERTEXPATCH_MULTIPLICATIVE || vp->schedule == PC_VERTEXPATCH_COLORED, comm, PETSC_ERR_ARG_INCOMP, "-pc_vertexpatch_schedule %s with -pc_vertexpatch_type additive: an additive sweep has no order; allowed: colored",
              PCVertexPatchSchedules[vp->schedule]);
   PetscCheck(vp->schedule == PC_VERTEXPATCH_COLORED || vp->residual == PC_VERTEXPATCH_RESIDUAL_LOCAL, comm, PETSC_ERR_ARG_INCOMP,

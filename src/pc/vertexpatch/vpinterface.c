@@ -1,6 +1,7 @@
 /* Programmatic counterparts of the -pc_vertexpatch_* options. Each is a no-op on a PC of another type (as
    PETSc's PCXXXSet functions are); a change after PCSetUp() makes the next application set up again. */
 #include "vpimpl.h"
+#include <stddef.h>
 
 /* the data of a vertex-patch PC, or NULL for a PC of another type */
 static PetscErrorCode VPGetData(PC pc, PC_VertexPatch **vp)
@@ -20,6 +21,26 @@ static void VPChanged(PC pc, PetscBool changed)
   if (changed && pc->setupcalled) pc->setupcalled = 0;
 }
 
+/* sets the enum field at byte offset `offset` of the PC data, checking the value against the names of
+   `list` (PETSc's enum-list convention: names, enum name, prefix, NULL) */
+static PetscErrorCode VPSetEnum(PC pc, size_t offset, PetscEnum value, const char *const list[])
+{
+  PC_VertexPatch *vp = NULL;
+  PetscEnum      *field;
+  PetscInt        n = 0;
+
+  PetscFunctionBegin;
+  PetscCall(VPGetData(pc, &vp));
+  if (!vp) PetscFunctionReturn(PETSC_SUCCESS);
+  while (list[n]) n++;
+  n -= 2;
+  PetscCheck((PetscInt)value >= 0 && (PetscInt)value < n, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "%s %d: out of range; allowed 0..%" PetscInt_FMT " (%s ... %s)", list[n], (int)value, n - 1, list[0], list[n - 1]);
+  field = (PetscEnum *)((char *)vp + offset);
+  VPChanged(pc, (PetscBool)(*field != value));
+  *field = value;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@
    PCVertexPatchSetType - multiplicative or additive subspace correction (-pc_vertexpatch_type)
 
@@ -27,17 +48,12 @@ static void VPChanged(PC pc, PetscBool changed)
 
    Level: intermediate
 
-.seealso: `PCVERTEXPATCH`, `PCVertexPatchSetDamping()`
+.seealso: `PCVERTEXPATCH`
 @*/
 PetscErrorCode PCVertexPatchSetType(PC pc, PCVertexPatchType type)
 {
-  PC_VertexPatch *vp = NULL;
-
   PetscFunctionBegin;
-  PetscCall(VPGetData(pc, &vp));
-  if (!vp) PetscFunctionReturn(PETSC_SUCCESS);
-  VPChanged(pc, (PetscBool)(vp->type != type));
-  vp->type = type;
+  PetscCall(VPSetEnum(pc, offsetof(PC_VertexPatch, type), (PetscEnum)type, PCVertexPatchTypes));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -52,19 +68,13 @@ PetscErrorCode PCVertexPatchSetType(PC pc, PCVertexPatchType type)
 @*/
 PetscErrorCode PCVertexPatchSetLocalSolver(PC pc, PCVertexPatchLocalSolver solver)
 {
-  PC_VertexPatch *vp = NULL;
-
   PetscFunctionBegin;
-  PetscCall(VPGetData(pc, &vp));
-  if (!vp) PetscFunctionReturn(PETSC_SUCCESS);
-  VPChanged(pc, (PetscBool)(vp->solver != solver));
-  vp->solver = solver;
+  PetscCall(VPSetEnum(pc, offsetof(PC_VertexPatch, solver), (PetscEnum)solver, PCVertexPatchLocalSolvers));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /*@
-   PCVertexPatchSetResidual - residuals per patch inside the sweep, or one global product per color
-   (-pc_vertexpatch_residual)
+   PCVertexPatchSetResidual - residuals per patch inside the sweep, or one global product per color (-pc_vertexpatch_residual)
 
    Logically Collective
 
@@ -74,13 +84,40 @@ PetscErrorCode PCVertexPatchSetLocalSolver(PC pc, PCVertexPatchLocalSolver solve
 @*/
 PetscErrorCode PCVertexPatchSetResidual(PC pc, PCVertexPatchResidual residual)
 {
-  PC_VertexPatch *vp = NULL;
-
   PetscFunctionBegin;
-  PetscCall(VPGetData(pc, &vp));
-  if (!vp) PetscFunctionReturn(PETSC_SUCCESS);
-  VPChanged(pc, (PetscBool)(vp->residual != residual));
-  vp->residual = residual;
+  PetscCall(VPSetEnum(pc, offsetof(PC_VertexPatch, residual), (PetscEnum)residual, PCVertexPatchResiduals));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+   PCVertexPatchSetOrdering - lexicographic, Z-curve or hierarchical patch order (-pc_vertexpatch_ordering)
+
+   Logically Collective
+
+   Level: intermediate
+
+.seealso: `PCVERTEXPATCH`
+@*/
+PetscErrorCode PCVertexPatchSetOrdering(PC pc, PCVertexPatchOrdering ordering)
+{
+  PetscFunctionBegin;
+  PetscCall(VPSetEnum(pc, offsetof(PC_VertexPatch, ordering), (PetscEnum)ordering, PCVertexPatchOrderings));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+   PCVertexPatchSetPrecision - precision of the patch work; vectors stay double (-pc_vertexpatch_precision)
+
+   Logically Collective
+
+   Level: intermediate
+
+.seealso: `PCVERTEXPATCH`
+@*/
+PetscErrorCode PCVertexPatchSetPrecision(PC pc, PCVertexPatchPrecision precision)
+{
+  PetscFunctionBegin;
+  PetscCall(VPSetEnum(pc, offsetof(PC_VertexPatch, precision), (PetscEnum)precision, PCVertexPatchPrecisions));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -104,55 +141,12 @@ PetscErrorCode PCVertexPatchSetSchedule(PC pc, PCVertexPatchSchedule schedule, P
   PC_VertexPatch *vp = NULL;
 
   PetscFunctionBegin;
+  PetscCall(VPSetEnum(pc, offsetof(PC_VertexPatch, schedule), (PetscEnum)schedule, PCVertexPatchSchedules));
   PetscCall(VPGetData(pc, &vp));
-  if (!vp) PetscFunctionReturn(PETSC_SUCCESS);
-  if (batch_size == PETSC_DEFAULT) batch_size = vp->batch_size;
-  PetscCheck(batch_size >= 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "Batch size %" PetscInt_FMT ": must be at least 1", batch_size);
-  VPChanged(pc, (PetscBool)(vp->schedule != schedule || vp->batch_size != batch_size));
-  vp->schedule   = schedule;
+  if (!vp || batch_size == PETSC_DEFAULT) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(batch_size >= 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_vertexpatch_batch_size %" PetscInt_FMT ": must be at least 1", batch_size);
+  VPChanged(pc, (PetscBool)(vp->batch_size != batch_size));
   vp->batch_size = batch_size;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/*@
-   PCVertexPatchSetOrdering - lexicographic, Z-curve or hierarchical patch order (-pc_vertexpatch_ordering)
-
-   Logically Collective
-
-   Level: intermediate
-
-.seealso: `PCVERTEXPATCH`, `PCVertexPatchSetSchedule()`
-@*/
-PetscErrorCode PCVertexPatchSetOrdering(PC pc, PCVertexPatchOrdering ordering)
-{
-  PC_VertexPatch *vp = NULL;
-
-  PetscFunctionBegin;
-  PetscCall(VPGetData(pc, &vp));
-  if (!vp) PetscFunctionReturn(PETSC_SUCCESS);
-  VPChanged(pc, (PetscBool)(vp->ordering != ordering));
-  vp->ordering = ordering;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/*@
-   PCVertexPatchSetPrecision - precision of the patch work; vectors stay double (-pc_vertexpatch_precision)
-
-   Logically Collective
-
-   Level: intermediate
-
-.seealso: `PCVERTEXPATCH`
-@*/
-PetscErrorCode PCVertexPatchSetPrecision(PC pc, PCVertexPatchPrecision precision)
-{
-  PC_VertexPatch *vp = NULL;
-
-  PetscFunctionBegin;
-  PetscCall(VPGetData(pc, &vp));
-  if (!vp) PetscFunctionReturn(PETSC_SUCCESS);
-  VPChanged(pc, (PetscBool)(vp->precision != precision));
-  vp->precision = precision;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -174,7 +168,7 @@ PetscErrorCode PCVertexPatchSetDamping(PC pc, PetscReal damping)
   PetscCall(VPGetData(pc, &vp));
   if (!vp) PetscFunctionReturn(PETSC_SUCCESS);
   if (damping == (PetscReal)PETSC_DEFAULT) damping = -1.0;
-  else PetscCheck(damping > 0 && !PetscIsInfOrNanReal(damping), PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "Damping %g: must be a positive number", (double)damping);
+  else PetscCheck(damping > 0 && !PetscIsInfOrNanReal(damping), PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_vertexpatch_damping %g: must be a positive number", (double)damping);
   VPChanged(pc, (PetscBool)(vp->damping != damping));
   vp->damping = damping;
   PetscFunctionReturn(PETSC_SUCCESS);
