@@ -31,7 +31,8 @@ typedef enum {
 } PCVertexPatchType;
 typedef enum {
   PC_VERTEXPATCH_FDM,
-  PC_VERTEXPATCH_DENSE
+  PC_VERTEXPATCH_DENSE,
+  PC_VERTEXPATCH_SEPARABLE_DENSE
 } PCVertexPatchLocalSolver;
 typedef enum {
   PC_VERTEXPATCH_RESIDUAL_LOCAL,
@@ -84,6 +85,10 @@ PETSC_EXTERN const char *const DMBrickFamilies[];
 
 /* A scalar function of a point: used for right-hand sides, exact solutions and interpolation. */
 typedef PetscErrorCode (*DMBrickPointFunction)(PetscInt dim, const PetscReal x[], PetscScalar *value, void *ctx);
+/* the Hessian H[d*dim+e] = d^2 u / dx_d dx_e of a function at x */
+/* the gradient g[d] = du/dx_d of a function at x */
+typedef PetscErrorCode (*DMBrickGradientFunction)(PetscInt dim, const PetscReal x[], PetscReal g[], void *ctx);
+typedef PetscErrorCode (*DMBrickHessianFunction)(PetscInt dim, const PetscReal x[], PetscScalar H[], void *ctx);
 
 PETSC_EXTERN PetscErrorCode VPatchInitializePackage(void);
 PETSC_EXTERN PetscErrorCode VPatchFinalizePackage(void);
@@ -106,3 +111,5 @@ PETSC_EXTERN PetscErrorCode DMBrickCreateInterpolation(DM, DM, MatType, Mat *);
 PETSC_EXTERN PetscErrorCode DMBrickInterpolateFunction(DM, DMBrickPointFunction, void *, Vec);
 PETSC_EXTERN PetscErrorCode DMBrickComputeLoadVector(DM, DMBrickPointFunction, void *, Vec);
 PETSC_EXTERN PetscErrorCode DMBrickComputeL2Error(DM, Vec, DMBrickPointFunction, void *, PetscReal *);
+PETSC_EXTERN PetscErrorCode DMBrickComputeBrokenH2Error(DM, Vec, DMBrickHessianFunction, void *, PetscReal *);
+PETSC_EXTERN PetscErrorCode DMBrickC0IPAddNormalDerivative(DM, DMBrickGradientFunction, void *, Vec);

@@ -41,7 +41,7 @@ expect_error() { # name text command...
 }
 
 # value of "iterations N" and "L2 error E" in an ex1 log
-its_of() { awk '/iterations/{for (i = 1; i < NF; i++) if ($i == "iterations") print $(i + 1)}' "$1"; }
+its_of() { awk '/iterations/{for (i = 1; i < NF; i++) if ($i == "iterations" && $(i + 1) ~ /^[0-9]+$/) print $(i + 1)}' "$1"; }
 err_of() { awk '/^L2 error/{print $3}' "$1"; }
 
 echo "== operators and transfer (random vectors vs assembled, exact identities)"
@@ -141,6 +141,78 @@ paper() { # dim L k expected
 k=1; for want in 7 5 3 3 3 2 2 2; do paper 2 6 $k $want; k=$((k + 1)); done
 k=1; for want in 6 5 3 3 3; do paper 3 3 $k $want; k=$((k + 1)); done
 
+echo "== C0IP biharmonic (seed 000): operator, vertex-patch smoothers, convergence orders, ranks, iteration regression"
+EX2=./tutorials/ex2
+ctest c0ip_operator_2d_k2-8 ./tests/test_c0ip -dim 2 -kmin 2 -kmax 8
+ctest c0ip_operator_3d_k2-4 ./tests/test_c0ip -dim 3 -kmin 2 -kmax 4
+ctest c0ip_operator_3d_k5-8_spd ./tests/test_c0ip -dim 3 -kmin 5 -kmax 8 -refine 0
+ctest c0ip_operator_2d_4ranks $MPI4 ./tests/test_c0ip -dim 2 -kmin 2 -kmax 6 -cells 4,6 -spd 0
+ctest c0ip_operator_3d_4ranks $MPI4 ./tests/test_c0ip -dim 3 -kmin 2 -kmax 3 -cells 4,4,4 -spd 0
+ctest c0ip_vertexpatch_2d_k2 ./tests/test_vertexpatch -dm_brick_operator c0ip -dim 2 -degree 2 -cells 5,4
+ctest c0ip_vertexpatch_2d_k3 ./tests/test_vertexpatch -dm_brick_operator c0ip -dim 2 -degree 3 -cells 6,5
+ctest c0ip_vertexpatch_3d_k2 ./tests/test_vertexpatch -dm_brick_operator c0ip -dim 3 -degree 2 -cells 5,4,4
+ctest c0ip_vertexpatch_coarse_2d_k4 ./tests/test_vertexpatch -dm_brick_operator c0ip -dim 2 -degree 4 -cells 2,2
+ctest c0ip_vertexpatch_coarse_3d_k3 ./tests/test_vertexpatch -dm_brick_operator c0ip -dim 3 -degree 3 -cells 2,2,2
+
+# orders over three refinements: L2 k+1 (2 for k = 2), broken H2 k-1 (ex2's clamped manufactured solution, and -rhs paper)
+conv2() { # dim k coarse-cells refinements...
+  local dim=$1 k=$2 cells=$3; shift 3
+  local rhs=${C0RHS:-sine2} r ok=0 l2="" h2="" detail wl2=$((k + 1))
+  local name="c0ip_order_${rhs}_${dim}d_k$k"
+  [ "$k" = 2 ] && wl2=2
+  for r in "$@"; do
+    $EX2 -rhs "$rhs" -dm_brick_dim "$dim" -dm_brick_cells "$cells" -dm_brick_degree "$k" -dm_brick_refine "$r" -ksp_rtol 1e-12 >"$OUT/$name.r$r.log" 2>&1 || ok=1
+    l2="$l2 $(awk '/^L2 error/{print $3}' "$OUT/$name.r$r.log")"
+    h2="$h2 $(awk '/^broken H2 error/{print $4}' "$OUT/$name.r$r.log")"
+  done
+  detail=$(echo "$l2 | $h2" | awk -v a="$wl2" -v b=$((k - 1)) -F'|' '{ n = split($1, e, " "); split($2, f, " "); bad = (n < 3); s = ""
+      for (i = 2; i <= n; i++) { o = log(e[i-1]/e[i])/log(2); p = log(f[i-1]/f[i])/log(2); s = s sprintf(" L2 %.2f H2 %.2f", o, p)
+        if (o < a - 0.2 || o > a + 0.3 || p < b - 0.1 || p > b + 0.2) bad = 1 }
+      print bad " orders" s " (want L2 " a ", H2 " b ")" }')
+  [ "${detail%% *}" = 0 ] || ok=1
+  printf '%s\n' "${detail#* }" >"$OUT/$name.log"
+  result "$name" $ok "${detail#* }"
+}
+for k in 2 3 4; do conv2 2 $k 2,2 2 3 4; done
+conv2 3 2 2,2,2 1 2 3
+conv2 3 3 2,2,2 1 2 3
+# seed 000's problem: u = prod sin(pi x_i), its boundary slope imposed weakly (DMBrickC0IPAddNormalDerivative)
+C0RHS=paper conv2 2 2 2,2 2 3 4
+C0RHS=paper conv2 2 3 2,2 2 3 4
+C0RHS=paper conv2 3 3 2,2,2 1 2 3
+
+# 1 vs 4 ranks: same iterations and L2 error (MVS with GMRES, AVS with CG); c0ip needs 3 coarse cells on the first rank of a split direction
+EX1_SAVE=$EX1; EX1=$EX2
+ranks c0ip_ranks_2d_k3_mvs -dm_brick_dim 2 -dm_brick_cells 6,6 -dm_brick_degree 3 -dm_brick_refine 2 -coarse lu -mg_coarse_pc_factor_mat_solver_type mumps
+ranks c0ip_ranks_2d_k2_avs -smoother avs -dm_brick_dim 2 -dm_brick_cells 6,8 -dm_brick_degree 2 -dm_brick_refine 2 -coarse lu -mg_coarse_pc_factor_mat_solver_type mumps
+ranks c0ip_ranks_3d_k2_mvs -dm_brick_dim 3 -dm_brick_cells 6,6,6 -dm_brick_degree 2 -dm_brick_refine 1 -coarse lu -mg_coarse_pc_factor_mat_solver_type mumps
+EX1=$EX1_SAVE
+
+# iteration regression (measured 2026-11-21; +-1 iteration): seed 000's setup, -rhs paper, fdm unless said
+c0its() { # name expected ex2-options...
+  local name=$1 want=$2 it; shift 2
+  $EX2 -rhs paper "$@" >"$OUT/$name.log" 2>&1
+  it=$(its_of "$OUT/$name.log")
+  [ -n "$it" ] && [ "$it" -ge $((want - 1)) ] && [ "$it" -le $((want + 1)) ]
+  result "$name" $? "$it iterations, expected $want ($(awk '/^fractional/{print "nu_frac " $4}' "$OUT/$name.log"))"
+}
+c0its c0ip_its_2d_k2_L5_mvs 12 -dm_brick_cells 2,2 -dm_brick_degree 2 -dm_brick_refine 4
+c0its c0ip_its_2d_k2_L5_avs 16 -smoother avs -dm_brick_cells 2,2 -dm_brick_degree 2 -dm_brick_refine 4
+c0its c0ip_its_2d_k4_L5_mvs_dense 4 -dm_brick_cells 2,2 -dm_brick_degree 4 -dm_brick_refine 4 -mg_levels_pc_vertexpatch_local_solver dense -mg_coarse_pc_vertexpatch_local_solver dense
+c0its c0ip_its_3d_k2_L3_mvs 9 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 2 -dm_brick_refine 2
+c0its c0ip_its_3d_k2_L3_avs 16 -smoother avs -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 2 -dm_brick_refine 2
+
+$EX2 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 2 -dm_brick_refine 2 -ksp_view >"$OUT/c0ip_views.log" 2>&1
+grep -q "brick c0ip: C0 interior penalty biharmonic, CG Q2 in 3D, level 2" "$OUT/c0ip_views.log" && grep -q "multiplicative vertex-patch Schwarz, local solver fdm, local residual, damping 0.7" "$OUT/c0ip_views.log" &&
+  grep -q "343 patches in 16 color(s), 27 interior / 729 closure DoFs per patch" "$OUT/c0ip_views.log"
+result c0ip_ksp_view $?
+expect_error c0ip_bad_degree_1 "-dm_brick_degree 1 with -dm_brick_operator c0ip: allowed degrees 2..8" $EX2 -dm_brick_degree 1
+expect_error c0ip_bad_avs_damping "-pc_vertexpatch_damping 0.: must be a positive number" $EX2 -smoother avs -mg_levels_pc_vertexpatch_damping 0
+expect_error c0ip_bad_avs_damping_negative "-pc_vertexpatch_damping -0.25: must be a positive number" $EX2 -smoother avs -mg_levels_pc_vertexpatch_damping -0.25
+expect_error c0ip_normal_derivative_laplace "DMBrickC0IPAddNormalDerivative() needs -dm_brick_operator c0ip, not laplace" $EX2 -dm_brick_operator laplace -rhs paper
+expect_error c0ip_bad_smoother "-smoother jacobi: allowed mvs, avs" $EX2 -smoother jacobi
+expect_error c0ip_bad_solver "-pc_vertexpatch_local_solver lu: unknown value; allowed: fdm, dense, separable_dense" $EX2 -mg_levels_pc_vertexpatch_local_solver lu
+
 echo "== the plugin route: a PETSc-only program gets the brick from -dll_append"
 $EX1 -help >"$OUT/help.log" 2>&1
 grep -q -- "-dm_brick_degree" "$OUT/help.log" && grep -q -- "-dm_brick_operator" "$OUT/help.log" && grep -q -- "-dm_brick_coarse_mat_type" "$OUT/help.log"
@@ -172,7 +244,7 @@ expect_error bad_cells_count "-dm_brick_cells needs 3 values" $EX1 -dm_brick_dim
 expect_error bad_dim "-dm_brick_dim 4: allowed 2 or 3" $EX1 -dm_brick_dim 4
 expect_error bad_coarsen_odd "3 cells along x cannot be halved; use fewer -pc_mg_levels" $EX1 -dm_brick_cells 3,4 -dm_brick_refine 0 -pc_mg_levels 2
 expect_error bad_coarsen_too_many "1 cells along x cannot be halved; use fewer -pc_mg_levels" $EX1 -dm_brick_cells 2,2 -dm_brick_degree 2 -dm_brick_refine 1 -pc_mg_levels 4
-expect_error bad_operator "-dm_brick_operator foo: unknown operator; allowed: laplace" $EX1 -dm_brick_operator foo
+expect_error bad_operator "-dm_brick_operator foo: unknown operator; allowed: laplace, c0ip" $EX1 -dm_brick_operator foo
 expect_error bad_family "-dm_brick_family xyz: unknown family; allowed: cg" $EX1 -dm_brick_family xyz
 expect_error bad_family_dg "-dm_brick_family dg is not supported yet; allowed: cg" $EX1 -dm_brick_family dg
 expect_error bad_domain "-dm_brick_domain: along x the upper end 0. is not above the lower end 1." $EX1 -dm_brick_domain 1,0,0,1
@@ -210,6 +282,10 @@ if command -v valgrind >/dev/null; then
   result valgrind_interp_3d $?
   $VG ./tests/test_vertexpatch -dim 3 -degree 2 -cells 3,2,2 >"$OUT/valgrind_vertexpatch.log" 2>&1
   result valgrind_vertexpatch_3d $?
+  $VG ./tests/test_vertexpatch -dm_brick_operator c0ip -dim 2 -degree 2 -cells 5,4 >"$OUT/valgrind_vertexpatch_c0ip.log" 2>&1
+  result valgrind_vertexpatch_c0ip_2d $?
+  $VG ./tutorials/ex2 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 2 -dm_brick_refine 1 -smoother avs >"$OUT/valgrind_ex2.log" 2>&1
+  result valgrind_ex2_3d_avs $?
 else
   result valgrind_available 1 "valgrind is not installed (scripts/setup-debian.sh installs it)"
 fi

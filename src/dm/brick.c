@@ -401,7 +401,8 @@ static PetscErrorCode DMDestroy_Brick(DM dm)
 .  -dm_brick_domain <x0,x1,y0,y1[,z0,z1]> - the box (default unit box)
 .  -dm_brick_degree <k>                  - polynomial degree, 1..8
 .  -dm_brick_family <cg>                 - continuous elements (dg: not supported yet)
-.  -dm_brick_operator <laplace>          - the operator `DMCreateMatrix()` returns
+.  -dm_brick_operator <laplace>          - the operator `DMCreateMatrix()` returns: laplace (Poisson, k >= 1) or c0ip (C0 interior
+                                          penalty biharmonic, clamped plate, k >= 2)
 .  -dm_brick_refine <n>                  - this brick is the coarse grid refined n times
 .  -dm_brick_coarse_mat_type <aij>       - matrix type of levels <= 0 (coarse solves need an assembled matrix)
 .  -dm_mat_type <shell>                  - matrix type of the finer levels: shell (matrix-free) or an assembled type

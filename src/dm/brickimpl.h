@@ -8,13 +8,50 @@
 
 #define BRICK_MAX_DEGREE 8
 
-/* What an operator ("laplace", later "c0ip", "sipg") tells the brick about itself. An operator is
+/* The kinds of 1D matrices an operator on a Cartesian brick is built from (see BrickLine). */
+typedef enum {
+  BRICK_LINE_MASS,       /* int phi_i phi_j */
+  BRICK_LINE_STIFFNESS,  /* int phi_i' phi_j' */
+  BRICK_LINE_BIHARMONIC, /* int phi_i'' phi_j'' plus the C0IP face terms of the 1D points (src/mat/c0ip.c) */
+  BRICK_LINE_NKINDS
+} BrickLineKind;
+
+/* The operator as a sum of Kronecker products of 1D matrices, A = sum_t coef[t] (x)_d G_d^{kind[t][d]}, with
+   G_d the 1D matrix of direction d over the whole 1D grid (BrickLine). Exact for constant coefficients on
+   the brick's Cartesian mesh. The vertex-patch smoother takes its patch problems from it; `separable` is
+   the kind whose Kronecker sum with masses, sum_d M (x) .. (x) G^separable_d (x) .. (x) M, is the part a
+   fast-diagonalization local solver inverts (exact when the form has only those terms). */
+#define BRICK_KRON_MAX_TERMS 6
+typedef struct {
+  PetscInt      nterms;
+  PetscReal     coef[BRICK_KRON_MAX_TERMS];
+  BrickLineKind kind[BRICK_KRON_MAX_TERMS][3];
+  BrickLineKind separable;
+} BrickKronForm;
+
+/* A banded 1D matrix for each kind over the full 1D grid of a direction, nodes 0..n-1 (boundary included):
+   entry (i, j), |i - j| <= bw, is a[kind][i*(2 bw + 1) + j - i + bw]; a[kind] is NULL for kinds not built. */
+typedef struct {
+  PetscInt   n, bw;
+  PetscReal *a[BRICK_LINE_NKINDS];
+} BrickLine;
+
+static inline PetscReal BrickLineEntry(const BrickLine *L, BrickLineKind kind, PetscInt i, PetscInt j)
+{
+  if (i < 0 || j < 0 || i >= L->n || j >= L->n || j - i > L->bw || i - j > L->bw) return 0.0;
+  return L->a[kind][i * (2 * L->bw + 1) + j - i + L->bw];
+}
+
+/* What an operator ("laplace", "c0ip", later "sipg") tells the brick about itself. An operator is
    registered by name with DMBrickRegisterOperator(); its setup function fills this table. */
 typedef struct {
-  PetscInt min_degree;                      /* smallest polynomial degree the discretization supports */
-  PetscInt ghost_cells;                     /* layers of neighbour cells a matrix-vector product reads: DMDA width = ghost_cells*k */
-  PetscErrorCode (*createshell)(DM, Mat *); /* matrix-free operator */
-  PetscErrorCode (*assemble)(DM, Mat);      /* fill a preallocated assembled matrix */
+  PetscInt  min_degree;                                          /* smallest polynomial degree the discretization supports */
+  PetscInt  ghost_cells;                                         /* layers of neighbour cells a matrix-vector product reads: DMDA width = ghost_cells*k */
+  PetscBool redblack;                                            /* patches of one parity class must also be red-black colored (2^(d+1) colors) */
+  PetscReal multiplicative_damping[4];                           /* default damping of the multiplicative smoother, by dimension */
+  PetscErrorCode (*createshell)(DM, Mat *);                      /* matrix-free operator */
+  PetscErrorCode (*assemble)(DM, Mat);                           /* fill a preallocated assembled matrix */
+  PetscErrorCode (*kronecker)(DM, BrickKronForm *, BrickLine[]); /* the Kronecker form and its 1D matrices (BrickLineDestroy) */
 } DMBrickOperatorOps;
 
 typedef struct {

@@ -59,3 +59,41 @@ PetscErrorCode BrickCellLocalIndices(DM dm, const PetscInt cell[], PetscInt idx[
       for (PetscInt i = 0; i < m[0]; i++, c++) idx[c] = (off[0][i] < 0 || off[1][b] < 0 || off[2][a] < 0) ? -1 : off[0][i] + off[1][b] + off[2][a];
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* BrickElementSecondDerivatives - the reference quantities of the C0IP operator on [0,1]:
+   H[i][j] = int_0^1 phi_i'' phi_j'' (exact with k Gauss points: degree 2k-4), and the end values
+   d1[e][i] = phi_i'(e), d2[e][i] = phi_i''(e) at e = 0 and 1. Second derivatives come from the
+   differentiation matrix D[a][j] = phi_j'(x_a) on the nodes: phi_j'' = sum_a phi_a' D[a][j], exact since
+   phi_j' is a polynomial of degree k-1. */
+PetscErrorCode BrickElementSecondDerivatives(PetscInt k, const PetscReal nodes[], PetscReal H[], PetscReal d1[2][BRICK_MAX_N], PetscReal d2[2][BRICK_MAX_N])
+{
+  const PetscInt n = k + 1;
+  PetscReal      D[BRICK_MAX_N * BRICK_MAX_N], x[BRICK_MAX_N + 2], w[BRICK_MAX_N + 2], der[(BRICK_MAX_N + 2) * BRICK_MAX_N], sec[(BRICK_MAX_N + 2) * BRICK_MAX_N], val[(BRICK_MAX_N + 2) * BRICK_MAX_N];
+  const PetscInt nq = n;
+
+  PetscFunctionBegin;
+  PetscCall(BrickBasisEvaluate(k, nodes, n, nodes, val, D));
+  /* quadrature points followed by the two end points */
+  PetscCall(PetscDTGaussQuadrature(nq, 0.0, 1.0, x, w));
+  x[nq]     = 0.0;
+  x[nq + 1] = 1.0;
+  PetscCall(BrickBasisEvaluate(k, nodes, nq + 2, x, val, der));
+  for (PetscInt q = 0; q < nq + 2; q++)
+    for (PetscInt j = 0; j < n; j++) {
+      PetscReal s = 0.0;
+      for (PetscInt a = 0; a < n; a++) s += der[q * n + a] * D[a * n + j];
+      sec[q * n + j] = s;
+    }
+  for (PetscInt i = 0; i < n; i++)
+    for (PetscInt j = 0; j < n; j++) {
+      PetscReal s = 0.0;
+      for (PetscInt q = 0; q < nq; q++) s += w[q] * sec[q * n + i] * sec[q * n + j];
+      H[i * n + j] = s;
+    }
+  for (PetscInt e = 0; e < 2; e++)
+    for (PetscInt i = 0; i < n; i++) {
+      d1[e][i] = der[(nq + e) * n + i];
+      d2[e][i] = sec[(nq + e) * n + i];
+    }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

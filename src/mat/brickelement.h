@@ -12,4 +12,16 @@ PETSC_INTERN PetscErrorCode BrickElementQuadrature(PetscInt, const PetscReal[], 
 /* Local (ghosted) index of every node of a cell, -1 on the boundary: the node order of a cell vector. */
 PETSC_INTERN PetscErrorCode BrickCellLocalIndices(DM, const PetscInt[], PetscInt[]);
 
+/* int phi_i'' phi_j'' on [0,1] and phi', phi'' at the end points 0 and 1 */
+PETSC_INTERN PetscErrorCode BrickElementSecondDerivatives(PetscInt, const PetscReal[], PetscReal[], PetscReal[2][BRICK_MAX_N], PetscReal[2][BRICK_MAX_N]);
+
+/* 1D matrices of the Kronecker forms (brickline.c) */
+PETSC_INTERN PetscErrorCode BrickLineCreate(DM, PetscInt, PetscBool, BrickLine *);
+PETSC_INTERN PetscErrorCode BrickLineDestroy(BrickLine *);
+PETSC_INTERN PetscReal      BrickC0IPPenalty(PetscInt);
+PETSC_INTERN PetscErrorCode BrickKronApplyBox(PetscInt, const BrickKronForm *, const BrickLine[], const BrickBox *, const PetscScalar[], const BrickBox *, PetscScalar[], PetscScalar[]);
+PETSC_INTERN PetscInt       BrickKronApplyWorkSize(PetscInt, const BrickBox *, const BrickBox *);
+PETSC_INTERN PetscReal      BrickKronEntry(PetscInt, const BrickKronForm *, const BrickLine[], const PetscInt[], const PetscInt[]);
+
 PETSC_INTERN PetscErrorCode DMBrickOperatorCreate_Laplace(DM);
+PETSC_INTERN PetscErrorCode DMBrickOperatorCreate_C0IP(DM);

@@ -216,3 +216,97 @@ PetscErrorCode DMBrickComputeL2Error(DM dm, Vec uh, DMBrickPointFunction exact, 
   *error = PetscSqrtReal(sum);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/*@C
+   DMBrickComputeBrokenH2Error - the broken H2 seminorm of u_h - u, ( sum_K || D^2 (u_h - u) ||_{L2(K)}^2 )^(1/2), the
+   cell part of the C0IP energy norm (it converges like h^(k-1) for smooth u)
+
+   Collective
+
+   Input Parameters:
++  dm      - the brick
+.  uh      - the global vector (interior nodal values; boundary values are zero)
+.  hessian - the Hessian of the exact solution
+-  ctx     - its context
+
+   Output Parameter:
+.  error - the broken H2 seminorm of the error
+
+   Level: intermediate
+
+.seealso: `DMBRICK`, `DMBrickComputeL2Error()`
+@*/
+PetscErrorCode DMBrickComputeBrokenH2Error(DM dm, Vec uh, DMBrickHessianFunction hessian, void *ctx, PetscReal *error)
+{
+  DM_Brick          *brick;
+  BrickQuadrature    q;
+  BrickBox           cells;
+  Vec                ul;
+  const PetscScalar *ula;
+  PetscScalar        ue[729], t1[1000], t2[1000], dq[6][1000];
+  PetscReal          D[BRICK_MAX_N * BRICK_MAX_N], val[BRICK_MAX_N * BRICK_MAX_N], der[(BRICK_MAX_N + 2) * BRICK_MAX_N], B1[3][(BRICK_MAX_N + 2) * BRICK_MAX_N], B2[3][(BRICK_MAX_N + 2) * BRICK_MAX_N];
+  PetscInt           idx[729], n, pairs[6][2], npairs = 0;
+  PetscReal          sum = 0.0;
+
+  PetscFunctionBegin;
+  PetscCall(DMBrickGetImpl_Private(dm, &brick));
+  PetscCall(BrickQuadratureSetUp(dm, &q));
+  n = brick->degree + 1;
+  /* first and second derivatives of the basis at the quadrature points, per direction (1/h and 1/h^2):
+     phi_j'' = sum_a phi_a' D[a][j], with D[a][j] = phi_j'(x_a) on the nodes */
+  PetscCall(BrickBasisEvaluate(brick->degree, brick->nodes, n, brick->nodes, val, D));
+  PetscCall(BrickBasisEvaluate(brick->degree, brick->nodes, q.nq, q.x, val, der));
+  for (PetscInt d = 0; d < brick->dim; d++)
+    for (PetscInt i = 0; i < q.nq; i++)
+      for (PetscInt j = 0; j < n; j++) {
+        PetscReal s = 0.0;
+        for (PetscInt a = 0; a < n; a++) s += der[i * n + a] * D[a * n + j];
+        B1[d][i * n + j] = der[i * n + j] / q.h[d];
+        B2[d][i * n + j] = s / (q.h[d] * q.h[d]);
+      }
+  for (PetscInt d = 0; d < brick->dim; d++)
+    for (PetscInt e = d; e < brick->dim; e++) {
+      pairs[npairs][0] = d;
+      pairs[npairs][1] = e;
+      npairs++;
+    }
+  PetscCall(DMBrickOwnedCellBox_Private(dm, &cells));
+  PetscCall(DMGetLocalVector(dm, &ul));
+  PetscCall(DMGlobalToLocal(dm, uh, INSERT_VALUES, ul));
+  PetscCall(VecGetArrayRead(ul, &ula));
+  for (PetscInt cz = cells.lo[2]; cz <= cells.hi[2]; cz++)
+    for (PetscInt cy = cells.lo[1]; cy <= cells.hi[1]; cy++)
+      for (PetscInt cx = cells.lo[0]; cx <= cells.hi[0]; cx++) {
+        const PetscInt cell[3] = {cx, cy, cz}, nloc = brick->dim == 2 ? n * n : n * n * n;
+        PetscCall(BrickCellLocalIndices(dm, cell, idx));
+        for (PetscInt i = 0; i < nloc; i++) ue[i] = idx[i] < 0 ? 0.0 : ula[idx[i]];
+        for (PetscInt p = 0; p < npairs; p++) {
+          /* d^2 u_h / dx_d dx_e: the second-derivative matrix in d if d = e, first derivatives in d and e otherwise */
+          PetscInt         ext[3] = {n, n, brick->dim == 3 ? n : 1};
+          const PetscReal *Bdir[3];
+          for (PetscInt d = 0; d < 3; d++) Bdir[d] = q.B;
+          if (pairs[p][0] == pairs[p][1]) Bdir[pairs[p][0]] = B2[pairs[p][0]];
+          else Bdir[pairs[p][0]] = B1[pairs[p][0]], Bdir[pairs[p][1]] = B1[pairs[p][1]];
+          BrickTensorApply1D(0, ext, q.nq, Bdir[0], ue, t1);
+          ext[0] = q.nq;
+          BrickTensorApply1D(1, ext, q.nq, Bdir[1], t1, brick->dim == 2 ? dq[p] : t2);
+          ext[1] = q.nq;
+          if (brick->dim == 3) BrickTensorApply1D(2, ext, q.nq, Bdir[2], t2, dq[p]);
+        }
+        for (PetscInt pt = 0; pt < q.npts; pt++) {
+          PetscReal   X[3], wJ;
+          PetscScalar H[9];
+          BrickQuadraturePoint(brick, &q, cell, pt, X, &wJ);
+          PetscCall((*hessian)(brick->dim, X, H, ctx));
+          for (PetscInt p = 0; p < npairs; p++) {
+            const PetscScalar e = dq[p][pt] - H[pairs[p][0] * brick->dim + pairs[p][1]];
+            sum += (pairs[p][0] == pairs[p][1] ? 1.0 : 2.0) * wJ * PetscRealPart(e * PetscConj(e));
+          }
+        }
+      }
+  PetscCall(VecRestoreArrayRead(ul, &ula));
+  PetscCall(DMRestoreLocalVector(dm, &ul));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)dm)));
+  *error = PetscSqrtReal(sum);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

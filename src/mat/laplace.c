@@ -231,15 +231,37 @@ static PetscErrorCode BrickLaplaceAssemble(DM dm, Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The Kronecker form sum_d M (x) .. (x) L_d (x) .. (x) M, for the vertex-patch smoother. */
+static PetscErrorCode BrickLaplaceKronecker(DM dm, BrickKronForm *form, BrickLine lines[])
+{
+  DM_Brick *brick = (DM_Brick *)dm->data;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(form, sizeof(*form)));
+  form->nterms = brick->dim;
+  for (PetscInt t = 0; t < brick->dim; t++) {
+    form->coef[t] = 1.0;
+    for (PetscInt d = 0; d < 3; d++) form->kind[t][d] = d == t ? BRICK_LINE_STIFFNESS : BRICK_LINE_MASS;
+  }
+  form->separable = BRICK_LINE_STIFFNESS;
+  for (PetscInt d = 0; d < 3; d++) {
+    if (d < brick->dim) PetscCall(BrickLineCreate(dm, d, PETSC_FALSE, &lines[d]));
+    else PetscCall(PetscMemzero(&lines[d], sizeof(lines[d])));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* -dm_brick_operator laplace: any degree, one layer of neighbour cells. */
 PetscErrorCode DMBrickOperatorCreate_Laplace(DM dm)
 {
   DM_Brick *brick = (DM_Brick *)dm->data;
 
   PetscFunctionBegin;
-  brick->op.min_degree  = 1;
-  brick->op.ghost_cells = 1;
-  brick->op.createshell = BrickLaplaceCreateShell;
-  brick->op.assemble    = BrickLaplaceAssemble;
+  brick->op.min_degree                = 1;
+  brick->op.ghost_cells               = 1;
+  brick->op.createshell               = BrickLaplaceCreateShell;
+  brick->op.assemble                  = BrickLaplaceAssemble;
+  brick->op.kronecker                 = BrickLaplaceKronecker;
+  brick->op.multiplicative_damping[2] = brick->op.multiplicative_damping[3] = 1.0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

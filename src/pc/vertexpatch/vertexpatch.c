@@ -2,7 +2,7 @@
 #include "vpimpl.h"
 
 const char *const PCVertexPatchTypes[]        = {"multiplicative", "additive", "PCVertexPatchType", "PC_VERTEXPATCH_", NULL};
-const char *const PCVertexPatchLocalSolvers[] = {"fdm", "dense", "PCVertexPatchLocalSolver", "PC_VERTEXPATCH_", NULL};
+const char *const PCVertexPatchLocalSolvers[] = {"fdm", "dense", "separable_dense", "PCVertexPatchLocalSolver", "PC_VERTEXPATCH_", NULL};
 const char *const PCVertexPatchResiduals[]    = {"local", "global", "PCVertexPatchResidual", "PC_VERTEXPATCH_RESIDUAL_", NULL};
 const char *const PCVertexPatchSchedules[]    = {"colored", "single", "batched", "PCVertexPatchSchedule", "PC_VERTEXPATCH_", NULL};
 const char *const PCVertexPatchOrderings[]    = {"lexicographic", "zcurve", "hierarchical", "PCVertexPatchOrdering", "PC_VERTEXPATCH_", NULL};
@@ -48,7 +48,9 @@ static PetscErrorCode PCSetFromOptions_VertexPatch(PC pc, PetscOptionItems *Pets
   PetscOptionsHeadBegin(PetscOptionsObject, "Vertex-patch smoother options");
   PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_type", "Subspace correction: multiplicative (colored) or additive", PCVertexPatchTypes, (PetscEnum)vp->type, &e, &set));
   if (set) PetscCall(PCVertexPatchSetType(pc, (PCVertexPatchType)e));
-  PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_local_solver", "Local solver: fdm (fast diagonalization) or dense (Cholesky of the patch matrix)", PCVertexPatchLocalSolvers, (PetscEnum)vp->solver, &e, &set));
+  PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_local_solver",
+                          "Local solver: fdm (fast diagonalization of the separable part), dense (Cholesky of the exact patch matrix), separable_dense (Cholesky of the separable part: reference for fdm)", PCVertexPatchLocalSolvers,
+                          (PetscEnum)vp->solver, &e, &set));
   if (set) PetscCall(PCVertexPatchSetLocalSolver(pc, (PCVertexPatchLocalSolver)e));
   PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_residual", "Residual: local (per patch, fused with the solve) or global (one MatMult per color)", PCVertexPatchResiduals, (PetscEnum)vp->residual, &e, &set));
   if (set) PetscCall(PCVertexPatchSetResidual(pc, (PCVertexPatchResidual)e));
@@ -60,7 +62,7 @@ static PetscErrorCode PCSetFromOptions_VertexPatch(PC pc, PetscOptionItems *Pets
   PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_schedule", "Order of the multiplicative sweep: colored, single (sequential loop), batched", PCVertexPatchSchedules, (PetscEnum)vp->schedule, &e, &set));
   PetscCall(PetscOptionsInt("-pc_vertexpatch_batch_size", "Patches per batch of the batched schedule", "PCVertexPatchSetSchedule", batch, &batch, NULL));
   PetscCall(PCVertexPatchSetSchedule(pc, (PCVertexPatchSchedule)e, batch));
-  PetscCall(PetscOptionsReal("-pc_vertexpatch_damping", "Damping of the patch corrections (default: 1 multiplicative, 1/2^d additive)", "PCVertexPatchSetDamping", damping, &damping, &set));
+  PetscCall(PetscOptionsReal("-pc_vertexpatch_damping", "Damping of the patch corrections (default: 1 multiplicative, 0.7 for c0ip in 3D; 1/2^d additive)", "PCVertexPatchSetDamping", damping, &damping, &set));
   if (set) PetscCall(PCVertexPatchSetDamping(pc, damping));
   PetscCall(PetscOptionsBool("-pc_vertexpatch_reverse", "Sweep colors and patches in reverse order (as post-smoother after a forward pre-smoother: a symmetric V-cycle)", "PCVertexPatchSetReverse", reverse, &reverse, NULL));
   PetscCall(PCVertexPatchSetReverse(pc, reverse));
@@ -68,8 +70,9 @@ static PetscErrorCode PCSetFromOptions_VertexPatch(PC pc, PetscOptionItems *Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode PCVertexPatchCheckOptions(PC pc, PetscInt dim)
+static PetscErrorCode PCVertexPatchCheckOptions(PC pc, const DM_Brick *brick)
 {
+  const PetscInt  dim  = brick->dim;
   PC_VertexPatch *vp   = (PC_VertexPatch *)pc->data;
   MPI_Comm        comm = PetscObjectComm((PetscObject)pc);
   PetscMPIInt     size;
@@ -81,8 +84,9 @@ static PetscErrorCode PCVertexPatchCheckOptions(PC pc, PetscInt dim)
   PetscCheck(vp->schedule == PC_VERTEXPATCH_COLORED || vp->residual == PC_VERTEXPATCH_RESIDUAL_LOCAL, comm, PETSC_ERR_ARG_INCOMP,
              "-pc_vertexpatch_schedule %s with -pc_vertexpatch_residual global would need a global residual per patch; allowed: -pc_vertexpatch_residual local, or -pc_vertexpatch_schedule colored", PCVertexPatchSchedules[vp->schedule]);
   PetscCheck(vp->schedule == PC_VERTEXPATCH_COLORED || size == 1, comm, PETSC_ERR_SUP, "-pc_vertexpatch_schedule %s runs on one MPI rank only (got %d); allowed in parallel: colored", PCVertexPatchSchedules[vp->schedule], size);
-  PetscCheck(vp->solver == PC_VERTEXPATCH_FDM || vp->precision == PC_VERTEXPATCH_DOUBLE, comm, PETSC_ERR_SUP, "-pc_vertexpatch_local_solver dense is double precision only; with -pc_vertexpatch_precision single use -pc_vertexpatch_local_solver fdm");
-  vp->omega = vp->damping > 0 ? vp->damping : (vp->type == PC_VERTEXPATCH_MULTIPLICATIVE ? 1.0 : 1.0 / (PetscReal)(1 << dim));
+  PetscCheck(vp->solver == PC_VERTEXPATCH_FDM || vp->precision == PC_VERTEXPATCH_DOUBLE, comm, PETSC_ERR_SUP, "-pc_vertexpatch_local_solver %s is double precision only; with -pc_vertexpatch_precision single use -pc_vertexpatch_local_solver fdm",
+             PCVertexPatchLocalSolvers[vp->solver]);
+  vp->omega = vp->damping > 0 ? vp->damping : (vp->type == PC_VERTEXPATCH_MULTIPLICATIVE ? brick->op.multiplicative_damping[dim] : 1.0 / (PetscReal)(1 << dim));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -91,7 +95,7 @@ static PetscErrorCode PCSetUp_VertexPatch(PC pc)
   PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
   DM              dm = pc->dm;
   DM_Brick       *brick;
-  PetscBool       isbrick, islaplace;
+  PetscBool       isbrick;
   PetscInt        nglobal, n, N;
 
   PetscFunctionBegin;
@@ -101,8 +105,7 @@ static PetscErrorCode PCSetUp_VertexPatch(PC pc)
   PetscCall(PetscObjectTypeCompare((PetscObject)dm, DMBRICK, &isbrick));
   PetscCheck(isbrick, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONG, "PCVERTEXPATCH works on the operators of a brick (DMBRICK), not on a DM of type %s", ((PetscObject)dm)->type_name);
   brick = (DM_Brick *)dm->data;
-  PetscCall(PetscStrcmp(brick->opname, "laplace", &islaplace));
-  PetscCheck(islaplace, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "PCVERTEXPATCH: -dm_brick_operator %s is not supported yet; allowed: laplace", brick->opname);
+  PetscCheck(brick->op.kronecker, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "PCVERTEXPATCH: -dm_brick_operator %s has no Kronecker form; allowed: laplace, c0ip", brick->opname);
   PetscCall(MatGetSize(pc->pmat, &N, NULL));
   PetscCall(MatGetLocalSize(pc->pmat, &n, NULL));
   {
@@ -119,7 +122,7 @@ static PetscErrorCode PCSetUp_VertexPatch(PC pc)
     PetscCheck(owner == (PetscObject)dm, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_INCOMP,
                "PCVERTEXPATCH: the preconditioning matrix must be the brick's own operator (DMCreateMatrix() or DMBrickCreateOperator()); the smoother builds its patch problems from the brick, not from the matrix entries");
   }
-  PetscCall(PCVertexPatchCheckOptions(pc, brick->dim));
+  PetscCall(PCVertexPatchCheckOptions(pc, brick));
   PetscCheck(brick->cells[0] > 1 && brick->cells[1] > 1 && (brick->dim == 2 || brick->cells[2] > 1), PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
              "PCVERTEXPATCH: the brick on level %" PetscInt_FMT " has a single cell along some direction, hence no interior vertex and no patch; use at least 2 cells per direction (-dm_brick_cells, or fewer -pc_mg_levels)", brick->level);
 
@@ -200,7 +203,7 @@ static PetscErrorCode PCView_VertexPatch(PC pc, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, ", precision %s%s\n", PCVertexPatchPrecisions[vp->precision], vp->reverse ? ", reverse order" : ""));
   PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
   if (vp->dm) {
-    const PetscInt ni = vp->op_d.ni, np = vp->op_d.np, dim = vp->op_d.dim;
+    const PetscInt ni = vp->op_d.ni, np = vp->op_d.ne, dim = vp->op_d.dim;
     PetscInt       total;
     PetscCallMPI(MPI_Allreduce(&vp->npatches, &total, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)pc)));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  %" PetscInt_FMT " patches in %" PetscInt_FMT " color(s), %" PetscInt_FMT " interior / %" PetscInt_FMT " closure DoFs per patch\n", total, vp->ncolors, dim == 3 ? ni * ni * ni : ni * ni,
@@ -222,7 +225,7 @@ static PetscErrorCode PCReset_VertexPatch(PC pc)
   PetscCall(PetscFree(vp->vertex));
   PetscCall(PetscFree(vp->colorptr));
   PetscCall(PetscFree(vp->batchptr));
-  PetscCall(PetscFree(vp->dense));
+  for (PetscInt i = 0; i < 27; i++) PetscCall(PetscFree(vp->dense[i]));
   PetscCall(PetscFree(vp->work));
   vp->npatches = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -239,14 +242,17 @@ static PetscErrorCode PCDestroy_VertexPatch(PC pc)
 /*MC
    PCVERTEXPATCH = "vertexpatch" - vertex-patch Schwarz smoother for the operators of a brick (DMBRICK):
    every interior vertex defines a patch of the 2^d cells around it; a local problem on the patch interior
-   is solved exactly (fast diagonalization, or a dense Cholesky factor as reference) and added to the
-   iterate, patch after patch (multiplicative, in 2^d colors of non-overlapping patches) or all at once
-   (additive, damped).
+   is solved (fast diagonalization of the separable part of the patch matrix, or a dense Cholesky factor)
+   and added to the iterate, patch after patch (multiplicative, in colors of independent patches: 2^d for
+   laplace, 2^(d+1) red-black for c0ip, whose residual reads the face neighbours of a patch) or all at
+   once (additive, damped). Works for every brick operator with a Kronecker form (laplace, c0ip).
 
    Options Database Keys:
 +  -pc_vertexpatch_type <multiplicative,additive>     - subspace correction
-.  -pc_vertexpatch_local_solver <fdm,dense>           - local solver
-.  -pc_vertexpatch_damping <w>                        - damping (default 1 multiplicative, 1/2^d additive)
+.  -pc_vertexpatch_local_solver <fdm,dense,separable_dense> - local solver: fast diagonalization of the separable part
+                                                       (exact for laplace, seed 000 eq. 28/29 for c0ip), Cholesky of the exact
+                                                       patch matrix, or Cholesky of the separable part (the reference of fdm)
+.  -pc_vertexpatch_damping <w>                        - damping (default 1 multiplicative (0.7 for c0ip in 3D), 1/2^d additive)
 .  -pc_vertexpatch_residual <local,global>            - residual per patch inside the sweep, or one MatMult per color
 .  -pc_vertexpatch_schedule <colored,single,batched>  - colored sweep, sequential loop, batches of colors (one rank)
 .  -pc_vertexpatch_batch_size <n>                     - patches per batch (batched schedule; OpenMP threads inside a batch)

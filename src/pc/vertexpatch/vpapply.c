@@ -9,7 +9,7 @@
 typedef struct {
   PetscInt gs[3], gw[3]; /* ghosted corner and widths of the local array (interior-node numbering) */
   PetscInt nk[3];        /* k N_d: full-grid index of the last (boundary) node */
-  PetscInt k, dim;
+  PetscInt k, dim, g;    /* degree, dimension, ghost cells of the operator (the closure reaches g cells from the vertex) */
 } VPLayout;
 
 static PetscErrorCode VPGetLayout(PC_VertexPatch *vp, VPLayout *L)
@@ -21,19 +21,20 @@ static PetscErrorCode VPGetLayout(PC_VertexPatch *vp, VPLayout *L)
   for (PetscInt d = 0; d < 3; d++) L->nk[d] = d < brick->dim ? brick->degree * brick->cells[d] : 1;
   L->k   = brick->degree;
   L->dim = brick->dim;
+  L->g   = brick->op.ghost_cells;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Offsets in the local array of the closure nodes of the patch of vertex v (-1: boundary node, zero). */
-static inline void VPClosureOffsets(const VPLayout *L, const PetscInt v[3], PetscInt off[3][VP_MAX_NP], PetscInt m[3])
+static inline void VPClosureOffsets(const VPLayout *L, const PetscInt v[3], PetscInt off[3][VP_MAX_NE], PetscInt m[3])
 {
   PetscInt stride = 1;
 
   for (PetscInt d = 0; d < 3; d++) {
     if (d < L->dim) {
-      m[d] = 2 * L->k + 1;
+      m[d] = 2 * L->g * L->k + 1;
       for (PetscInt a = 0; a < m[d]; a++) {
-        const PetscInt f = (v[d] - 1) * L->k + a;
+        const PetscInt f = (v[d] - L->g) * L->k + a;
         off[d][a]        = (f <= 0 || f >= L->nk[d]) ? -1 : (f - 1 - L->gs[d]) * stride;
       }
     } else {
@@ -44,11 +45,15 @@ static inline void VPClosureOffsets(const VPLayout *L, const PetscInt v[3], Pets
   }
 }
 
+/* per-thread scratch of VPProcessPatch: closure and interior arrays, the residual's contractions (three x
+   kinds, one xy and one result array), the solve, and the same again in float for single precision */
 PetscInt PCVertexPatchWorkSize(const PC_VertexPatch *vp)
 {
-  const PetscInt np = vp->op_d.np, big = vp->op_d.dim == 3 ? np * np * np : np * np;
+  const PetscInt ne = vp->op_d.ne, ni = vp->op_d.ni, dim = vp->op_d.dim;
+  const PetscInt nc = dim == 3 ? ne * ne * ne : ne * ne, nint = dim == 3 ? ni * ni * ni : ni * ni, nx = dim == 3 ? ni * ne * ne : ni * ne;
+  const PetscInt kernel = BRICK_LINE_NKINDS * nx + ni * ni * ne + 2 * nint + 2 * nint;
 
-  return 10 * big;
+  return 2 * (nc + 4 * nint + kernel);
 }
 
 /* One patch: r = (local residual of x and b) or (R_j of a global residual in rx), delta = A_j^-1 r,
@@ -57,32 +62,42 @@ PetscInt PCVertexPatchWorkSize(const PC_VertexPatch *vp)
    returns 0, or the LAPACK error code of the dense solve. */
 static int VPProcessPatch(const PC_VertexPatch *vp, const VPLayout *L, const PetscInt v[3], const PetscScalar *xa, const PetscScalar *ba, PetscBool local, PetscScalar *target, PetscScalar *work)
 {
-  const PetscInt np = 2 * L->k + 1, ni = np - 2, dim = L->dim, nc = dim == 3 ? np * np * np : np * np, n = dim == 3 ? ni * ni * ni : ni * ni;
-  PetscInt       off[3][VP_MAX_NP], m[3], interior[VP_MAX_NI * VP_MAX_NI * VP_MAX_NI];
+  const PetscInt ne = 2 * L->g * L->k + 1, ni = 2 * L->k - 1, dim = L->dim, nc = dim == 3 ? ne * ne * ne : ne * ne, n = dim == 3 ? ni * ni * ni : ni * ni;
+  const PetscInt ilo = vp->op_d.inner_lo, ihi = vp->op_d.inner_hi, first = (L->g - 1) * L->k + 1;
+  PetscInt       off[3][VP_MAX_NE], m[3], interior[VP_MAX_NI * VP_MAX_NI * VP_MAX_NI];
   PetscScalar   *xbar = work, *bint = work + nc, *r = bint + n, *delta = r + n, *kw = delta + n;
-  PetscInt       c = 0;
+  PetscInt       c      = 0;
+  int            cls[3] = {0, 0, 0};
 
+  for (PetscInt d = 0; d < dim; d++) cls[d] = (int)PCVertexPatchClass(v[d], L->nk[d] / L->k);
   VPClosureOffsets(L, v, off, m);
   /* interior nodes are never on the domain boundary: their offsets are all valid */
-  for (PetscInt z = (dim == 3); z < m[2] - (dim == 3); z++)
-    for (PetscInt y = 1; y < m[1] - 1; y++)
-      for (PetscInt x = 1; x < m[0] - 1; x++) interior[c++] = off[0][x] + off[1][y] + off[2][z];
+  for (PetscInt z = (dim == 3 ? first : 0); z < (dim == 3 ? first + ni : 1); z++)
+    for (PetscInt y = first; y < first + ni; y++)
+      for (PetscInt x = first; x < first + ni; x++) interior[c++] = off[0][x] + off[1][y] + off[2][z];
   for (PetscInt i = 0; i < n; i++) bint[i] = ba[interior[i]];
   if (local) {
+    /* the closure: the patch cells, and their face neighbours where the operator reads them (nodes outside
+       the patch cells in at most one direction); the rest is never multiplied by a non-zero and is left 0 so
+       that the sweep reads nothing another patch of the color may be writing */
     c = 0;
     for (PetscInt z = 0; z < m[2]; z++)
       for (PetscInt y = 0; y < m[1]; y++)
-        for (PetscInt x = 0; x < m[0]; x++, c++) xbar[c] = (off[0][x] < 0 || off[1][y] < 0 || off[2][z] < 0) ? 0.0 : xa[off[0][x] + off[1][y] + off[2][z]];
+        for (PetscInt x = 0; x < m[0]; x++, c++) {
+          const PetscInt outside = (x < ilo || x > ihi) + (y < ilo || y > ihi) + (dim == 3 && (z < ilo || z > ihi));
+          xbar[c]                = (outside > 1 || off[0][x] < 0 || off[1][y] < 0 || off[2][z] < 0) ? 0.0 : xa[off[0][x] + off[1][y] + off[2][z]];
+        }
   }
   if (vp->precision == PC_VERTEXPATCH_DOUBLE) {
-    if (local) VPPatchResidual_d(&vp->op_d, xbar, bint, r, kw);
+    if (local) VPPatchResidual_d(&vp->op_d, cls, xbar, bint, r, kw);
     else
       for (PetscInt i = 0; i < n; i++) r[i] = bint[i];
-    if (vp->solver == PC_VERTEXPATCH_FDM) VPPatchSolveFDM_d(&vp->op_d, r, delta, kw);
+    if (vp->solver == PC_VERTEXPATCH_FDM) VPPatchSolveFDM_d(&vp->op_d, cls, r, delta, kw);
     else {
-      int info;
+      const PetscInt key = vp->clsmap[0][cls[0]] + 3 * vp->clsmap[1][cls[1]] + 9 * vp->clsmap[2][cls[2]];
+      int            info;
       for (PetscInt i = 0; i < n; i++) delta[i] = r[i];
-      info = VPPatchSolveDense(n, vp->dense, delta);
+      info = VPPatchSolveDense(n, vp->dense[key], delta);
       if (info) return info;
     }
     for (PetscInt i = 0; i < n; i++) target[interior[i]] += vp->omega * delta[i];
@@ -92,10 +107,10 @@ static int VPProcessPatch(const PC_VertexPatch *vp, const VPLayout *L, const Pet
     if (local)
       for (PetscInt i = 0; i < nc; i++) xf[i] = (float)xbar[i];
     for (PetscInt i = 0; i < n; i++) bf[i] = (float)bint[i];
-    if (local) VPPatchResidual_f(&vp->op_f, xf, bf, rf, wf);
+    if (local) VPPatchResidual_f(&vp->op_f, cls, xf, bf, rf, wf);
     else
       for (PetscInt i = 0; i < n; i++) rf[i] = bf[i];
-    VPPatchSolveFDM_f(&vp->op_f, rf, df, wf);
+    VPPatchSolveFDM_f(&vp->op_f, cls, rf, df, wf);
     for (PetscInt i = 0; i < n; i++) target[interior[i]] += vp->omega * (PetscScalar)df[i];
   }
   return 0;

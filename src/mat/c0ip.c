@@ -1,0 +1,337 @@
+/* The C0 interior penalty (C0IP) biharmonic operator on a brick (seed 000, eq. 8), CG Q_k with k >= 2 and
+   clamped boundary conditions: u = 0 strongly (the brick's unknowns are the interior nodes) and du/dn = 0
+   weakly through the boundary faces.
+
+     a(u,v) = sum_K (D^2 u, D^2 v)_K + sum_e ( sigma_e [d_n u][d_n v] - {d_nn u}[d_n v] - [d_n u]{d_nn v} )_e
+
+   On the brick's Cartesian mesh the cell integrals are sum_d H_d (x) M (x) M + 2 sum_{d<e} L_d (x) L_e (x) M,
+   and the faces normal to d add a 1D face term times the tangential masses. Collecting per direction,
+   with B_d = (1D cell H/h^3 plus the 1D face terms) over the whole 1D grid (brickline.c),
+
+     2D: A = B_x (x) M_y + 2 L_x (x) L_y + M_x (x) B_y                                       (seed 000, eq. 23)
+     3D: A = B M M + M B M + M M B + 2 (L L M + M L L + L M L)                                 (eq. 25)
+
+   which the shell applies by banded sum factorization on the owned nodes, reading 2 cells of ghosts. */
+#include "brickelement.h"
+
+typedef struct {
+  DM            dm;
+  BrickKronForm form;
+  BrickLine     lines[3];
+  Vec           xl;         /* local (ghosted) copy of the input */
+  BrickBox      ibox, obox; /* nodes read (owned plus two cells, inside the grid) and owned nodes */
+  PetscScalar  *in, *out, *work;
+} BrickC0IP;
+
+static PetscErrorCode BrickC0IPKronecker(DM dm, BrickKronForm *form, BrickLine lines[])
+{
+  DM_Brick *brick = (DM_Brick *)dm->data;
+  PetscInt  t     = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(form, sizeof(*form)));
+  for (PetscInt d = 0; d < brick->dim; d++) {
+    form->coef[t] = 1.0;
+    for (PetscInt e = 0; e < 3; e++) form->kind[t][e] = e == d ? BRICK_LINE_BIHARMONIC : BRICK_LINE_MASS;
+    t++;
+  }
+  for (PetscInt d = 0; d < brick->dim; d++)
+    for (PetscInt e = d + 1; e < brick->dim; e++) {
+      form->coef[t] = 2.0;
+      for (PetscInt c = 0; c < 3; c++) form->kind[t][c] = (c == d || c == e) ? BRICK_LINE_STIFFNESS : BRICK_LINE_MASS;
+      t++;
+    }
+  form->nterms    = t;
+  form->separable = BRICK_LINE_BIHARMONIC;
+  for (PetscInt d = 0; d < 3; d++) {
+    if (d < brick->dim) PetscCall(BrickLineCreate(dm, d, PETSC_TRUE, &lines[d]));
+    else PetscCall(PetscMemzero(&lines[d], sizeof(lines[d])));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMult_BrickC0IP(Mat A, Vec x, Vec y)
+{
+  BrickC0IP         *ctx;
+  const PetscScalar *xl;
+  PetscScalar       *ya;
+  DM_Brick          *brick;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &ctx));
+  brick = (DM_Brick *)ctx->dm->data;
+  PetscCall(DMGlobalToLocal(ctx->dm, x, INSERT_VALUES, ctx->xl));
+  PetscCall(VecGetArrayRead(ctx->xl, &xl));
+  PetscCall(DMBrickLocalToBox_Private(ctx->dm, xl, &ctx->ibox, ctx->in));
+  PetscCall(VecRestoreArrayRead(ctx->xl, &xl));
+  PetscCall(BrickKronApplyBox(brick->dim, &ctx->form, ctx->lines, &ctx->ibox, ctx->in, &ctx->obox, ctx->out, ctx->work));
+  PetscCall(VecGetArray(y, &ya));
+  PetscCall(DMBrickBoxToGlobal_Private(ctx->dm, &ctx->obox, ctx->out, ya));
+  PetscCall(VecRestoreArray(y, &ya));
+  {
+    /* band contractions: about (4k+1) multiply-adds per point and direction for B, (2k+1) for M and L */
+    const PetscLogDouble k = brick->degree, pts = (PetscLogDouble)BrickBoxSize(&ctx->obox);
+    PetscCall(PetscLogFlops(2.0 * pts * ctx->form.nterms * brick->dim * (3 * k + 1)));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGetDiagonal_BrickC0IP(Mat A, Vec diag)
+{
+  BrickC0IP   *ctx;
+  DM_Brick    *brick;
+  PetscScalar *da;
+  PetscInt     p = 0;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &ctx));
+  brick = (DM_Brick *)ctx->dm->data;
+  for (PetscInt z = ctx->obox.lo[2]; z <= ctx->obox.hi[2]; z++)
+    for (PetscInt y = ctx->obox.lo[1]; y <= ctx->obox.hi[1]; y++)
+      for (PetscInt x = ctx->obox.lo[0]; x <= ctx->obox.hi[0]; x++, p++) {
+        const PetscInt f[3] = {x, y, z};
+        ctx->out[p]         = BrickKronEntry(brick->dim, &ctx->form, ctx->lines, f, f);
+      }
+  PetscCall(VecGetArray(diag, &da));
+  PetscCall(DMBrickBoxToGlobal_Private(ctx->dm, &ctx->obox, ctx->out, da));
+  PetscCall(VecRestoreArray(diag, &da));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatView_BrickC0IP(Mat A, PetscViewer viewer)
+{
+  BrickC0IP *ctx;
+  DM_Brick  *brick;
+  PetscBool  isascii;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
+  if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatShellGetContext(A, &ctx));
+  brick = (DM_Brick *)ctx->dm->data;
+  PetscCall(PetscViewerASCIIPrintf(
+      viewer, "brick c0ip: C0 interior penalty biharmonic, CG Q%" PetscInt_FMT " in %" PetscInt_FMT "D, level %" PetscInt_FMT ", penalty gamma = k(k+1) = %g (2 gamma on boundary faces), matrix-free (%" PetscInt_FMT " Kronecker terms)\n",
+      brick->degree, brick->dim, brick->level, (double)BrickC0IPPenalty(brick->degree), ctx->form.nterms));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode BrickC0IPDestroy(void *ptr)
+{
+  BrickC0IP *ctx = (BrickC0IP *)ptr;
+
+  PetscFunctionBegin;
+  for (PetscInt d = 0; d < 3; d++) PetscCall(BrickLineDestroy(&ctx->lines[d]));
+  PetscCall(PetscFree3(ctx->in, ctx->out, ctx->work));
+  PetscCall(VecDestroy(&ctx->xl));
+  PetscCall(DMDestroy(&ctx->dm));
+  PetscCall(PetscFree(ctx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* nodes a row of the owned box reaches: two cells either way, inside the grid */
+static PetscErrorCode BrickC0IPReadBox(DM dm, const BrickBox *obox, BrickBox *ibox)
+{
+  DM_Brick *brick = (DM_Brick *)dm->data;
+
+  PetscFunctionBegin;
+  *ibox = *obox;
+  for (PetscInt d = 0; d < brick->dim; d++) {
+    ibox->lo[d] = PetscMax(obox->lo[d] - 2 * brick->degree, 0);
+    ibox->hi[d] = PetscMin(obox->hi[d] + 2 * brick->degree, brick->degree * brick->cells[d]);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode BrickC0IPCreateShell(DM dm, Mat *A)
+{
+  BrickC0IP *ctx;
+  Vec        v;
+  PetscInt   m, M;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&ctx));
+  PetscCall(PetscObjectReference((PetscObject)dm));
+  ctx->dm = dm;
+  PetscCall(BrickC0IPKronecker(dm, &ctx->form, ctx->lines));
+  PetscCall(DMBrickOwnedNodeBox_Private(dm, &ctx->obox));
+  PetscCall(BrickC0IPReadBox(dm, &ctx->obox, &ctx->ibox));
+  PetscCall(PetscMalloc3(BrickBoxSize(&ctx->ibox), &ctx->in, BrickBoxSize(&ctx->obox), &ctx->out, BrickKronApplyWorkSize(3, &ctx->ibox, &ctx->obox), &ctx->work));
+  PetscCall(DMCreateLocalVector(dm, &ctx->xl));
+  PetscCall(DMGetGlobalVector(dm, &v));
+  PetscCall(VecGetLocalSize(v, &m));
+  PetscCall(VecGetSize(v, &M));
+  PetscCall(DMRestoreGlobalVector(dm, &v));
+  PetscCall(MatCreateShell(PetscObjectComm((PetscObject)dm), m, m, M, M, ctx, A));
+  PetscCall(MatShellSetContextDestroy(*A, BrickC0IPDestroy));
+  PetscCall(MatShellSetOperation(*A, MATOP_MULT, (void (*)(void))MatMult_BrickC0IP));
+  PetscCall(MatShellSetOperation(*A, MATOP_MULT_TRANSPOSE, (void (*)(void))MatMult_BrickC0IP));
+  PetscCall(MatShellSetOperation(*A, MATOP_GET_DIAGONAL, (void (*)(void))MatGetDiagonal_BrickC0IP));
+  PetscCall(MatShellSetOperation(*A, MATOP_VIEW, (void (*)(void))MatView_BrickC0IP));
+  PetscCall(MatShellSetVecType(*A, dm->vectype));
+  PetscCall(MatSetOption(*A, MAT_SYMMETRIC, PETSC_TRUE));
+  PetscCall(MatSetOption(*A, MAT_SPD, PETSC_TRUE));
+  PetscCall(MatSetDM(*A, dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Row by row from the Kronecker form: the columns of a row are the nodes within two cells of it that
+   some term couples (nonzero entries only, so a preallocator sees the true pattern). */
+static PetscErrorCode BrickC0IPAssemble(DM dm, Mat A)
+{
+  DM_Brick              *brick = (DM_Brick *)dm->data;
+  const PetscInt         k = brick->degree, maxcols = (4 * k + 1) * (4 * k + 1) * (brick->dim == 3 ? 4 * k + 1 : 1);
+  BrickKronForm          form;
+  BrickLine              lines[3];
+  BrickBox               obox;
+  ISLocalToGlobalMapping ltog;
+  PetscInt               gs[3], gw[3], *cols, row;
+  PetscScalar           *vals;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(DMBRICK_Assemble, dm, A, 0, 0));
+  PetscCall(BrickC0IPKronecker(dm, &form, lines));
+  PetscCall(DMBrickOwnedNodeBox_Private(dm, &obox));
+  PetscCall(DMGetLocalToGlobalMapping(brick->da, &ltog));
+  PetscCall(DMDAGetGhostCorners(brick->da, &gs[0], &gs[1], &gs[2], &gw[0], &gw[1], &gw[2]));
+  PetscCall(PetscMalloc2(maxcols, &cols, maxcols, &vals));
+  {
+    PetscBool assembled;
+    PetscCall(MatAssembled(A, &assembled));
+    if (assembled) PetscCall(MatZeroEntries(A));
+  }
+  for (PetscInt z = obox.lo[2]; z <= obox.hi[2]; z++)
+    for (PetscInt y = obox.lo[1]; y <= obox.hi[1]; y++)
+      for (PetscInt x = obox.lo[0]; x <= obox.hi[0]; x++) {
+        const PetscInt f[3]  = {x, y, z};
+        PetscInt       lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}, nc = 0;
+        for (PetscInt d = 0; d < brick->dim; d++) {
+          lo[d] = PetscMax(f[d] - 2 * k, 1);
+          hi[d] = PetscMin(f[d] + 2 * k, k * brick->cells[d] - 1);
+        }
+        for (PetscInt c = lo[2]; c <= hi[2]; c++)
+          for (PetscInt b = lo[1]; b <= hi[1]; b++)
+            for (PetscInt a = lo[0]; a <= hi[0]; a++) {
+              const PetscInt  g[3] = {a, b, c};
+              const PetscReal v    = BrickKronEntry(brick->dim, &form, lines, f, g);
+              if (v == 0.0) continue;
+              cols[nc] = (a - 1 - gs[0]) + gw[0] * ((b - 1 - gs[1]) + gw[1] * (brick->dim == 3 ? c - 1 - gs[2] : 0));
+              vals[nc] = v;
+              nc++;
+            }
+        row = (x - 1 - gs[0]) + gw[0] * ((y - 1 - gs[1]) + gw[1] * (brick->dim == 3 ? z - 1 - gs[2] : 0));
+        PetscCall(ISLocalToGlobalMappingApply(ltog, 1, &row, &row));
+        PetscCall(ISLocalToGlobalMappingApply(ltog, nc, cols, cols));
+        PetscCall(MatSetValues(A, 1, &row, nc, cols, vals, INSERT_VALUES));
+      }
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatSetOption(A, MAT_SYMMETRIC, PETSC_TRUE));
+  PetscCall(PetscFree2(cols, vals));
+  for (PetscInt d = 0; d < 3; d++) PetscCall(BrickLineDestroy(&lines[d]));
+  PetscCall(PetscLogEventEnd(DMBRICK_Assemble, dm, A, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* -dm_brick_operator c0ip: degrees 2..8, two layers of neighbour cells (the face neighbours of a patch's
+   cells), 2^(d+1) colors for the multiplicative smoother, damping 1 (2D) and 0.7 (3D) as in seed 000. */
+PetscErrorCode DMBrickOperatorCreate_C0IP(DM dm)
+{
+  DM_Brick *brick = (DM_Brick *)dm->data;
+
+  PetscFunctionBegin;
+  brick->op.min_degree                = 2;
+  brick->op.ghost_cells               = 2;
+  brick->op.redblack                  = PETSC_TRUE;
+  brick->op.multiplicative_damping[2] = 1.0;
+  brick->op.multiplicative_damping[3] = 0.7;
+  brick->op.createshell               = BrickC0IPCreateShell;
+  brick->op.assemble                  = BrickC0IPAssemble;
+  brick->op.kronecker                 = BrickC0IPKronecker;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+   DMBrickC0IPAddNormalDerivative - adds to a load vector the weak (Nitsche) terms of prescribed boundary slopes
+   du/dn = grad w . n for the C0IP operator (-dm_brick_operator c0ip): b_i += int_{boundary} (grad w . n)
+   (sigma d_n phi_i - d_nn phi_i), with sigma = 2 k(k+1)/h the boundary penalty. With w = 0 on the boundary
+   (the brick's value condition) the discrete problem approximates the plate with u = 0 and du/dn = grad w . n,
+   e.g. the test problem of seed 000 (u = prod sin(pi x_i), whose slope on the boundary is not zero).
+
+   Collective
+
+   Input Parameters:
++  dm       - the brick (operator c0ip)
+.  gradient - the gradient of a function w whose normal component is the prescribed slope
+.  ctx      - its context
+-  b        - the load vector to add to
+
+   Level: intermediate
+
+.seealso: `DMBRICK`, `DMBrickComputeLoadVector()`
+@*/
+PetscErrorCode DMBrickC0IPAddNormalDerivative(DM dm, DMBrickGradientFunction gradient, void *ctx, Vec b)
+{
+  DM_Brick    *brick;
+  PetscBool    isc0ip;
+  PetscReal    H[BRICK_MAX_N * BRICK_MAX_N], d1[2][BRICK_MAX_N], d2[2][BRICK_MAX_N], h[3], xq[BRICK_MAX_N + 2], wq[BRICK_MAX_N + 2], Bq[(BRICK_MAX_N + 2) * BRICK_MAX_N];
+  PetscInt     n, nq, idx[729];
+  Vec          bl;
+  PetscScalar *bla;
+  BrickBox     cells;
+
+  PetscFunctionBegin;
+  PetscCall(DMBrickGetImpl_Private(dm, &brick));
+  PetscCall(PetscStrcmp(brick->opname, "c0ip", &isc0ip));
+  PetscCheck(isc0ip, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONG, "DMBrickC0IPAddNormalDerivative() needs -dm_brick_operator c0ip, not %s", brick->opname);
+  n  = brick->degree + 1;
+  nq = brick->degree + 2;
+  PetscCall(BrickElementSecondDerivatives(brick->degree, brick->nodes, H, d1, d2));
+  PetscCall(BrickElementQuadrature(brick->degree, brick->nodes, nq, xq, wq, Bq));
+  PetscCall(DMBrickCellSize_Private(dm, h));
+  PetscCall(DMBrickOwnedCellBox_Private(dm, &cells));
+  PetscCall(DMGetLocalVector(dm, &bl));
+  PetscCall(VecZeroEntries(bl));
+  PetscCall(VecGetArray(bl, &bla));
+  for (PetscInt d = 0; d < brick->dim; d++)
+    for (PetscInt side = 0; side < 2; side++) {
+      const PetscInt  layer = side ? brick->cells[d] - 1 : 0;
+      const PetscReal nrm = side ? 1.0 : -1.0, sigma = 2.0 * BrickC0IPPenalty(brick->degree) / h[d];
+      /* the tangential directions; in 2D the second is the unused z (one point, weight 1) */
+      const PetscInt t0 = brick->dim == 2 ? 1 - d : (d == 0 ? 1 : 0), t1 = brick->dim == 2 ? 2 : (d == 2 ? 1 : 2);
+      if (layer < cells.lo[d] || layer > cells.hi[d]) continue;
+      for (PetscInt c1 = cells.lo[t1]; c1 <= cells.hi[t1]; c1++)
+        for (PetscInt c0 = cells.lo[t0]; c0 <= cells.hi[t0]; c0++) {
+          PetscInt    cell[3] = {0, 0, 0}, nloc = brick->dim == 2 ? n * n : n * n * n;
+          PetscScalar be[729];
+          cell[d]  = layer;
+          cell[t0] = c0;
+          cell[t1] = c1;
+          for (PetscInt i = 0; i < nloc; i++) be[i] = 0.0;
+          for (PetscInt q1 = 0; q1 < (t1 < brick->dim ? nq : 1); q1++)
+            for (PetscInt q0 = 0; q0 < nq; q0++) {
+              PetscReal X[3] = {0, 0, 0}, w = wq[q0] * h[t0], g[3] = {0, 0, 0};
+              X[d]  = brick->lower[d] + h[d] * (layer + side);
+              X[t0] = brick->lower[t0] + h[t0] * (c0 + xq[q0]);
+              if (t1 < brick->dim) {
+                X[t1] = brick->lower[t1] + h[t1] * (c1 + xq[q1]);
+                w *= wq[q1] * h[t1];
+              }
+              PetscCall((*gradient)(brick->dim, X, g, ctx));
+              for (PetscInt i = 0; i < nloc; i++) {
+                const PetscInt ii[3] = {i % n, (i / n) % n, i / (n * n)};
+                /* d_n phi = n phi_d'(end)/h, d_nn phi = phi_d''(end)/h^2, times the tangential values */
+                PetscReal v = sigma * nrm * d1[side][ii[d]] / h[d] - d2[side][ii[d]] / (h[d] * h[d]);
+                v *= Bq[q0 * n + ii[t0]] * (t1 < brick->dim ? Bq[q1 * n + ii[t1]] : 1.0);
+                be[i] += w * g[d] * nrm * v;
+              }
+            }
+          PetscCall(BrickCellLocalIndices(dm, cell, idx));
+          for (PetscInt i = 0; i < nloc; i++)
+            if (idx[i] >= 0) bla[idx[i]] += be[i];
+        }
+    }
+  PetscCall(VecRestoreArray(bl, &bla));
+  PetscCall(DMLocalToGlobal(dm, bl, ADD_VALUES, b));
+  PetscCall(DMRestoreLocalVector(dm, &bl));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

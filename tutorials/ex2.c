@@ -1,0 +1,263 @@
+static const char help[] = "The clamped plate: the biharmonic equation Delta^2 u = f with u = du/dn = 0 on the boundary of a brick (2D or\n"
+                           "3D), C0 interior penalty discretization (CG Q_k, k >= 2), solved with KSP + PCMG + vertex-patch smoothing\n"
+                           "built from the brick alone (seed 000).\n"
+                           "Manufactured solution u = prod_i sin^2(pi t_i), t_i = (x_i - a_i)/(b_i - a_i): zero with zero gradient on the\n"
+                           "boundary, so it satisfies the clamped conditions.\n"
+                           "  -smoother mvs (default): GMRES (right preconditioned: the true residual) with V-cycles of one colored\n"
+                           "             multiplicative vertex-patch step (2^(d+1) colors, damping 1 in 2D, 0.7 in 3D) before and after.\n"
+                           "  -smoother avs: CG with V-cycles of two additive vertex-patch steps (damping 1/2^d) before and after.\n"
+                           "  -coarse smoother (default): one step of the same smoother on the coarsest grid (the paper); -coarse lu: LU.\n"
+                           "  -rhs paper: seed 000's test problem, u = prod sin(pi t_i): zero on the boundary, its non-zero slope\n"
+                           "             imposed weakly through the boundary faces (DMBrickC0IPAddNormalDerivative).\n"
+                           "Prints the iterations, the fractional iterations nu_frac = -8 / log10(rbar), rbar = (|r_n|/|r_0|)^(1/n),\n"
+                           "the L2 and broken H2 errors and the time. Every -ksp_*, -pc_*, -mg_* and -dm_brick_* option changes the setup;\n"
+                           "-mg_levels_pc_vertexpatch_local_solver dense gives the exact local solvers of seed 000, Table 1;\n"
+                           "-mg_levels_pc_vertexpatch_precision single (mixed precision) wants -ksp_type fgmres (the V-cycle is then not linear).\n\n";
+
+#include <petscvpatch.h>
+#include <petsctime.h>
+
+typedef struct {
+  PetscInt  dim;
+  PetscReal lower[3], upper[3];
+} Problem;
+
+/* s(t) = sin^2(pi t) and its derivatives in t */
+static void Sine2(PetscReal t, PetscReal s[5])
+{
+  const PetscReal a = 2.0 * PETSC_PI * t, p = PETSC_PI;
+  s[0] = 0.5 * (1.0 - PetscCosReal(a));
+  s[1] = p * PetscSinReal(a);
+  s[2] = 2.0 * p * p * PetscCosReal(a);
+  s[3] = -4.0 * p * p * p * PetscSinReal(a);
+  s[4] = -8.0 * p * p * p * p * PetscCosReal(a);
+}
+
+/* derivatives of order 0..4 of each factor, in x */
+static void Factors(const Problem *pb, const PetscReal x[], PetscReal g[3][5])
+{
+  for (PetscInt d = 0; d < 3; d++) {
+    PetscReal c = 1.0;
+    if (d >= pb->dim) {
+      g[d][0] = 1.0;
+      g[d][1] = g[d][2] = g[d][3] = g[d][4] = 0.0;
+      continue;
+    }
+    Sine2((x[d] - pb->lower[d]) / (pb->upper[d] - pb->lower[d]), g[d]);
+    for (PetscInt o = 1; o < 5; o++) {
+      c *= 1.0 / (pb->upper[d] - pb->lower[d]);
+      g[d][o] *= c;
+    }
+  }
+}
+
+static PetscErrorCode ExactSolution(PetscInt dim, const PetscReal x[], PetscScalar *u, void *ctx)
+{
+  PetscReal g[3][5];
+
+  Factors((Problem *)ctx, x, g);
+  *u = g[0][0] * g[1][0] * g[2][0];
+  return 0;
+}
+
+static PetscErrorCode ExactHessian(PetscInt dim, const PetscReal x[], PetscScalar H[], void *ctx)
+{
+  PetscReal g[3][5];
+
+  Factors((Problem *)ctx, x, g);
+  for (PetscInt d = 0; d < dim; d++)
+    for (PetscInt e = 0; e < dim; e++) {
+      PetscReal p = 1.0;
+      for (PetscInt f = 0; f < 3; f++) p *= g[f][(f == d) + (f == e)];
+      H[d * dim + e] = p;
+    }
+  return 0;
+}
+
+/* Delta^2 u = sum_d u_dddd + 2 sum_{d<e} u_ddee */
+static PetscErrorCode RightHandSide(PetscInt dim, const PetscReal x[], PetscScalar *f, void *ctx)
+{
+  PetscReal g[3][5];
+
+  Factors((Problem *)ctx, x, g);
+  *f = 0.0;
+  for (PetscInt d = 0; d < dim; d++) {
+    PetscReal p = 1.0;
+    for (PetscInt e = 0; e < 3; e++) p *= g[e][e == d ? 4 : 0];
+    *f += p;
+    for (PetscInt e = d + 1; e < dim; e++) {
+      PetscReal q = 2.0;
+      for (PetscInt c = 0; c < 3; c++) q *= g[c][(c == d || c == e) ? 2 : 0];
+      *f += q;
+    }
+  }
+  return 0;
+}
+
+/* seed 000's test problem: u = prod sin(pi t_i), zero on the boundary but with a non-zero slope there, which
+   enters weakly through the boundary faces (DMBrickC0IPAddNormalDerivative); f = Delta^2 u = (sum_d c_d^2)^2 u */
+static PetscReal PaperFactor(const Problem *pb, PetscInt d, const PetscReal x[], PetscInt order)
+{
+  const PetscReal c = PETSC_PI / (pb->upper[d] - pb->lower[d]), a = c * (x[d] - pb->lower[d]), p = PetscPowReal(c, (PetscReal)order);
+
+  switch (order % 4) {
+  case 0:
+    return p * PetscSinReal(a);
+  case 1:
+    return p * PetscCosReal(a);
+  case 2:
+    return -p * PetscSinReal(a);
+  default:
+    return -p * PetscCosReal(a);
+  }
+}
+
+static PetscErrorCode PaperSolution(PetscInt dim, const PetscReal x[], PetscScalar *u, void *ctx)
+{
+  *u = 1.0;
+  for (PetscInt d = 0; d < dim; d++) *u *= PaperFactor((Problem *)ctx, d, x, 0);
+  return 0;
+}
+
+static PetscErrorCode PaperGradient(PetscInt dim, const PetscReal x[], PetscReal g[], void *ctx)
+{
+  for (PetscInt d = 0; d < dim; d++) {
+    g[d] = 1.0;
+    for (PetscInt e = 0; e < dim; e++) g[d] *= PaperFactor((Problem *)ctx, e, x, e == d);
+  }
+  return 0;
+}
+
+static PetscErrorCode PaperHessian(PetscInt dim, const PetscReal x[], PetscScalar H[], void *ctx)
+{
+  for (PetscInt d = 0; d < dim; d++)
+    for (PetscInt e = 0; e < dim; e++) {
+      H[d * dim + e] = 1.0;
+      for (PetscInt f = 0; f < dim; f++) H[d * dim + e] *= PaperFactor((Problem *)ctx, f, x, (f == d) + (f == e));
+    }
+  return 0;
+}
+
+static PetscErrorCode PaperRightHandSide(PetscInt dim, const PetscReal x[], PetscScalar *f, void *ctx)
+{
+  Problem  *pb = (Problem *)ctx;
+  PetscReal s  = 0.0;
+
+  for (PetscInt d = 0; d < dim; d++) s += PetscSqr(PETSC_PI / (pb->upper[d] - pb->lower[d]));
+  PaperSolution(dim, x, f, ctx);
+  *f *= s * s;
+  return 0;
+}
+
+static PetscErrorCode SetDefault(const char name[], const char value[])
+{
+  PetscBool set;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsHasName(NULL, NULL, name, &set));
+  if (!set) PetscCall(PetscOptionsSetValue(NULL, name, value));
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  DM                 dm;
+  KSP                ksp;
+  Mat                A;
+  Vec                u, b, r;
+  Problem            problem;
+  PetscInt           its, cells[3], degree;
+  PetscReal          l2 = 0.0, h2 = 0.0, rnorm, tnorm, bnorm, nufrac;
+  PetscLogDouble     ts, t0, t1;
+  KSPConvergedReason reason;
+  char               smoother[32] = "mvs", coarse[32] = "smoother", rhs[32] = "sine2";
+  PetscBool          mvs, avs, paper, lu, sine2, smoothercoarse;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-smoother", smoother, sizeof(smoother), NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-coarse", coarse, sizeof(coarse), NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-rhs", rhs, sizeof(rhs), NULL));
+  PetscCall(PetscStrcmp(smoother, "mvs", &mvs));
+  PetscCall(PetscStrcmp(smoother, "avs", &avs));
+  PetscCheck(mvs || avs, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-smoother %s: allowed mvs, avs", smoother);
+  PetscCall(PetscStrcmp(coarse, "lu", &lu));
+  PetscCall(PetscStrcmp(coarse, "smoother", &smoothercoarse));
+  PetscCheck(lu || smoothercoarse, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-coarse %s: allowed smoother, lu", coarse);
+  PetscCall(PetscStrcmp(rhs, "paper", &paper));
+  PetscCall(PetscStrcmp(rhs, "sine2", &sine2));
+  PetscCheck(paper || sine2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-rhs %s: allowed sine2, paper", rhs);
+
+  PetscCall(SetDefault("-dm_brick_operator", "c0ip"));
+  PetscCall(SetDefault("-dm_brick_degree", "2"));
+  PetscCall(SetDefault("-ksp_rtol", "1e-8"));
+  PetscCall(SetDefault("-pc_type", "mg"));
+  PetscCall(SetDefault("-mg_levels_ksp_type", "richardson"));
+  PetscCall(SetDefault("-mg_levels_pc_type", "vertexpatch"));
+  if (mvs) {
+    /* GMRES with right preconditioning: its residual is the true one, |b - A x| (seed 000 counts with it) */
+    PetscCall(SetDefault("-ksp_type", "gmres"));
+    PetscCall(SetDefault("-ksp_pc_side", "right"));
+    PetscCall(SetDefault("-mg_levels_ksp_max_it", "1"));
+    PetscCall(SetDefault("-mg_levels_pc_vertexpatch_type", "multiplicative"));
+  } else {
+    PetscCall(SetDefault("-ksp_type", "cg"));
+    PetscCall(SetDefault("-ksp_norm_type", "unpreconditioned"));
+    PetscCall(SetDefault("-mg_levels_ksp_max_it", "2"));
+    PetscCall(SetDefault("-mg_levels_pc_vertexpatch_type", "additive"));
+  }
+  if (smoothercoarse) {
+    PetscCall(SetDefault("-mg_coarse_ksp_type", "richardson"));
+    PetscCall(SetDefault("-mg_coarse_ksp_max_it", "1"));
+    PetscCall(SetDefault("-mg_coarse_pc_type", "vertexpatch"));
+    PetscCall(SetDefault("-mg_coarse_pc_vertexpatch_type", mvs ? "multiplicative" : "additive"));
+  }
+
+  PetscCall(DMBrickCreate(PETSC_COMM_WORLD, &dm));
+  PetscCall(DMSetFromOptions(dm));
+  PetscCall(DMSetUp(dm));
+  PetscCall(DMView(dm, PETSC_VIEWER_STDOUT_WORLD));
+  PetscCall(DMBrickGetInfo(dm, &problem.dim, cells, &degree, NULL));
+  PetscCall(DMBrickGetDomain(dm, problem.lower, problem.upper));
+
+  PetscCall(DMCreateGlobalVector(dm, &u));
+  PetscCall(VecDuplicate(u, &b));
+  PetscCall(VecDuplicate(u, &r));
+  PetscCall(DMBrickComputeLoadVector(dm, paper ? PaperRightHandSide : RightHandSide, &problem, b));
+  if (paper) PetscCall(DMBrickC0IPAddNormalDerivative(dm, PaperGradient, &problem, b));
+
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+  PetscCall(KSPSetDM(ksp, dm));
+  PetscCall(KSPSetFromOptions(ksp));
+  PetscCall(PetscTime(&ts));
+  PetscCall(KSPSetUp(ksp));
+  PetscCall(PetscTime(&t0));
+  PetscCall(KSPSolve(ksp, b, u));
+  PetscCall(PetscTime(&t1));
+
+  PetscCall(KSPGetIterationNumber(ksp, &its));
+  PetscCall(KSPGetConvergedReason(ksp, &reason));
+  PetscCall(KSPGetResidualNorm(ksp, &rnorm));
+  PetscCall(KSPGetOperators(ksp, &A, NULL));
+  PetscCall(MatMult(A, u, r));
+  PetscCall(VecAYPX(r, -1.0, b));
+  PetscCall(VecNorm(r, NORM_2, &tnorm));
+  PetscCall(VecNorm(b, NORM_2, &bnorm));
+  /* fractional iterations (seed 000, section 5.1): steps to reduce the residual by 1e8 at the average rate,
+     with the Krylov method's own (unpreconditioned) residual norm; the true residual |b - A x| is printed
+     too: on fine meshes it stalls near eps cond(A) |x| / |b| (about 1e-7 at 2^16 cells), above the target */
+  nufrac = its > 0 ? -8.0 / PetscLog10Real(PetscPowReal(rnorm / bnorm, 1.0 / its)) : 0.0;
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Linear solve %s due to %s iterations %" PetscInt_FMT "\n", reason > 0 ? "converged" : "did not converge", KSPConvergedReasons[reason], its));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "fractional iterations nu_frac %.2f (|r_n|/|r_0| = %.3e; true residual %.3e)\n", (double)nufrac, (double)(rnorm / bnorm), (double)(tnorm / bnorm)));
+  PetscCall(DMBrickComputeL2Error(dm, u, paper ? PaperSolution : ExactSolution, &problem, &l2));
+  PetscCall(DMBrickComputeBrokenH2Error(dm, u, paper ? PaperHessian : ExactHessian, &problem, &h2));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "L2 error %.6e\nbroken H2 error %.6e\n", (double)l2, (double)h2));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "solve time %.4f s (setup excluded), setup time %.4f s\n", t1 - t0, t0 - ts));
+
+  PetscCall(KSPDestroy(&ksp));
+  PetscCall(VecDestroy(&u));
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&r));
+  PetscCall(DMDestroy(&dm));
+  PetscCall(PetscFinalize());
+  return 0;
+}
