@@ -8,10 +8,14 @@
 # residual 1e-8. nu_frac = -8 / log10((|r_n|/|r_0|)^(1/n)) with the true residual.
 # Table 1: exact local solvers (-mg_levels_pc_vertexpatch_local_solver dense), Tables 2-3: fdm (eq. 28/29).
 # Usage: bench/seed000_tables.sh [t1] [t2] [t3] > bench/results/seed000-tables-....md
+# Environment: T1/T2/T3 "k:L,L ..." (the cells), SMOOTHERS (default "avs mvs"), EXTRA (more ex2 options, e.g.
+# "-ksp_pc_side left": GMRES on the preconditioned residual, deal.II's default), TIMEOUT per run (600 s).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 parts=${*:-t1 t2 t3}
 TIMEOUT=${TIMEOUT:-600}
+SMOOTHERS=${SMOOTHERS:-avs mvs}
+EXTRA=${EXTRA:-}
 run() { # prints "nu_frac iterations solve-time"
   timeout "$TIMEOUT" ./tutorials/ex2 -rhs paper "$@" 2>&1 | awk '/iterations [0-9]/{for (i = 1; i < NF; i++) if ($i == "iterations") it = $(i + 1)} /^fractional/{nu = $4} /^solve time/{t = $3} END{if (nu == "") print "err"; else printf "%s (%s, %.1fs)", nu, it, t}'
 }
@@ -19,7 +23,7 @@ run() { # prints "nu_frac iterations solve-time"
 echo "# Seed 000 Tables 1-3 on the CPU"
 echo
 echo "- date: $(date -u +%F), machine: $(nproc) cores ($(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)), PETSc $(pkg-config --modversion PETSc 2>/dev/null), commit $(git rev-parse --short HEAD 2>/dev/null)"
-echo "- command: \`bench/seed000_tables.sh $parts\`; each cell is nu_frac (GMRES/CG iterations, solve time) of"
+echo "- command: \`${T1:+T1=\"$T1\" }${T2:+T2=\"$T2\" }${T3:+T3=\"$T3\" }${EXTRA:+EXTRA=\"$EXTRA\" }SMOOTHERS=\"$SMOOTHERS\" bench/seed000_tables.sh $parts\`; each cell is nu_frac (GMRES/CG iterations, solve time) of"
 echo "  \`./tutorials/ex2 -rhs paper -smoother mvs|avs -dm_brick_dim D -dm_brick_cells 2,2[,2] -dm_brick_degree k -dm_brick_refine L-1 [-mg_levels_pc_vertexpatch_local_solver dense -mg_coarse_pc_vertexpatch_local_solver dense]\`"
 echo
 
@@ -31,14 +35,14 @@ table() { # title dim solver "k:L1,L2 ..."
   echo
   echo "| smoother | k | L | DoFs | ours: nu_frac (its, time) |"
   echo "|---|---|---|---|---|"
-  for sm in avs mvs; do
+  for sm in $SMOOTHERS; do
     for kl in $spec; do
       k=${kl%%:*}
       for L in ${kl#*:}; do
         L=${L//,/ }
         for l in $L; do
           n=$(awk -v k=$k -v l=$l -v d=$dim 'BEGIN{printf "%.0f", (k*2^l-1)^d}')
-          echo "| $sm | $k | $l | $n | $(run -smoother $sm -dm_brick_dim $dim -dm_brick_cells $cells -dm_brick_degree $k -dm_brick_refine $((l - 1)) $extra) |"
+          echo "| $sm | $k | $l | $n | $(run -smoother $sm -dm_brick_dim $dim -dm_brick_cells $cells -dm_brick_degree $k -dm_brick_refine $((l - 1)) $extra $EXTRA) |"
         done
       done
     done
