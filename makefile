@@ -26,6 +26,19 @@ else
   endif
 endif
 
+# CUDA: on when PETSc has it (petscconf.h defines PETSC_HAVE_CUDA) and CUDA is not off
+VP_PETSCCONF := $(firstword $(wildcard $(PETSC_DIR)/$(PETSC_ARCH)/include/petscconf.h $(PETSC_DIR)/include/petscconf.h))
+ifeq ($(CUDA),off)
+  VP_CUDA :=
+else ifneq ($(VP_PETSCCONF),)
+  VP_CUDA := $(shell grep -q '^\#define PETSC_HAVE_CUDA 1' $(VP_PETSCCONF) && echo yes)
+endif
+ifeq ($(CUDA),on)
+  ifneq ($(VP_CUDA),yes)
+    $(error CUDA=on but the PETSc in $(or $(PETSC_DIR),pkg-config) has no CUDA: use a CUDA PETSc (scripts/build-petsc-cuda.sh, or PETSC_DIR=/opt/petsc-cuda))
+  endif
+endif
+
 # OpenMP for the batched smoother schedule, when the compiler has it
 VP_OPENMP := $(shell echo 'int main(void){return 0;}' | $(VP_CC) -fopenmp -x c - -o /dev/null 2>/dev/null && echo -fopenmp)
 VP_WARN   := -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare
@@ -37,18 +50,28 @@ VP_RPATH  := $(patsubst -L%,-Wl$(comma)-rpath$(comma)%,$(filter -L%,$(VP_LIBS)))
 LIB       := lib/libpetscvpatch.so
 SRC       := $(wildcard src/*.c src/dm/*.c src/mat/*.c src/pc/*/*.c)
 OBJ       := $(patsubst src/%.c,build/%.o,$(SRC))
+ifeq ($(VP_CUDA),yes)
+  CU_SRC  := $(wildcard cuda/*.cu)
+  OBJ     += $(patsubst cuda/%.cu,build/cuda/%.o,$(CU_SRC))
+  VP_CCFLAGS += -DVP_HAVE_CUDA -Icuda
+  VP_LIBS += -L$(dir $(NVCC))../lib64 -lcudart
+endif
 DEP       := $(OBJ:.o=.d)
 TUTORIALS := $(patsubst %.c,%,$(wildcard tutorials/ex*.c))
 TESTS     := $(patsubst %.c,%,$(wildcard tests/test_*.c))
 PLAIN_TESTS := tests/plain_dll_append
 BENCH     := $(patsubst %.c,%,$(wildcard bench/bench_*.c))
 
-.PHONY: all test run bench clean format help
+.PHONY: all test run bench clean format help gpu-check
 all: $(LIB) $(TUTORIALS)
 
 build/%.o: src/%.c
 	@mkdir -p $(dir $@)
 	$(VP_CC) $(VP_CCFLAGS) -MMD -MP -c $< -o $@
+
+build/cuda/%.o: cuda/%.cu cuda/vpatch_cuda.h
+	@mkdir -p $(dir $@)
+	$(NVCC) -O3 -std=c++17 -arch=sm_$(CUDA_ARCH) -Xcompiler -fPIC -lineinfo -Icuda -c $< -o $@
 
 $(LIB): $(OBJ)
 	@mkdir -p lib
@@ -66,6 +89,14 @@ bench/bench_%: bench/bench_%.c $(LIB)
 
 bench: all $(BENCH)
 
+# the GPU check (on a GPU machine, with a CUDA PETSc): tests/gpu_check.sh
+tests/gpu_%: tests/gpu_%.c tests/checks.h $(LIB)
+	$(VP_CC) $(VP_CCFLAGS) -Isrc -o $@ $< -Llib -Wl,-rpath,$(CURDIR)/lib -lpetscvpatch $(VP_RPATH) $(VP_LIBS)
+
+gpu-check: all tests/gpu_operator
+	@if [ "$(VP_CUDA)" != yes ]; then echo "make gpu-check needs a CUDA PETSc (PETSC_DIR=/opt/petsc-cuda, or scripts/build-petsc-cuda.sh)"; exit 1; fi
+	bash tests/gpu_check.sh
+
 # linked against PETSc only: reaches the brick through -dll_append
 tests/plain_%: tests/plain_%.c
 	$(VP_CC) $(VP_CCFLAGS) -o $@ $< $(VP_RPATH) $(VP_LIBS)
@@ -81,12 +112,13 @@ format:
 	clang-format -i $(SRC) $(wildcard src/*/*.h src/*.h include/*.h tutorials/*.c tests/*.c tests/*.h)
 
 clean:
-	rm -rf build lib $(TUTORIALS) $(TESTS) $(PLAIN_TESTS) $(BENCH) tests/out
+	rm -rf build lib $(TUTORIALS) $(TESTS) $(PLAIN_TESTS) $(BENCH) tests/out tests/out-gpu tests/gpu_operator
 
 help:
 	@echo "make [PETSC_DIR=... PETSC_ARCH=...]  build $(LIB) and the tutorials"
 	@echo "make test                            run the test suite (ends with 'N passed, N failed')"
 	@echo "make run                             3D Poisson solve with tutorials/ex1"
 	@echo "make bench                           build the benchmark drivers in bench/ (scripts there run them)"
+	@echo "make gpu-check                       with a CUDA PETSc, on a GPU: kernels vs CPU, solves, compute-sanitizer"
 
 -include $(DEP)

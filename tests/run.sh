@@ -294,12 +294,12 @@ rc=$?
 [ $rc = 0 ] && ! grep -qiE "allocated|malloc" "$OUT/malloc_dump.log"
 result malloc_dump_clean $?
 
-echo "== builds without warnings against PETSc 3.22 too (the CUDA bundle, when /opt/petsc-cuda is installed)"
+echo "== builds without warnings against PETSc 3.22 with CUDA (nvcc for cuda/*.cu; the bundle, when /opt/petsc-cuda is installed)"
 if [ -f /opt/petsc-cuda/lib/petsc/conf/petscvariables ]; then
   tmp=$(mktemp -d)
-  cp -r include src tutorials makefile petsc-plugin.conf "$tmp"/
-  make -C "$tmp" PETSC_DIR=/opt/petsc-cuda PETSC_ARCH= VP_OPT="-O2 -Werror" lib/libpetscvpatch.so tutorials/ex1 >"$OUT/build_petsc322.log" 2>&1
-  result build_petsc322_Werror $?
+  cp -r include src tutorials tests cuda makefile petsc-plugin.conf "$tmp"/
+  make -C "$tmp" PETSC_DIR=/opt/petsc-cuda PETSC_ARCH= VP_OPT="-O2 -Werror" lib/libpetscvpatch.so tutorials/ex1 tutorials/ex2 tests/gpu_operator >"$OUT/build_petsc322.log" 2>&1 && grep -q nvcc "$OUT/build_petsc322.log"
+  result build_petsc322_cuda_Werror $?
   rm -rf "$tmp"
 else
   skipped=$((skipped + 1)); echo "SKIP build_petsc322_Werror (no /opt/petsc-cuda; bash ../shared/petsc-cuda/host-setup.sh installs it)"

@@ -21,6 +21,7 @@ typedef struct {
   Vec           xl;         /* local (ghosted) copy of the input */
   BrickBox      ibox, obox; /* nodes read (owned plus two cells, inside the grid) and owned nodes */
   PetscScalar  *in, *out, *work;
+  void         *gpu; /* the GPU copy of the Kronecker form (VP_HAVE_CUDA), made at the first product on the GPU */
 } BrickC0IP;
 
 static PetscErrorCode BrickC0IPKronecker(DM dm, BrickKronForm *form, BrickLine lines[])
@@ -57,9 +58,19 @@ static PetscErrorCode MatMult_BrickC0IP(Mat A, Vec x, Vec y)
   PetscScalar       *ya;
   DM_Brick          *brick;
 
+  PetscBool gpu;
+
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &ctx));
   brick = (DM_Brick *)ctx->dm->data;
+  PetscCall(BrickUseGPU(ctx->dm, x, y, &gpu));
+#if defined(VP_HAVE_CUDA)
+  if (gpu) {
+    if (!ctx->gpu) PetscCall(BrickKronGPUCreate(ctx->dm, &ctx->form, ctx->lines, &ctx->gpu));
+    PetscCall(BrickKronGPUMult(ctx->gpu, brick->dim, ctx->form.nterms, ctx->lines[0].bw, x, y));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
   PetscCall(DMGlobalToLocal(ctx->dm, x, INSERT_VALUES, ctx->xl));
   PetscCall(VecGetArrayRead(ctx->xl, &xl));
   PetscCall(DMBrickLocalToBox_Private(ctx->dm, xl, &ctx->ibox, ctx->in));
@@ -121,6 +132,9 @@ static PetscErrorCode BrickC0IPDestroy(void *ptr)
 
   PetscFunctionBegin;
   for (PetscInt d = 0; d < 3; d++) PetscCall(BrickLineDestroy(&ctx->lines[d]));
+#if defined(VP_HAVE_CUDA)
+  PetscCall(BrickKronGPUDestroy(&ctx->gpu));
+#endif
   PetscCall(PetscFree3(ctx->in, ctx->out, ctx->work));
   PetscCall(VecDestroy(&ctx->xl));
   PetscCall(DMDestroy(&ctx->dm));

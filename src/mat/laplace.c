@@ -11,7 +11,10 @@ typedef struct {
   DM        dm;
   Vec       xl, yl; /* local (ghosted) work vectors */
   PetscReal M[3][BRICK_MAX_N * BRICK_MAX_N], K[3][BRICK_MAX_N * BRICK_MAX_N];
+  void     *gpu; /* the GPU copy of the Kronecker form (VP_HAVE_CUDA), made at the first product on the GPU */
 } BrickLaplace;
+
+static PetscErrorCode BrickLaplaceKronecker(DM, BrickKronForm *, BrickLine[]);
 
 static PetscErrorCode BrickLaplaceSetUp1D(DM dm, PetscReal M[][BRICK_MAX_N * BRICK_MAX_N], PetscReal K[][BRICK_MAX_N * BRICK_MAX_N])
 {
@@ -61,12 +64,28 @@ static PetscErrorCode MatMult_BrickLaplace(Mat A, Vec x, Vec y)
   PetscScalar       *yl, u[729], v[729], work[5 * 729];
   PetscInt           idx[729], nloc, n;
   BrickBox           cells;
+  PetscBool          gpu;
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &ctx));
   brick = (DM_Brick *)ctx->dm->data;
-  n     = brick->degree + 1;
-  nloc  = brick->dim == 2 ? n * n : n * n * n;
+  PetscCall(BrickUseGPU(ctx->dm, x, y, &gpu));
+#if defined(VP_HAVE_CUDA)
+  if (gpu) {
+    /* on the GPU the Laplacian goes through its Kronecker form (sum_d L_d (x) M (x) M on the whole grid) */
+    if (!ctx->gpu) {
+      BrickKronForm form;
+      BrickLine     lines[3];
+      PetscCall(BrickLaplaceKronecker(ctx->dm, &form, lines));
+      PetscCall(BrickKronGPUCreate(ctx->dm, &form, lines, &ctx->gpu));
+      for (PetscInt d = 0; d < 3; d++) PetscCall(BrickLineDestroy(&lines[d]));
+    }
+    PetscCall(BrickKronGPUMult(ctx->gpu, brick->dim, brick->dim, brick->degree, x, y));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
+  n    = brick->degree + 1;
+  nloc = brick->dim == 2 ? n * n : n * n * n;
   PetscCall(DMBrickOwnedCellBox_Private(ctx->dm, &cells));
   PetscCall(DMGlobalToLocal(ctx->dm, x, INSERT_VALUES, ctx->xl));
   PetscCall(VecZeroEntries(ctx->yl));
@@ -154,6 +173,9 @@ static PetscErrorCode BrickLaplaceDestroy(void *ptr)
   BrickLaplace *ctx = (BrickLaplace *)ptr;
 
   PetscFunctionBegin;
+#if defined(VP_HAVE_CUDA)
+  PetscCall(BrickKronGPUDestroy(&ctx->gpu));
+#endif
   PetscCall(VecDestroy(&ctx->xl));
   PetscCall(VecDestroy(&ctx->yl));
   PetscCall(DMDestroy(&ctx->dm));
