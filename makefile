@@ -43,7 +43,7 @@ endif
 VP_OPENMP := $(shell echo 'int main(void){return 0;}' | $(VP_CC) -fopenmp -x c - -o /dev/null 2>/dev/null && echo -fopenmp)
 VP_WARN   := -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare
 VP_OPT    ?= -O2 -g
-VP_CCFLAGS = -fPIC $(VP_OPT) $(VP_OPENMP) $(VP_WARN) -Iinclude $(VP_CFLAGS)
+VP_CCFLAGS = -fPIC $(VP_OPT) $(VP_OPENMP) $(VP_WARN) -Iinclude -Icuda $(VP_CFLAGS)
 comma     := ,
 VP_RPATH  := $(patsubst -L%,-Wl$(comma)-rpath$(comma)%,$(filter -L%,$(VP_LIBS)))
 
@@ -53,7 +53,7 @@ OBJ       := $(patsubst src/%.c,build/%.o,$(SRC))
 ifeq ($(VP_CUDA),yes)
   CU_SRC  := $(wildcard cuda/*.cu)
   OBJ     += $(patsubst cuda/%.cu,build/cuda/%.o,$(CU_SRC))
-  VP_CCFLAGS += -DVP_HAVE_CUDA -Icuda
+  VP_CCFLAGS += -DVP_HAVE_CUDA
   VP_LIBS += -L$(dir $(NVCC))../lib64 -lcudart
 endif
 DEP       := $(OBJ:.o=.d)
@@ -93,7 +93,7 @@ bench: all $(BENCH)
 tests/gpu_%: tests/gpu_%.c tests/checks.h $(LIB)
 	$(VP_CC) $(VP_CCFLAGS) -Isrc -o $@ $< -Llib -Wl,-rpath,$(CURDIR)/lib -lpetscvpatch $(VP_RPATH) $(VP_LIBS)
 
-gpu-check: all tests/gpu_operator
+gpu-check: all tests/gpu_operator tests/gpu_smoother
 	@if [ "$(VP_CUDA)" != yes ]; then echo "make gpu-check needs a CUDA PETSc (PETSC_DIR=/opt/petsc-cuda, or scripts/build-petsc-cuda.sh)"; exit 1; fi
 	bash tests/gpu_check.sh
 
@@ -109,10 +109,10 @@ run: all
 	./tutorials/ex1 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 3 -dm_brick_refine 3 -ksp_monitor
 
 format:
-	clang-format -i $(SRC) $(wildcard src/*/*.h src/*.h include/*.h tutorials/*.c tests/*.c tests/*.h)
+	clang-format -i $(SRC) $(wildcard src/*/*.h src/*.h include/*.h cuda/*.h tutorials/*.c tests/*.c tests/*.h)
 
 clean:
-	rm -rf build lib $(TUTORIALS) $(TESTS) $(PLAIN_TESTS) $(BENCH) tests/out tests/out-gpu tests/gpu_operator
+	rm -rf build lib $(TUTORIALS) $(TESTS) $(PLAIN_TESTS) $(BENCH) tests/out tests/out-gpu tests/gpu_operator tests/gpu_smoother
 
 help:
 	@echo "make [PETSC_DIR=... PETSC_ARCH=...]  build $(LIB) and the tutorials"

@@ -6,6 +6,44 @@
 extern "C" {
 #endif
 
+/* The patch operator of a level in one precision, shared by the CPU smoother (src/pc/vertexpatch) and the
+   CUDA kernels: for each kind of 1D matrix (mass, stiffness, biharmonic), direction and position class
+   (next to the lower boundary, inside, next to the upper one), the rows of the patch interior (ni = 2k-1)
+   restricted to the closure columns [coloff, coloff + ncols) where that kind has entries; the Kronecker
+   terms; and the fast-diagonalization factors of the separable part. Closure: ne = 2gk+1 nodes per
+   direction, g the operator's ghost cells; inner_lo..inner_hi the closure nodes of the patch cells. */
+#define VPC_MAX_NE    33 /* 4 k + 1, k <= 8 */
+#define VPC_MAX_NI    15 /* 2 k - 1 */
+#define VPC_NCLASS    3
+#define VPC_KINDS     3
+#define VPC_MAX_TERMS 6
+#define VPC_DECLARE_PATCHOP(T, SUF) \
+  typedef struct { \
+    int dim, ne, ni, nterms; \
+    T   coef[VPC_MAX_TERMS]; \
+    int kind[VPC_MAX_TERMS][3]; \
+    int coloff[VPC_KINDS], ncols[VPC_KINDS]; \
+    int inner_lo, inner_hi; \
+    T   R[VPC_KINDS][3][VPC_NCLASS][VPC_MAX_NI * VPC_MAX_NE]; \
+    T   S[3][VPC_NCLASS][VPC_MAX_NI * VPC_MAX_NI], St[3][VPC_NCLASS][VPC_MAX_NI * VPC_MAX_NI]; \
+    T   lambda[3][VPC_NCLASS][VPC_MAX_NI]; \
+  } VPCudaPatchOp##SUF;
+VPC_DECLARE_PATCHOP(double, _d)
+VPC_DECLARE_PATCHOP(float, _f)
+
+/* The colored multiplicative or the additive vertex-patch step on the GPU, one rank, local residuals, fdm:
+   a smoother object holds the patch operator (both precisions), the patch vertices in processing order
+   (x, y, z per patch; colors are ranges of it), and per-block scratch. Arrays: the interior nodes of the brick
+   (n[d] per direction, x fastest), device pointers. */
+typedef struct VPCudaSmoother_s *VPCudaSmoother;
+
+int VPCudaSmootherCreate(const VPCudaPatchOp_d *op_d, const VPCudaPatchOp_f *op_f, const int n[3], int k, int g, int npatches, const int *vertex, VPCudaSmoother *sm);
+/* one color (patches [start, end)) of the multiplicative step, in place: x[interior] += omega A_j^-1 r_j(x, b) */
+int VPCudaSmootherColor(VPCudaSmoother sm, int start, int end, int single, double omega, const double *b, double *x);
+/* the additive step: y += omega sum_j R_j^T A_j^-1 r_j(x, b) (atomic updates); x NULL: residual b */
+int VPCudaSmootherAdditive(VPCudaSmoother sm, int single, double omega, const double *b, const double *x, double *y);
+int VPCudaSmootherDestroy(VPCudaSmoother *sm);
+
 /* An operator in Kronecker form on the interior nodes of a brick (one rank), y = sum_t coef_t (x)_d G_d^{kind_t,d} x:
    per direction d, the 1D matrices of each kind restricted to the n[d] interior nodes, banded with half bandwidth
    bw and stored row-wise as band[d][kind][i*(2 bw + 1) + j - i + bw]. Vectors are the interior nodes, x fastest. */

@@ -22,6 +22,8 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader >"
 echo "device: $(cat "$OUT/device.txt")"
 ctest gpu_operator_2d_k1-8 ./tests/gpu_operator -dim 2 -kmin 1 -kmax 8 -refine 3
 ctest gpu_operator_3d_k1-6 ./tests/gpu_operator -dim 3 -kmin 1 -kmax 6 -refine 1
+ctest gpu_smoother_2d_k1-8 ./tests/gpu_smoother -dim 2 -kmin 1 -kmax 8 -refine 2
+ctest gpu_smoother_3d_k1-5 ./tests/gpu_smoother -dim 3 -kmin 1 -kmax 5 -refine 1
 
 # whole solves: VECCUDA (operator on the GPU) against host vectors, same iterations and L2 error
 same() { # name program options...
@@ -42,7 +44,9 @@ same solve_ex2_3d_k2_avs ./tutorials/ex2 -smoother avs -dm_brick_dim 3 -dm_brick
 
 if command -v compute-sanitizer >/dev/null; then
   for tool in memcheck racecheck; do
-    compute-sanitizer --tool $tool --error-exitcode 99 ./tests/gpu_operator -dim 3 -kmin 2 -kmax 3 -refine 0 >"$OUT/sanitizer_$tool.log" 2>&1
+    compute-sanitizer --tool $tool --error-exitcode 99 ./tests/gpu_operator -dim 3 -kmin 2 -kmax 3 -refine 0 >"$OUT/sanitizer_$tool.log" 2>&1 &&
+      compute-sanitizer --tool $tool --error-exitcode 99 ./tests/gpu_smoother -dim 3 -kmin 2 -kmax 2 -refine 0 >>"$OUT/sanitizer_$tool.log" 2>&1 &&
+      compute-sanitizer --tool $tool --error-exitcode 99 ./tests/gpu_smoother -dim 2 -kmin 3 -kmax 3 -refine 1 >>"$OUT/sanitizer_$tool.log" 2>&1
     rc=$?
     result "compute_sanitizer_$tool" $rc "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitizer_$tool.log" | tail -1)"
   done

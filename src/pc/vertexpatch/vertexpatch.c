@@ -135,6 +135,7 @@ static PetscErrorCode PCSetUp_VertexPatch(PC pc)
     PetscCall(PetscObjectReference((PetscObject)dm));
     vp->dm = dm;
   }
+  PetscCall(PCVertexPatchDestroyGPU(pc)); /* remade from the new patch operator and order at the next GPU step */
   PetscCall(PCVertexPatchSetUpPatchOperator(pc));
   PetscCall(PCVertexPatchSetUpSchedule(pc));
   if (!vp->xl) {
@@ -227,6 +228,7 @@ static PetscErrorCode PCReset_VertexPatch(PC pc)
   PetscCall(PetscFree(vp->batchptr));
   for (PetscInt i = 0; i < 27; i++) PetscCall(PetscFree(vp->dense[i]));
   PetscCall(PetscFree(vp->work));
+  PetscCall(PCVertexPatchDestroyGPU(pc));
   vp->npatches = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -152,11 +152,19 @@ PetscErrorCode PCVertexPatchSmooth(PC pc, Vec b, Vec x, PetscBool guesszero)
   PetscMPIInt     size;
   const PetscBool local = (PetscBool)(vp->residual == PC_VERTEXPATCH_RESIDUAL_LOCAL);
 
+  PetscBool gpu;
+
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(PC_VertexPatchSmooth, pc, b, x, 0));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &size));
   PetscCall(VPGetLayout(vp, &L));
   if (guesszero) PetscCall(VecZeroEntries(x));
+  PetscCall(PCVertexPatchUseGPU(pc, b, x, &gpu));
+  if (gpu) {
+    PetscCall(PCVertexPatchSmoothGPU(pc, b, x));
+    PetscCall(PetscLogEventEnd(PC_VertexPatchSmooth, pc, b, x, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (size == 1 && local) {
     /* one rank: the global array has the local layout; update in place */
     PetscScalar       *xa;
@@ -207,10 +215,16 @@ PetscErrorCode PCVertexPatchAdditive(PC pc, Vec b, Vec x, Vec y)
   VPLayout           L;
   PetscScalar       *da;
   const PetscScalar *xa, *ba;
-  PetscBool          local = (PetscBool)(x && vp->residual == PC_VERTEXPATCH_RESIDUAL_LOCAL);
+  PetscBool          local = (PetscBool)(x && vp->residual == PC_VERTEXPATCH_RESIDUAL_LOCAL), gpu;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(PC_VertexPatchSmooth, pc, b, y, 0));
+  PetscCall(PCVertexPatchUseGPU(pc, b, y, &gpu));
+  if (gpu && (!x || vp->residual == PC_VERTEXPATCH_RESIDUAL_LOCAL)) {
+    PetscCall(PCVertexPatchAdditiveGPU(pc, b, x, y));
+    PetscCall(PetscLogEventEnd(PC_VertexPatchSmooth, pc, b, y, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(VPGetLayout(vp, &L));
   if (x && !local) {
     PetscCall(MatMult(pc->pmat, x, vp->r));

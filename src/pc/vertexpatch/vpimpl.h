@@ -4,33 +4,21 @@
 #pragma once
 
 #include "../../dm/brickimpl.h"
+#include <vpatch_cuda.h>
 #include <petsc/private/pcimpl.h>
 #if defined(_OPENMP)
   #include <omp.h>
 #endif
 
-#define VP_MAX_NE (4 * BRICK_MAX_DEGREE + 1) /* closure nodes of a patch per direction: (v-g)k..(v+g)k, g the ghost cells */
-#define VP_MAX_NI (2 * BRICK_MAX_DEGREE - 1) /* interior nodes of a patch per direction */
-#define VP_NCLASS 3                         /* patch position along a direction: next to the lower boundary, inside, next to the upper */
+#define VP_MAX_NE VPC_MAX_NE /* closure nodes of a patch per direction: (v-g)k..(v+g)k, g the ghost cells */
+#define VP_MAX_NI VPC_MAX_NI /* interior nodes of a patch per direction */
+#define VP_NCLASS VPC_NCLASS /* patch position along a direction: next to the lower boundary, inside, next to the upper */
 
-/* The operator of the patches of a level, in one precision. The brick's Kronecker form restricted to a patch:
-   for each kind of 1D matrix, direction and position class, its rows of the patch interior, restricted to
-   the columns where that kind has entries (coloff, ncols within the ne closure nodes); the local residual is
-   sum factorization with these (closure in, interior out). Plus the fast-diagonalization factors of the
-   separable part (sum_d M (x) G^separable_d (x) M): generalized eigenvectors S (S^T M S = I), eigenvalues. */
-#define VP_DECLARE_PATCHOP(T, SUF) \
-  typedef struct { \
-    int      dim, ne, ni, nterms; \
-    T        coef[BRICK_KRON_MAX_TERMS]; \
-    int      kind[BRICK_KRON_MAX_TERMS][3]; \
-    int      coloff[BRICK_LINE_NKINDS], ncols[BRICK_LINE_NKINDS]; \
-    int      inner_lo, inner_hi; /* closure nodes of the patch cells; outside them only face neighbours are read */ \
-    T        R[BRICK_LINE_NKINDS][3][VP_NCLASS][VP_MAX_NI * VP_MAX_NE]; \
-    T        S[3][VP_NCLASS][VP_MAX_NI * VP_MAX_NI], St[3][VP_NCLASS][VP_MAX_NI * VP_MAX_NI]; \
-    T        lambda[3][VP_NCLASS][VP_MAX_NI]; \
-  } VPPatchOp##SUF;
-VP_DECLARE_PATCHOP(double, _d)
-VP_DECLARE_PATCHOP(float, _f)
+/* The operator of the patches of a level, in one precision (the layout is shared with the CUDA kernels,
+   cuda/vpatch_cuda.h): the brick's Kronecker form restricted to a patch, per kind of 1D matrix, direction and
+   position class, and the fast-diagonalization factors of the separable part. */
+typedef VPCudaPatchOp_d VPPatchOp_d;
+typedef VPCudaPatchOp_f VPPatchOp_f;
 
 typedef struct {
   /* options */
@@ -61,6 +49,7 @@ typedef struct {
   Vec          r;                   /* global residual (global residual variant, additive) */
   PetscReal    omega;               /* damping in use */
   PetscLogDouble flops_per_patch;   /* for -log_view */
+  void          *gpu;               /* the CUDA smoother (VP_HAVE_CUDA: VPCudaSmoother), made at the first step on the GPU */
 } PC_VertexPatch;
 
 PETSC_INTERN PetscErrorCode PCVertexPatchSetUpPatchOperator(PC);
@@ -68,6 +57,10 @@ PETSC_INTERN PetscErrorCode PCVertexPatchSetUpSchedule(PC);
 PETSC_INTERN PetscErrorCode PCVertexPatchSmooth(PC, Vec, Vec, PetscBool);
 PETSC_INTERN PetscErrorCode PCVertexPatchAdditive(PC, Vec, Vec, Vec);
 PETSC_INTERN PetscInt       PCVertexPatchWorkSize(const PC_VertexPatch *);
+PETSC_INTERN PetscErrorCode PCVertexPatchUseGPU(PC, Vec, Vec, PetscBool *);
+PETSC_INTERN PetscErrorCode PCVertexPatchSmoothGPU(PC, Vec, Vec);
+PETSC_INTERN PetscErrorCode PCVertexPatchAdditiveGPU(PC, Vec, Vec, Vec);
+PETSC_INTERN PetscErrorCode PCVertexPatchDestroyGPU(PC);
 PETSC_INTERN PetscInt       PCVertexPatchClass(PetscInt, PetscInt);
 
 /* per-patch kernels on plain arrays (vpkernels.c); cls: position class per direction, xbar: closure values,

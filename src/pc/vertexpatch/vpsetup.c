@@ -5,6 +5,8 @@
 #include <petscblaslapack.h>
 #include <string.h>
 
+_Static_assert(VPC_MAX_TERMS == BRICK_KRON_MAX_TERMS && VPC_KINDS == BRICK_LINE_NKINDS && VPC_MAX_NE == 4 * BRICK_MAX_DEGREE + 1 && VPC_MAX_NI == 2 * BRICK_MAX_DEGREE - 1, "cuda/vpatch_cuda.h and the brick disagree on the patch operator sizes");
+
 /* Generalized eigenproblem K s = lambda M s of the interior 1D matrices (LAPACK sygv): S^T M S = I. */
 static PetscErrorCode VPFastDiagonalization(PetscInt ni, const PetscReal K[], const PetscReal M[], PetscReal S[], PetscReal lambda[])
 {

@@ -1,0 +1,208 @@
+// The vertex-patch smoothing step on the GPU: one thread block per patch (a grid-stride loop over the patches
+// of one color), the patch's closure gathered, the local residual by rectangular sum factorization, the
+// fast-diagonalization solve, and the update, all in one kernel ("fused", seed 003). The block's threads share
+// every contraction; the intermediate arrays live in a per-block scratch in global memory (closures of the
+// C0IP patches in 3D do not fit shared memory). A port of the CPU kernels in src/pc/vertexpatch/vpkernel_template.h,
+// which stay the reference (tests/gpu_smoother.c compares them).
+#include "vpatch_cuda.h"
+#include <cuda_runtime.h>
+
+#define VP_CHECK(call) \
+  do { \
+    cudaError_t e_ = (call); \
+    if (e_ != cudaSuccess) return (int)e_; \
+  } while (0)
+
+struct VPCudaSmoother_s {
+  VPCudaPatchOp_d *op_d;
+  VPCudaPatchOp_f *op_f;
+  int              n[3], k, g, dim, npatches, nblocks;
+  int             *vertex; // 3 per patch, device
+  char            *scratch;
+  size_t           block_scratch; // bytes per block
+};
+
+// out = A (nrows x ncols) along dir on in's nodes [off, off + ncols); all threads of the block, then a barrier
+template <typename T>
+__device__ void VPContract(int dir, const int ext[3], int nrows, int off, int ncols, const T *A, const T *in, T *out)
+{
+  int inner = 1, outer = 1;
+  for (int d = 0; d < dir; d++) inner *= ext[d];
+  for (int d = dir + 1; d < 3; d++) outer *= ext[d];
+  const int n = ext[dir], total = outer * nrows * inner;
+  for (int p = threadIdx.x; p < total; p += blockDim.x) {
+    const int s = p % inner, i = (p / inner) % nrows, o = p / (inner * nrows);
+    const T  *src = in + (o * n + off) * inner + s;
+    const T  *row = A + i * ncols;
+    T         acc = 0;
+    for (int j = 0; j < ncols; j++) acc += row[j] * src[j * inner];
+    out[p] = acc;
+  }
+  __syncthreads();
+}
+
+// class of vertex v along a direction with N cells (as PCVertexPatchClass)
+__device__ inline int VPClass(int v, int N)
+{
+  return v == 1 ? 0 : (v == N - 1 ? 2 : 1);
+}
+
+// One patch: residual from the closure of x and b, FDM solve, then target[interior] += omega delta (atomic for the additive step).
+template <typename T, typename Op>
+__device__ void VPPatch(const Op *op, const int nn[3], int k, int g, const int *v, const double *b, const double *x, double *target, double omega, bool atomic, T *w)
+{
+  const int dim = op->dim, ne = op->ne, ni = op->ni, nz = dim == 3 ? ne : 1, niz = dim == 3 ? ni : 1;
+  const int nc = ne * ne * nz, nint = ni * ni * niz, nx = ni * ne * nz;
+  const int first = (g - 1) * k + 1, ilo = op->inner_lo, ihi = op->inner_hi;
+  T        *xbar = w, *r = xbar + nc, *X[3] = {r + nint, r + nint + nx, r + nint + 2 * nx}, *XY = r + nint + 3 * nx, *Z = XY + ni * ni * ne, *a = Z + nint, *bb = a + nint;
+  int       cls[3] = {0, 0, 0};
+  for (int d = 0; d < dim; d++) cls[d] = VPClass(v[d], (nn[d] + 1) / k);
+  // closure (cross-shaped: nodes outside the patch cells in at most one direction), boundary nodes zero
+  for (int p = threadIdx.x; p < nc; p += blockDim.x) {
+    const int c[3] = {p % ne, (p / ne) % ne, p / (ne * ne)};
+    int       outside = 0, idx = 0, stride = 1, valid = 1;
+    for (int d = 0; d < 3; d++) {
+      if (d < dim) {
+        const int f = (v[d] - g) * k + c[d]; // full-grid node; interior index f - 1
+        outside += (c[d] < ilo || c[d] > ihi);
+        if (f <= 0 || f >= nn[d] + 1) valid = 0;
+        idx += (f - 1) * stride;
+        stride *= nn[d];
+      }
+    }
+    xbar[p] = (x && valid && outside <= 1) ? (T)x[idx] : (T)0; /* no x: the residual of zero */
+  }
+  // r = b on the interior
+  for (int p = threadIdx.x; p < nint; p += blockDim.x) {
+    const int c[3] = {p % ni, (p / ni) % ni, p / (ni * ni)};
+    int       idx = 0, stride = 1;
+    for (int d = 0; d < dim; d++) {
+      idx += ((v[d] - g) * k + first + c[d] - 1) * stride;
+      stride *= nn[d];
+    }
+    r[p] = (T)b[idx];
+  }
+  __syncthreads();
+  // residual: r -= sum_t coef_t (rows of the 1D factors) xbar, the x contraction shared by terms of one x kind
+  {
+    bool done[3] = {false, false, false};
+    for (int t = 0; t < op->nterms; t++) {
+      const int ka = op->kind[t][0], kb = op->kind[t][1], kc = op->kind[t][2];
+      int       ext[3] = {ne, ne, nz};
+      if (!done[ka]) {
+        VPContract<T>(0, ext, ni, op->coloff[ka], op->ncols[ka], op->R[ka][0][cls[0]], xbar, X[ka]);
+        done[ka] = true;
+      }
+      ext[0] = ni;
+      if (dim == 2) VPContract<T>(1, ext, ni, op->coloff[kb], op->ncols[kb], op->R[kb][1][cls[1]], X[ka], Z);
+      else {
+        VPContract<T>(1, ext, ni, op->coloff[kb], op->ncols[kb], op->R[kb][1][cls[1]], X[ka], XY);
+        ext[1] = ni;
+        VPContract<T>(2, ext, ni, op->coloff[kc], op->ncols[kc], op->R[kc][2][cls[2]], XY, Z);
+      }
+      for (int p = threadIdx.x; p < nint; p += blockDim.x) r[p] -= (T)op->coef[t] * Z[p];
+      __syncthreads();
+    }
+  }
+  // fast diagonalization: a = S^T r, divide, delta = S a
+  {
+    const int ext[3] = {ni, ni, niz};
+    VPContract<T>(0, ext, ni, 0, ni, op->St[0][cls[0]], r, a);
+    VPContract<T>(1, ext, ni, 0, ni, op->St[1][cls[1]], a, bb);
+    if (dim == 3) VPContract<T>(2, ext, ni, 0, ni, op->St[2][cls[2]], bb, a);
+    else {
+      for (int p = threadIdx.x; p < nint; p += blockDim.x) a[p] = bb[p];
+      __syncthreads();
+    }
+    for (int p = threadIdx.x; p < nint; p += blockDim.x) {
+      const int i = p % ni, j = (p / ni) % ni, l = p / (ni * ni);
+      a[p] /= op->lambda[0][cls[0]][i] + op->lambda[1][cls[1]][j] + (dim == 3 ? op->lambda[2][cls[2]][l] : (T)0);
+    }
+    __syncthreads();
+    VPContract<T>(0, ext, ni, 0, ni, op->S[0][cls[0]], a, bb);
+    if (dim == 3) {
+      VPContract<T>(1, ext, ni, 0, ni, op->S[1][cls[1]], bb, a);
+      VPContract<T>(2, ext, ni, 0, ni, op->S[2][cls[2]], a, Z);
+    } else VPContract<T>(1, ext, ni, 0, ni, op->S[1][cls[1]], bb, Z);
+  }
+  // update the interior
+  for (int p = threadIdx.x; p < nint; p += blockDim.x) {
+    const int c[3] = {p % ni, (p / ni) % ni, p / (ni * ni)};
+    int       idx = 0, stride = 1;
+    for (int d = 0; d < dim; d++) {
+      idx += ((v[d] - g) * k + first + c[d] - 1) * stride;
+      stride *= nn[d];
+    }
+    const double upd = omega * (double)Z[p];
+    if (atomic) atomicAdd(&target[idx], upd);
+    else target[idx] += upd;
+  }
+  __syncthreads();
+}
+
+template <typename T, typename Op>
+__global__ void VPSmoothKernel(const Op *op, int n0, int n1, int n2, int k, int g, const int *vertex, int start, int end, const double *b, const double *x, double *target, double omega, bool atomic, char *scratch, size_t block_scratch)
+{
+  const int nn[3] = {n0, n1, n2};
+  T        *w     = (T *)(scratch + blockIdx.x * block_scratch);
+  for (int p = start + blockIdx.x; p < end; p += gridDim.x) VPPatch<T, Op>(op, nn, k, g, vertex + 3 * p, b, x, target, omega, atomic, w);
+}
+
+extern "C" int VPCudaSmootherCreate(const VPCudaPatchOp_d *op_d, const VPCudaPatchOp_f *op_f, const int n[3], int k, int g, int npatches, const int *vertex, VPCudaSmoother *out)
+{
+  VPCudaSmoother sm = new VPCudaSmoother_s();
+  const int      ne = op_d->ne, ni = op_d->ni, dim = op_d->dim, nz = dim == 3 ? ne : 1, niz = dim == 3 ? ni : 1;
+  const size_t   words = (size_t)ne * ne * nz + 3 * (size_t)ni * ne * nz + (size_t)ni * ni * ne + 6 * (size_t)ni * ni * niz;
+  int            dev, nsm;
+
+  sm->k        = k;
+  sm->g        = g;
+  sm->dim      = dim;
+  sm->npatches = npatches;
+  for (int d = 0; d < 3; d++) sm->n[d] = d < dim ? n[d] : 1;
+  VP_CHECK(cudaGetDevice(&dev));
+  VP_CHECK(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));
+  sm->nblocks       = 8 * nsm;
+  sm->block_scratch = ((words * sizeof(double) + 255) / 256) * 256;
+  VP_CHECK(cudaMalloc(&sm->op_d, sizeof(VPCudaPatchOp_d)));
+  VP_CHECK(cudaMalloc(&sm->op_f, sizeof(VPCudaPatchOp_f)));
+  VP_CHECK(cudaMemcpy(sm->op_d, op_d, sizeof(VPCudaPatchOp_d), cudaMemcpyHostToDevice));
+  VP_CHECK(cudaMemcpy(sm->op_f, op_f, sizeof(VPCudaPatchOp_f), cudaMemcpyHostToDevice));
+  VP_CHECK(cudaMalloc(&sm->vertex, 3 * (size_t)(npatches > 0 ? npatches : 1) * sizeof(int)));
+  if (npatches > 0) VP_CHECK(cudaMemcpy(sm->vertex, vertex, 3 * (size_t)npatches * sizeof(int), cudaMemcpyHostToDevice));
+  VP_CHECK(cudaMalloc(&sm->scratch, sm->block_scratch * sm->nblocks));
+  *out = sm;
+  return 0;
+}
+
+static int VPLaunch(VPCudaSmoother sm, int start, int end, int single, double omega, const double *b, const double *x, double *target, bool atomic)
+{
+  if (end <= start) return 0;
+  const int blocks = end - start < sm->nblocks ? end - start : sm->nblocks, threads = 128;
+  if (single) VPSmoothKernel<float, VPCudaPatchOp_f><<<blocks, threads>>>(sm->op_f, sm->n[0], sm->n[1], sm->n[2], sm->k, sm->g, sm->vertex, start, end, b, x, target, omega, atomic, sm->scratch, sm->block_scratch);
+  else VPSmoothKernel<double, VPCudaPatchOp_d><<<blocks, threads>>>(sm->op_d, sm->n[0], sm->n[1], sm->n[2], sm->k, sm->g, sm->vertex, start, end, b, x, target, omega, atomic, sm->scratch, sm->block_scratch);
+  VP_CHECK(cudaGetLastError());
+  return 0;
+}
+
+extern "C" int VPCudaSmootherColor(VPCudaSmoother sm, int start, int end, int single, double omega, const double *b, double *x)
+{
+  return VPLaunch(sm, start, end, single, omega, b, x, x, false);
+}
+
+extern "C" int VPCudaSmootherAdditive(VPCudaSmoother sm, int single, double omega, const double *b, const double *x, double *y)
+{
+  return VPLaunch(sm, 0, sm->npatches, single, omega, b, x, y, true);
+}
+
+extern "C" int VPCudaSmootherDestroy(VPCudaSmoother *sm)
+{
+  if (!*sm) return 0;
+  VP_CHECK(cudaFree((*sm)->op_d));
+  VP_CHECK(cudaFree((*sm)->op_f));
+  VP_CHECK(cudaFree((*sm)->vertex));
+  VP_CHECK(cudaFree((*sm)->scratch));
+  delete *sm;
+  *sm = nullptr;
+  return 0;
+}
