@@ -54,6 +54,17 @@ int VPCudaKronApply_d(VPCudaKron op, const double *x, double *y);
 int VPCudaKronApply_f(VPCudaKron op, const float *x, float *y);
 int VPCudaKronDestroy(VPCudaKron *op);
 
+/* Grid transfer between two levels of a brick (one rank): prolongation P = (x)_d P_d and restriction P^T,
+   direction by direction. Each 1D matrix (and its transpose) is given row-wise with a fixed width: row i has
+   the entries val[i*w + j] in the columns start[i] + j, j < w (columns outside the range are skipped). nc, nf:
+   interior nodes of the coarse and the fine level per direction. */
+typedef struct VPCudaTransfer_s *VPCudaTransfer;
+
+int VPCudaTransferCreate(int dim, const int nc[3], const int nf[3], int wp, const int *const pstart[3], const double *const pval[3], int wr, const int *const rstart[3], const double *const rval[3], VPCudaTransfer *t);
+int VPCudaTransferProlong(VPCudaTransfer t, const double *xc, double *yf);
+int VPCudaTransferRestrict(VPCudaTransfer t, const double *xf, double *yc);
+int VPCudaTransferDestroy(VPCudaTransfer *t);
+
 const char *VPCudaErrorString(int err);
 
 #ifdef __cplusplus

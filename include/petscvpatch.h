@@ -85,9 +85,9 @@ PETSC_EXTERN const char *const DMBrickFamilies[];
 
 /* A scalar function of a point: used for right-hand sides, exact solutions and interpolation. */
 typedef PetscErrorCode (*DMBrickPointFunction)(PetscInt dim, const PetscReal x[], PetscScalar *value, void *ctx);
-/* the Hessian H[d*dim+e] = d^2 u / dx_d dx_e of a function at x */
 /* the gradient g[d] = du/dx_d of a function at x */
 typedef PetscErrorCode (*DMBrickGradientFunction)(PetscInt dim, const PetscReal x[], PetscReal g[], void *ctx);
+/* the Hessian H[d*dim+e] = d^2 u / dx_d dx_e of a function at x */
 typedef PetscErrorCode (*DMBrickHessianFunction)(PetscInt dim, const PetscReal x[], PetscScalar H[], void *ctx);
 
 PETSC_EXTERN PetscErrorCode VPatchInitializePackage(void);

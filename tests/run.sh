@@ -181,6 +181,13 @@ C0RHS=paper conv2 2 2 2,2 2 3 4
 C0RHS=paper conv2 2 3 2,2 2 3 4
 C0RHS=paper conv2 3 3 2,2,2 1 2 3
 
+# k = 8: the errors of a fine solution are small (a regression test for the broken-H2 quadrature buffers)
+$EX2 -dm_brick_cells 3,3 -dm_brick_degree 8 -dm_brick_refine 1 -ksp_rtol 1e-12 >"$OUT/c0ip_errors_k8.log" 2>&1
+l2=$(awk '/^L2 error/{print $3}' "$OUT/c0ip_errors_k8.log"); h2=$(awk '/^broken H2 error/{print $4}' "$OUT/c0ip_errors_k8.log")
+[ -n "$h2" ] && awk -v a="$l2" -v b="$h2" 'BEGIN{exit !(a < 1e-8 && b < 1e-5)}'
+result c0ip_errors_k8 $? "L2 $l2 (< 1e-8), broken H2 $h2 (< 1e-5)"
+expect_error c0ip_diverged_avs_3d_k5 "fractional iterations: none, the solve did not converge" $EX2 -smoother avs -dm_brick_dim 3 -dm_brick_degree 5 -dm_brick_refine 1
+
 # 1 vs 4 ranks: same iterations and L2 error (MVS with GMRES, AVS with CG); c0ip needs 3 coarse cells on the first rank of a split direction
 EX1_SAVE=$EX1; EX1=$EX2
 ranks c0ip_ranks_2d_k3_mvs -dm_brick_dim 2 -dm_brick_cells 6,6 -dm_brick_degree 3 -dm_brick_refine 2 -coarse lu -mg_coarse_pc_factor_mat_solver_type mumps

@@ -526,6 +526,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-dim", &dim, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-degree", &k, NULL));
   PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-cells", cells, &n, NULL));
+  PetscCheck((dim == 2 ? (2 * k - 1) * (2 * k - 1) : (2 * k - 1) * (2 * k - 1) * (2 * k - 1)) <= 125, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+             "-degree %" PetscInt_FMT ": the explicit reference sweeps handle patches of at most 125 DoFs (2D k <= 6, 3D k <= 3)", k);
   PetscCall(CreateBrick(dim, cells, lower, upper, k, 0, &dm));
   PetscCall(DMBrickCreateOperator(dm, MATSHELL, &A));
   PetscCall(DMBrickCreateOperator(dm, MATAIJ, &Aaij));

@@ -254,7 +254,8 @@ int main(int argc, char **argv)
     nufrac = its > 0 ? -8.0 / PetscLog10Real(PetscPowReal(rnorm, 1.0 / its)) : 0.0;
   }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Linear solve %s due to %s iterations %" PetscInt_FMT "\n", reason > 0 ? "converged" : "did not converge", KSPConvergedReasons[reason], its));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "fractional iterations nu_frac %.2f (|r_n|/|r_0| = %.3e; true residual |b - A x|/|b| = %.3e)\n", (double)nufrac, (double)rnorm, (double)(tnorm / bnorm)));
+  if (reason > 0) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "fractional iterations nu_frac %.2f (|r_n|/|r_0| = %.3e; true residual |b - A x|/|b| = %.3e)\n", (double)nufrac, (double)rnorm, (double)(tnorm / bnorm)));
+  else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "fractional iterations: none, the solve did not converge (true residual |b - A x|/|b| = %.3e)\n", (double)(tnorm / bnorm)));
   PetscCall(DMBrickComputeL2Error(dm, u, paper ? PaperSolution : ExactSolution, &problem, &l2));
   PetscCall(DMBrickComputeBrokenH2Error(dm, u, paper ? PaperHessian : ExactHessian, &problem, &h2));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "L2 error %.6e\nbroken H2 error %.6e\n", (double)l2, (double)h2));
@@ -266,5 +267,5 @@ int main(int argc, char **argv)
   PetscCall(VecDestroy(&r));
   PetscCall(DMDestroy(&dm));
   PetscCall(PetscFinalize());
-  return 0;
+  return reason > 0 ? 0 : 1; /* a diverged solve is a failure of the run */
 }

@@ -59,6 +59,7 @@ PETSC_INTERN PetscErrorCode DMBrickOperatorSetUp_Private(DM dm)
     SETERRQ(PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_UNKNOWN_TYPE, "-dm_brick_operator %s: unknown operator; allowed: %s", brick->opname, known);
   }
   PetscCall(PetscMemzero(&brick->op, sizeof(brick->op)));
+  for (PetscInt d = 0; d < 4; d++) brick->op.multiplicative_damping[d] = 1.0; /* an operator that says nothing gets the usual 1 */
   PetscCall((*setup)(dm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

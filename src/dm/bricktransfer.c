@@ -2,6 +2,9 @@
    fine one (interpolation at the fine nodes); on a Cartesian grid it is the Kronecker product of 1D
    embeddings, applied direction by direction. Restriction is its transpose. */
 #include "brickimpl.h"
+#if defined(VP_HAVE_CUDA)
+#  include <vpatch_cuda.h>
+#endif
 
 typedef struct {
   DM           dmc, dmf;
@@ -9,7 +12,88 @@ typedef struct {
   PetscReal    P1[(2 * BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)]; /* one coarse cell into its two children */
   BrickBox     stage[4];                                                /* stage[0]: coarse nodes read; stage[d+1]: after direction d */
   PetscScalar *buf[4];
+  void        *gpu; /* the CUDA transfer (VP_HAVE_CUDA), made at the first transfer of VECCUDA vectors on one rank */
 } BrickTransfer;
+
+#if defined(VP_HAVE_CUDA)
+static inline void BrickTransferCell(PetscInt, PetscInt, PetscInt, PetscInt *, PetscInt *);
+
+/* one rank and VECSEQCUDA vectors: the transfer runs on the device arrays */
+static PetscErrorCode BrickTransferUseGPU(Mat P, Vec x, Vec y, PetscBool *gpu)
+{
+  PetscMPIInt size;
+  PetscBool   xc, yc;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)P), &size));
+  PetscCall(PetscObjectTypeCompare((PetscObject)x, VECSEQCUDA, &xc));
+  PetscCall(PetscObjectTypeCompare((PetscObject)y, VECSEQCUDA, &yc));
+  *gpu = (PetscBool)(size == 1 && xc && yc);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The 1D prolongation on the interior nodes, row-wise with width k+1 (fine row i: coarse columns c k - 1 + j),
+   and its transpose with width 4k+1 (a coarse node reaches the fine nodes of at most two coarse cells). */
+static PetscErrorCode BrickTransferCreateGPU(BrickTransfer *t)
+{
+  DM_Brick *cb = (DM_Brick *)t->dmc->data, *fb = (DM_Brick *)t->dmf->data;
+  const int k = (int)fb->degree, wp = k + 1, wr = 4 * k + 1;
+  int       nc[3] = {1, 1, 1}, nf[3] = {1, 1, 1}, *ps[3] = {NULL}, *rs[3] = {NULL}, err;
+  double   *pv[3] = {NULL}, *rv[3] = {NULL};
+
+  PetscFunctionBegin;
+  for (PetscInt d = 0; d < fb->dim; d++) {
+    nc[d] = (int)(k * cb->cells[d] - 1);
+    nf[d] = (int)(k * fb->cells[d] - 1);
+    PetscCall(PetscMalloc2(nf[d], &ps[d], nf[d] * wp, &pv[d]));
+    PetscCall(PetscMalloc1(nc[d], &rs[d]));
+    PetscCall(PetscCalloc1(nc[d] * wr, &rv[d]));
+    for (int J = 0; J < nc[d]; J++) rs[d][J] = -1;
+    for (int i = 0; i < nf[d]; i++) {
+      PetscInt c, row;
+      BrickTransferCell(k, cb->cells[d], i + 1, &c, &row);
+      ps[d][i] = (int)(c * k - 1);
+      for (int j = 0; j < wp; j++) {
+        const int J       = ps[d][i] + j;
+        pv[d][i * wp + j] = t->P1[row * (k + 1) + j];
+        if (J < 0 || J >= nc[d] || pv[d][i * wp + j] == 0.0) continue;
+        if (rs[d][J] < 0) rs[d][J] = i; /* fine rows come in increasing order: the first is the start */
+        PetscCheck(i - rs[d][J] < wr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Brick restriction row wider than %d", wr);
+        rv[d][J * wr + i - rs[d][J]] = pv[d][i * wp + j];
+      }
+    }
+    for (int J = 0; J < nc[d]; J++)
+      if (rs[d][J] < 0) rs[d][J] = 0;
+  }
+  err = VPCudaTransferCreate((int)fb->dim, nc, nf, wp, (const int *const *)ps, (const double *const *)pv, wr, (const int *const *)rs, (const double *const *)rv, (VPCudaTransfer *)&t->gpu);
+  for (PetscInt d = 0; d < fb->dim; d++) {
+    PetscCall(PetscFree2(ps[d], pv[d]));
+    PetscCall(PetscFree(rs[d]));
+    PetscCall(PetscFree(rv[d]));
+  }
+  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaTransferCreate: %s", VPCudaErrorString(err));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode BrickTransferApplyGPU(BrickTransfer *t, PetscBool prolong, Vec x, Vec y)
+{
+  const PetscScalar *xa;
+  PetscScalar       *ya;
+  int                err;
+
+  PetscFunctionBegin;
+  if (!t->gpu) PetscCall(BrickTransferCreateGPU(t));
+  PetscCall(VecCUDAGetArrayRead(x, &xa));
+  PetscCall(VecCUDAGetArrayWrite(y, &ya));
+  PetscCall(PetscLogGpuTimeBegin());
+  err = prolong ? VPCudaTransferProlong((VPCudaTransfer)t->gpu, xa, ya) : VPCudaTransferRestrict((VPCudaTransfer)t->gpu, xa, ya);
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in the brick transfer: %s", VPCudaErrorString(err));
+  PetscCall(VecCUDARestoreArrayRead(x, &xa));
+  PetscCall(VecCUDARestoreArrayWrite(y, &ya));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
 
 /* The coarse cell holding fine node F (full-grid numbering), and the node's row in P1. */
 static inline void BrickTransferCell(PetscInt k, PetscInt Nc, PetscInt F, PetscInt *c, PetscInt *row)
@@ -58,6 +142,17 @@ static PetscErrorCode MatMult_BrickTransfer(Mat P, Vec xc, Vec yf)
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(DMBRICK_Interpolate, P, xc, yf, 0));
   PetscCall(MatShellGetContext(P, &t));
+#if defined(VP_HAVE_CUDA)
+  {
+    PetscBool gpu;
+    PetscCall(BrickTransferUseGPU(P, xc, yf, &gpu));
+    if (gpu) {
+      PetscCall(BrickTransferApplyGPU(t, PETSC_TRUE, xc, yf));
+      PetscCall(PetscLogEventEnd(DMBRICK_Interpolate, P, xc, yf, 0));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
+#endif
   cb = (DM_Brick *)t->dmc->data;
   fb = (DM_Brick *)t->dmf->data;
   PetscCall(DMGlobalToLocal(t->dmc, xc, INSERT_VALUES, t->clocal));
@@ -82,6 +177,17 @@ static PetscErrorCode MatMultTranspose_BrickTransfer(Mat P, Vec xf, Vec yc)
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(DMBRICK_Restrict, P, xf, yc, 0));
   PetscCall(MatShellGetContext(P, &t));
+#if defined(VP_HAVE_CUDA)
+  {
+    PetscBool gpu;
+    PetscCall(BrickTransferUseGPU(P, xf, yc, &gpu));
+    if (gpu) {
+      PetscCall(BrickTransferApplyGPU(t, PETSC_FALSE, xf, yc));
+      PetscCall(PetscLogEventEnd(DMBRICK_Restrict, P, xf, yc, 0));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
+#endif
   cb = (DM_Brick *)t->dmc->data;
   fb = (DM_Brick *)t->dmf->data;
   PetscCall(VecGetArrayRead(xf, &x));
@@ -103,6 +209,13 @@ static PetscErrorCode BrickTransferDestroy(void *ctx)
   BrickTransfer *t = (BrickTransfer *)ctx;
 
   PetscFunctionBegin;
+#if defined(VP_HAVE_CUDA)
+  if (t->gpu) {
+    VPCudaTransfer g   = (VPCudaTransfer)t->gpu;
+    int            err = VPCudaTransferDestroy(&g);
+    PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaTransferDestroy: %s", VPCudaErrorString(err));
+  }
+#endif
   PetscCall(VecDestroy(&t->clocal));
   for (PetscInt i = 0; i < 4; i++) PetscCall(PetscFree(t->buf[i]));
   PetscCall(DMDestroy(&t->dmc));

@@ -244,7 +244,7 @@ PetscErrorCode DMBrickComputeBrokenH2Error(DM dm, Vec uh, DMBrickHessianFunction
   Vec                ul;
   const PetscScalar *ula;
   PetscScalar        ue[729], t1[1000], t2[1000], dq[6][1000];
-  PetscReal          D[BRICK_MAX_N * BRICK_MAX_N], val[BRICK_MAX_N * BRICK_MAX_N], der[(BRICK_MAX_N + 2) * BRICK_MAX_N], B1[3][(BRICK_MAX_N + 2) * BRICK_MAX_N], B2[3][(BRICK_MAX_N + 2) * BRICK_MAX_N];
+  PetscReal          D[BRICK_MAX_N * BRICK_MAX_N], val[(BRICK_MAX_N + 2) * BRICK_MAX_N], der[(BRICK_MAX_N + 2) * BRICK_MAX_N], B1[3][(BRICK_MAX_N + 2) * BRICK_MAX_N], B2[3][(BRICK_MAX_N + 2) * BRICK_MAX_N];
   PetscInt           idx[729], n, pairs[6][2], npairs = 0;
   PetscReal          sum = 0.0;
 

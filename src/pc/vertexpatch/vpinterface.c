@@ -58,7 +58,7 @@ PetscErrorCode PCVertexPatchSetType(PC pc, PCVertexPatchType type)
 }
 
 /*@
-   PCVertexPatchSetLocalSolver - fast diagonalization or dense Cholesky on each patch (-pc_vertexpatch_local_solver)
+   PCVertexPatchSetLocalSolver - fast diagonalization of the separable part, dense Cholesky of the exact patch matrix, or dense Cholesky of the separable part on each patch (-pc_vertexpatch_local_solver fdm|dense|separable_dense)
 
    Logically Collective
 

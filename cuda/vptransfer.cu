@@ -1,0 +1,117 @@
+// Grid transfer on the GPU: the prolongation of the brick (Kronecker product of 1D embeddings) and its
+// transpose, one rectangular 1D contraction per direction (rows of fixed width, see vpatch_cuda.h).
+#include "vpatch_cuda.h"
+#include <cuda_runtime.h>
+
+#define VP_CHECK(call) \
+  do { \
+    cudaError_t e_ = (call); \
+    if (e_ != cudaSuccess) return (int)e_; \
+  } while (0)
+
+struct VPCudaTransfer_s {
+  int     dim, nc[3], nf[3], wp, wr;
+  int    *pstart[3], *rstart[3];
+  double *pval[3], *rval[3];
+  double *buf[2];
+};
+
+// out (extents of in with nout along dir) = rows of width w (start[i] + j) applied along dir
+__global__ void VPContractRows(int dir, int e0, int e1, int e2, int nout, int w, const int *__restrict__ start, const double *__restrict__ val, const double *__restrict__ in, double *__restrict__ out)
+{
+  const int    ein[3] = {e0, e1, e2};
+  int          eout[3] = {e0, e1, e2};
+  eout[dir]            = nout;
+  const size_t total   = (size_t)eout[0] * eout[1] * eout[2];
+  const size_t sin     = dir == 0 ? 1 : (dir == 1 ? (size_t)e0 : (size_t)e0 * e1);
+  const size_t sout    = dir == 0 ? 1 : (dir == 1 ? (size_t)eout[0] : (size_t)eout[0] * eout[1]);
+  for (size_t p = blockIdx.x * (size_t)blockDim.x + threadIdx.x; p < total; p += (size_t)gridDim.x * blockDim.x) {
+    const int    i    = (int)((p / sout) % nout);
+    const size_t base = p - (size_t)i * sout; // the other indices, laid out as in "out"; map to "in"
+    size_t       lo = base % sout, hi = base / (sout * nout);
+    const size_t inbase = lo + hi * sin * ein[dir];
+    double       acc    = 0;
+    for (int j = 0; j < w; j++) {
+      const int c = start[i] + j;
+      if (c >= 0 && c < ein[dir]) acc += val[(size_t)i * w + j] * in[inbase + (size_t)c * sin];
+    }
+    out[p] = acc;
+  }
+}
+
+static int VPGrid(size_t n)
+{
+  size_t b = (n + 255) / 256;
+  return (int)(b > 65536 ? 65536 : (b ? b : 1));
+}
+
+extern "C" int VPCudaTransferCreate(int dim, const int nc[3], const int nf[3], int wp, const int *const pstart[3], const double *const pval[3], int wr, const int *const rstart[3], const double *const rval[3], VPCudaTransfer *out)
+{
+  VPCudaTransfer t = new VPCudaTransfer_s();
+  size_t         big = 1;
+  t->dim             = dim;
+  t->wp              = wp;
+  t->wr              = wr;
+  for (int d = 0; d < 3; d++) {
+    t->nc[d] = d < dim ? nc[d] : 1;
+    t->nf[d] = d < dim ? nf[d] : 1;
+    big *= t->nf[d];
+    if (d >= dim) continue;
+    VP_CHECK(cudaMalloc(&t->pstart[d], nf[d] * sizeof(int)));
+    VP_CHECK(cudaMalloc(&t->pval[d], (size_t)nf[d] * wp * sizeof(double)));
+    VP_CHECK(cudaMalloc(&t->rstart[d], nc[d] * sizeof(int)));
+    VP_CHECK(cudaMalloc(&t->rval[d], (size_t)nc[d] * wr * sizeof(double)));
+    VP_CHECK(cudaMemcpy(t->pstart[d], pstart[d], nf[d] * sizeof(int), cudaMemcpyHostToDevice));
+    VP_CHECK(cudaMemcpy(t->pval[d], pval[d], (size_t)nf[d] * wp * sizeof(double), cudaMemcpyHostToDevice));
+    VP_CHECK(cudaMemcpy(t->rstart[d], rstart[d], nc[d] * sizeof(int), cudaMemcpyHostToDevice));
+    VP_CHECK(cudaMemcpy(t->rval[d], rval[d], (size_t)nc[d] * wr * sizeof(double), cudaMemcpyHostToDevice));
+  }
+  VP_CHECK(cudaMalloc(&t->buf[0], big * sizeof(double)));
+  VP_CHECK(cudaMalloc(&t->buf[1], big * sizeof(double)));
+  *out = t;
+  return 0;
+}
+
+// direction by direction; the intermediate extents mix fine (done) and coarse (to do) directions
+static int VPTransferApply(VPCudaTransfer t, bool prolong, const double *x, double *y)
+{
+  int           e[3];
+  const double *in = x;
+  for (int d = 0; d < 3; d++) e[d] = prolong ? t->nc[d] : t->nf[d];
+  for (int s = 0; s < t->dim; s++) {
+    const int d = prolong ? s : t->dim - 1 - s, nout = prolong ? t->nf[d] : t->nc[d];
+    double   *out = s == t->dim - 1 ? y : t->buf[s % 2];
+    size_t    total = (size_t)nout * (d == 0 ? 1 : e[0]) * (d == 1 ? 1 : e[1]) * (d == 2 ? 1 : e[2]);
+    VPContractRows<<<VPGrid(total), 256>>>(d, e[0], e[1], e[2], nout, prolong ? t->wp : t->wr, prolong ? t->pstart[d] : t->rstart[d], prolong ? t->pval[d] : t->rval[d], in, out);
+    VP_CHECK(cudaGetLastError());
+    e[d] = nout;
+    in   = out;
+  }
+  return 0;
+}
+
+extern "C" int VPCudaTransferProlong(VPCudaTransfer t, const double *xc, double *yf)
+{
+  return VPTransferApply(t, true, xc, yf);
+}
+
+extern "C" int VPCudaTransferRestrict(VPCudaTransfer t, const double *xf, double *yc)
+{
+  return VPTransferApply(t, false, xf, yc);
+}
+
+extern "C" int VPCudaTransferDestroy(VPCudaTransfer *t)
+{
+  if (!*t) return 0;
+  for (int d = 0; d < (*t)->dim; d++) {
+    VP_CHECK(cudaFree((*t)->pstart[d]));
+    VP_CHECK(cudaFree((*t)->pval[d]));
+    VP_CHECK(cudaFree((*t)->rstart[d]));
+    VP_CHECK(cudaFree((*t)->rval[d]));
+  }
+  VP_CHECK(cudaFree((*t)->buf[0]));
+  VP_CHECK(cudaFree((*t)->buf[1]));
+  delete *t;
+  *t = nullptr;
+  return 0;
+}
