@@ -40,6 +40,8 @@ typedef struct VPCudaSmoother_s *VPCudaSmoother;
 int VPCudaSmootherCreate(const VPCudaPatchOp_d *op_d, const VPCudaPatchOp_f *op_f, const int n[3], int k, int g, int npatches, const int *vertex, VPCudaSmoother *sm);
 /* one color (patches [start, end)) of the multiplicative step, in place: x[interior] += omega A_j^-1 r_j(x, b) */
 int VPCudaSmootherColor(VPCudaSmoother sm, int start, int end, int single, double omega, const double *b, double *x);
+/* the same with a given (global) residual r instead of the local one: x[interior] += omega A_j^-1 R_j r */
+int VPCudaSmootherColorResidual(VPCudaSmoother sm, int start, int end, int single, double omega, const double *r, double *x);
 /* the additive step: y += omega sum_j R_j^T A_j^-1 r_j(x, b) (atomic updates); x NULL: residual b */
 int VPCudaSmootherAdditive(VPCudaSmoother sm, int single, double omega, const double *b, const double *x, double *y);
 int VPCudaSmootherDestroy(VPCudaSmoother *sm);

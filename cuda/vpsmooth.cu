@@ -84,7 +84,8 @@ __device__ void VPPatch(const Op *op, const int nn[3], int k, int g, const int *
   }
   __syncthreads();
   // residual: r -= sum_t coef_t (rows of the 1D factors) xbar, the x contraction shared by terms of one x kind
-  {
+  // (without x, b is already the residual: the global-residual variant)
+  if (x) {
     bool done[3] = {false, false, false};
     for (int t = 0; t < op->nterms; t++) {
       const int ka = op->kind[t][0], kb = op->kind[t][1], kc = op->kind[t][2];
@@ -188,6 +189,11 @@ static int VPLaunch(VPCudaSmoother sm, int start, int end, int single, double om
 extern "C" int VPCudaSmootherColor(VPCudaSmoother sm, int start, int end, int single, double omega, const double *b, double *x)
 {
   return VPLaunch(sm, start, end, single, omega, b, x, x, false);
+}
+
+extern "C" int VPCudaSmootherColorResidual(VPCudaSmoother sm, int start, int end, int single, double omega, const double *r, double *x)
+{
+  return VPLaunch(sm, start, end, single, omega, r, nullptr, x, false);
 }
 
 extern "C" int VPCudaSmootherAdditive(VPCudaSmoother sm, int single, double omega, const double *b, const double *x, double *y)

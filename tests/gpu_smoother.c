@@ -17,6 +17,7 @@ static PetscErrorCode CheckOne(DM dm, Mat A, const char *op, PetscInt dim, Petsc
   PetscFunctionBeginUser;
   PetscCall(PetscOptionsClearValue(NULL, "-pc_vertexpatch_type"));
   PetscCall(PetscOptionsClearValue(NULL, "-pc_vertexpatch_precision"));
+  PetscCall(PetscOptionsClearValue(NULL, "-pc_vertexpatch_residual"));
   PetscCall(PetscOptionsInsertString(NULL, opts));
   PetscCall(PCCreate(PETSC_COMM_WORLD, &pc));
   PetscCall(PCSetType(pc, "vertexpatch"));
@@ -99,6 +100,8 @@ int main(int argc, char **argv)
       PetscCall(DMCreateMatrix(dm, &A));
       PetscCall(CheckOne(dm, A, ops[o], dim, k, "-pc_vertexpatch_type multiplicative", 1e-12, rnd));
       PetscCall(CheckOne(dm, A, ops[o], dim, k, "-pc_vertexpatch_type additive", 1e-12, rnd));
+      PetscCall(CheckOne(dm, A, ops[o], dim, k, "-pc_vertexpatch_type multiplicative -pc_vertexpatch_residual global", 1e-12, rnd));
+      PetscCall(CheckOne(dm, A, ops[o], dim, k, "-pc_vertexpatch_type additive -pc_vertexpatch_residual global", 1e-12, rnd));
       PetscCall(CheckOne(dm, A, ops[o], dim, k, "-pc_vertexpatch_type multiplicative -pc_vertexpatch_precision single", tols, rnd));
       PetscCall(CheckOne(dm, A, ops[o], dim, k, "-pc_vertexpatch_type additive -pc_vertexpatch_precision single", tols, rnd));
       PetscCall(MatDestroy(&A));

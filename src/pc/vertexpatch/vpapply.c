@@ -220,7 +220,7 @@ PetscErrorCode PCVertexPatchAdditive(PC pc, Vec b, Vec x, Vec y)
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(PC_VertexPatchSmooth, pc, b, y, 0));
   PetscCall(PCVertexPatchUseGPU(pc, b, y, &gpu));
-  if (gpu && (!x || vp->residual == PC_VERTEXPATCH_RESIDUAL_LOCAL)) {
+  if (gpu) {
     PetscCall(PCVertexPatchAdditiveGPU(pc, b, x, y));
     PetscCall(PetscLogEventEnd(PC_VertexPatchSmooth, pc, b, y, 0));
     PetscFunctionReturn(PETSC_SUCCESS);

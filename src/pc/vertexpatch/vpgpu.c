@@ -1,8 +1,8 @@
 /* The GPU path of PCVERTEXPATCH (VP_HAVE_CUDA): on one rank, with VECCUDA vectors, the colored
-   multiplicative and the additive steps with local residuals and the fdm solver run as CUDA kernels
+   multiplicative and the additive steps with the fdm solver, local or global residuals, run as CUDA kernels
    (cuda/vpsmooth.cu) on the device arrays; the patch operator and the processing order are the CPU
-   smoother's, copied once per setup. Everything else (dense solvers, global residuals, single and batched
-   schedules, several ranks) takes the CPU path. */
+   smoother's, copied once per setup. Everything else (dense solvers, single and batched schedules, several
+   ranks) takes the CPU path. */
 #include "vpimpl.h"
 #if defined(VP_HAVE_CUDA)
 #  include <petscdevice_cuda.h>
@@ -20,7 +20,7 @@ PetscErrorCode PCVertexPatchUseGPU(PC pc, Vec b, Vec x, PetscBool *gpu)
     PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &size));
     PetscCall(PetscObjectTypeCompare((PetscObject)b, VECSEQCUDA, &bc));
     if (x) PetscCall(PetscObjectTypeCompare((PetscObject)x, VECSEQCUDA, &xc));
-    *gpu = (PetscBool)(size == 1 && bc && xc && vp->solver == PC_VERTEXPATCH_FDM && vp->residual == PC_VERTEXPATCH_RESIDUAL_LOCAL && vp->schedule == PC_VERTEXPATCH_COLORED);
+    *gpu = (PetscBool)(size == 1 && bc && xc && vp->solver == PC_VERTEXPATCH_FDM && vp->schedule == PC_VERTEXPATCH_COLORED);
   }
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -72,18 +72,26 @@ PetscErrorCode PCVertexPatchSmoothGPU(PC pc, Vec b, Vec x)
     VPCudaSmoother     sm;
     const PetscScalar *ba;
     PetscScalar       *xa;
+    const int          single = vp->precision == PC_VERTEXPATCH_SINGLE_PRECISION;
     PetscCall(PCVertexPatchGetGPU(pc, &sm));
-    PetscCall(VecCUDAGetArrayRead(b, &ba));
-    PetscCall(VecCUDAGetArray(x, &xa));
-    PetscCall(PetscLogGpuTimeBegin());
     for (PetscInt ic = 0; ic < vp->ncolors; ic++) {
-      const PetscInt c   = vp->reverse ? vp->ncolors - 1 - ic : ic;
-      const int      err = VPCudaSmootherColor(sm, (int)vp->colorptr[c], (int)vp->colorptr[c + 1], vp->precision == PC_VERTEXPATCH_SINGLE_PRECISION, vp->omega, ba, xa);
-      PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaSmootherColor: %s", VPCudaErrorString(err));
+      const PetscInt c = vp->reverse ? vp->ncolors - 1 - ic : ic;
+      int            err;
+      if (vp->residual == PC_VERTEXPATCH_RESIDUAL_GLOBAL) {
+        /* the residual of the current iterate, once per color, by the operator's own (GPU) product */
+        PetscCall(MatMult(pc->pmat, x, vp->r));
+        PetscCall(VecAYPX(vp->r, -1.0, b));
+        PetscCall(VecCUDAGetArrayRead(vp->r, &ba));
+      } else PetscCall(VecCUDAGetArrayRead(b, &ba));
+      PetscCall(VecCUDAGetArray(x, &xa));
+      PetscCall(PetscLogGpuTimeBegin());
+      if (vp->residual == PC_VERTEXPATCH_RESIDUAL_GLOBAL) err = VPCudaSmootherColorResidual(sm, (int)vp->colorptr[c], (int)vp->colorptr[c + 1], single, vp->omega, ba, xa);
+      else err = VPCudaSmootherColor(sm, (int)vp->colorptr[c], (int)vp->colorptr[c + 1], single, vp->omega, ba, xa);
+      PetscCall(PetscLogGpuTimeEnd());
+      PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in the vertex-patch color step: %s", VPCudaErrorString(err));
+      PetscCall(VecCUDARestoreArray(x, &xa));
+      PetscCall(VecCUDARestoreArrayRead(vp->residual == PC_VERTEXPATCH_RESIDUAL_GLOBAL ? vp->r : b, &ba));
     }
-    PetscCall(PetscLogGpuTimeEnd());
-    PetscCall(VecCUDARestoreArray(x, &xa));
-    PetscCall(VecCUDARestoreArrayRead(b, &ba));
     PetscCall(PetscLogGpuFlops(vp->flops_per_patch * vp->npatches));
   }
 #else
@@ -104,6 +112,13 @@ PetscErrorCode PCVertexPatchAdditiveGPU(PC pc, Vec b, Vec x, Vec y)
     PetscScalar       *ya;
     int                err;
     PetscCall(PCVertexPatchGetGPU(pc, &sm));
+    if (x && vp->residual == PC_VERTEXPATCH_RESIDUAL_GLOBAL) {
+      /* the global residual once; the patches then solve with it (no x) */
+      PetscCall(MatMult(pc->pmat, x, vp->r));
+      PetscCall(VecAYPX(vp->r, -1.0, b));
+      b = vp->r;
+      x = NULL;
+    }
     PetscCall(VecCUDAGetArrayRead(b, &ba));
     if (x) PetscCall(VecCUDAGetArrayRead(x, &xa));
     PetscCall(VecCUDAGetArray(y, &ya));
