@@ -97,3 +97,28 @@ PetscErrorCode BrickElementSecondDerivatives(PetscInt k, const PetscReal nodes[]
     }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* BrickShellCreate - the MATSHELL of a symmetric positive definite brick operator: sizes from the brick's global
+   vectors, product (also as transpose), diagonal and view, the brick's vector type, and the brick as its DM. */
+PetscErrorCode BrickShellCreate(DM dm, void *ctx, PetscErrorCode (*destroy)(void *), PetscErrorCode (*mult)(Mat, Vec, Vec), PetscErrorCode (*diagonal)(Mat, Vec), PetscErrorCode (*view)(Mat, PetscViewer), Mat *A)
+{
+  Vec      v;
+  PetscInt m, M;
+
+  PetscFunctionBegin;
+  PetscCall(DMGetGlobalVector(dm, &v));
+  PetscCall(VecGetLocalSize(v, &m));
+  PetscCall(VecGetSize(v, &M));
+  PetscCall(DMRestoreGlobalVector(dm, &v));
+  PetscCall(MatCreateShell(PetscObjectComm((PetscObject)dm), m, m, M, M, ctx, A));
+  PetscCall(MatShellSetContextDestroy(*A, destroy));
+  PetscCall(MatShellSetOperation(*A, MATOP_MULT, (void (*)(void))mult));
+  PetscCall(MatShellSetOperation(*A, MATOP_MULT_TRANSPOSE, (void (*)(void))mult));
+  PetscCall(MatShellSetOperation(*A, MATOP_GET_DIAGONAL, (void (*)(void))diagonal));
+  PetscCall(MatShellSetOperation(*A, MATOP_VIEW, (void (*)(void))view));
+  PetscCall(MatShellSetVecType(*A, dm->vectype));
+  PetscCall(MatSetOption(*A, MAT_SYMMETRIC, PETSC_TRUE));
+  PetscCall(MatSetOption(*A, MAT_SPD, PETSC_TRUE));
+  PetscCall(MatSetDM(*A, dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -159,8 +159,6 @@ static PetscErrorCode BrickC0IPReadBox(DM dm, const BrickBox *obox, BrickBox *ib
 static PetscErrorCode BrickC0IPCreateShell(DM dm, Mat *A)
 {
   BrickC0IP *ctx;
-  Vec        v;
-  PetscInt   m, M;
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&ctx));
@@ -171,20 +169,7 @@ static PetscErrorCode BrickC0IPCreateShell(DM dm, Mat *A)
   PetscCall(BrickC0IPReadBox(dm, &ctx->obox, &ctx->ibox));
   PetscCall(PetscMalloc3(BrickBoxSize(&ctx->ibox), &ctx->in, BrickBoxSize(&ctx->obox), &ctx->out, BrickKronApplyWorkSize(3, &ctx->ibox, &ctx->obox), &ctx->work));
   PetscCall(DMCreateLocalVector(dm, &ctx->xl));
-  PetscCall(DMGetGlobalVector(dm, &v));
-  PetscCall(VecGetLocalSize(v, &m));
-  PetscCall(VecGetSize(v, &M));
-  PetscCall(DMRestoreGlobalVector(dm, &v));
-  PetscCall(MatCreateShell(PetscObjectComm((PetscObject)dm), m, m, M, M, ctx, A));
-  PetscCall(MatShellSetContextDestroy(*A, BrickC0IPDestroy));
-  PetscCall(MatShellSetOperation(*A, MATOP_MULT, (void (*)(void))MatMult_BrickC0IP));
-  PetscCall(MatShellSetOperation(*A, MATOP_MULT_TRANSPOSE, (void (*)(void))MatMult_BrickC0IP));
-  PetscCall(MatShellSetOperation(*A, MATOP_GET_DIAGONAL, (void (*)(void))MatGetDiagonal_BrickC0IP));
-  PetscCall(MatShellSetOperation(*A, MATOP_VIEW, (void (*)(void))MatView_BrickC0IP));
-  PetscCall(MatShellSetVecType(*A, dm->vectype));
-  PetscCall(MatSetOption(*A, MAT_SYMMETRIC, PETSC_TRUE));
-  PetscCall(MatSetOption(*A, MAT_SPD, PETSC_TRUE));
-  PetscCall(MatSetDM(*A, dm));
+  PetscCall(BrickShellCreate(dm, ctx, BrickC0IPDestroy, MatMult_BrickC0IP, MatGetDiagonal_BrickC0IP, MatView_BrickC0IP, A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -186,8 +186,6 @@ static PetscErrorCode BrickLaplaceDestroy(void *ptr)
 static PetscErrorCode BrickLaplaceCreateShell(DM dm, Mat *A)
 {
   BrickLaplace *ctx;
-  Vec           v;
-  PetscInt      m, M;
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&ctx));
@@ -196,20 +194,7 @@ static PetscErrorCode BrickLaplaceCreateShell(DM dm, Mat *A)
   PetscCall(BrickLaplaceSetUp1D(dm, ctx->M, ctx->K));
   PetscCall(DMCreateLocalVector(dm, &ctx->xl));
   PetscCall(VecDuplicate(ctx->xl, &ctx->yl));
-  PetscCall(DMGetGlobalVector(dm, &v));
-  PetscCall(VecGetLocalSize(v, &m));
-  PetscCall(VecGetSize(v, &M));
-  PetscCall(DMRestoreGlobalVector(dm, &v));
-  PetscCall(MatCreateShell(PetscObjectComm((PetscObject)dm), m, m, M, M, ctx, A));
-  PetscCall(MatShellSetContextDestroy(*A, BrickLaplaceDestroy));
-  PetscCall(MatShellSetOperation(*A, MATOP_MULT, (void (*)(void))MatMult_BrickLaplace));
-  PetscCall(MatShellSetOperation(*A, MATOP_MULT_TRANSPOSE, (void (*)(void))MatMult_BrickLaplace));
-  PetscCall(MatShellSetOperation(*A, MATOP_GET_DIAGONAL, (void (*)(void))MatGetDiagonal_BrickLaplace));
-  PetscCall(MatShellSetOperation(*A, MATOP_VIEW, (void (*)(void))MatView_BrickLaplace));
-  PetscCall(MatShellSetVecType(*A, dm->vectype));
-  PetscCall(MatSetOption(*A, MAT_SYMMETRIC, PETSC_TRUE));
-  PetscCall(MatSetOption(*A, MAT_SPD, PETSC_TRUE));
-  PetscCall(MatSetDM(*A, dm));
+  PetscCall(BrickShellCreate(dm, ctx, BrickLaplaceDestroy, MatMult_BrickLaplace, MatGetDiagonal_BrickLaplace, MatView_BrickLaplace, A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
