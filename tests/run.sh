@@ -218,6 +218,9 @@ expect_error c0ip_bad_avs_damping "-pc_vertexpatch_damping 0.: must be a positiv
 expect_error c0ip_bad_avs_damping_negative "-pc_vertexpatch_damping -0.25: must be a positive number" $EX2 -smoother avs -mg_levels_pc_vertexpatch_damping -0.25
 expect_error c0ip_normal_derivative_laplace "DMBrickC0IPAddNormalDerivative() needs -dm_brick_operator c0ip, not laplace" $EX2 -dm_brick_operator laplace -rhs paper
 expect_error c0ip_bad_smoother "-smoother jacobi: allowed mvs, avs" $EX2 -smoother jacobi
+expect_error c0ip_bad_coarse "-coarse cg: allowed smoother, lu" $EX2 -coarse cg
+expect_error c0ip_bad_rhs "-rhs cosine: allowed sine2, paper" $EX2 -rhs cosine
+expect_error make_cuda_on_without_cuda "CUDA=on but the PETSc" make -n CUDA=on
 expect_error c0ip_bad_solver "-pc_vertexpatch_local_solver lu: unknown value; allowed: fdm, dense, separable_dense" $EX2 -mg_levels_pc_vertexpatch_local_solver lu
 
 echo "== the plugin route: a PETSc-only program gets the brick from -dll_append"
