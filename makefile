@@ -69,7 +69,7 @@ build/%.o: src/%.c
 	@mkdir -p $(dir $@)
 	$(VP_CC) $(VP_CCFLAGS) -MMD -MP -c $< -o $@
 
-build/cuda/%.o: cuda/%.cu cuda/vpatch_cuda.h
+build/cuda/%.o: cuda/%.cu $(wildcard cuda/*.h)
 	@mkdir -p $(dir $@)
 	$(NVCC) -O3 -std=c++17 -arch=sm_$(CUDA_ARCH) -Xcompiler -fPIC -lineinfo -Icuda -c $< -o $@
 

@@ -1,10 +1,34 @@
 static const char help[] = "Throughput of the brick operator (MatMult) and of one vertex-patch smoothing step (colored multiplicative,\n"
-                           "local residual + fdm) on whatever vectors -dm_vec_type gives (cuda: the GPU kernels). Prints one line:\n"
-                           "dim k DoFs, matvec time, MDoF/s, GFLOP/s (as logged), smoothing time, MDoF/s, GFLOP/s.\n"
-                           "Options: the brick's (-dm_brick_*), -reps n, and -pc_vertexpatch_* for the smoother.\n";
+                           "local residual + fdm) on whatever vectors -dm_vec_type gives (cuda: the GPU kernels), for each GPU\n"
+                           "smoothing kernel (shared where it applies, global) in double and single precision. Prints one line:\n"
+                           "dim k DoFs, matvec time, MDoF/s, GFLOP/s (as logged), then per kernel and precision: smoothing time,\n"
+                           "MDoF/s, GFLOP/s. Options: the brick's (-dm_brick_*), -reps n, and -pc_vertexpatch_* for the smoother.\n";
 
 #include <petscvpatch.h>
 #include <petsctime.h>
+
+/* reps smoothing steps after a warm-up (which builds the GPU data); VecNorm synchronizes */
+static PetscErrorCode TimeSmoothing(PC pc, Vec b, Vec x, Vec w, PetscInt reps, PetscLogDouble *t, PetscLogDouble *f)
+{
+  PetscInt                    its;
+  PetscReal                   nrm;
+  PetscLogDouble              t0, t1, f0, f1;
+  PCRichardsonConvergedReason reason;
+
+  PetscFunctionBeginUser;
+  PetscCall(PCSetUp(pc));
+  PetscCall(PCApplyRichardson(pc, b, x, w, 0, 0, 0, 1, PETSC_FALSE, &its, &reason));
+  PetscCall(VecNorm(x, NORM_2, &nrm));
+  PetscCall(PetscGetFlops(&f0));
+  PetscCall(PetscTime(&t0));
+  for (PetscInt r = 0; r < reps; r++) PetscCall(PCApplyRichardson(pc, b, x, w, 0, 0, 0, 1, PETSC_FALSE, &its, &reason));
+  PetscCall(VecNorm(x, NORM_2, &nrm));
+  PetscCall(PetscTime(&t1));
+  PetscCall(PetscGetFlops(&f1));
+  *t = (t1 - t0) / reps;
+  *f = (f1 - f0) / reps;
+  PetscFunctionReturn(0);
+}
 
 int main(int argc, char **argv)
 {
@@ -12,11 +36,11 @@ int main(int argc, char **argv)
   Mat            A;
   PC             pc;
   Vec            x, y, b, w;
-  PetscInt       reps = 20, n, dim, k, its;
-  PetscLogDouble t0, t1, tm, ts, f0, f1, fm, fs;
+  PetscInt       reps = 20, n, dim, k;
+  PetscLogDouble t0, t1, tm, f0, f1, fm;
   PetscReal      nrm;
   PetscRandom    rnd;
-  PCRichardsonConvergedReason reason;
+  const char    *opname;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-reps", &reps, NULL));
@@ -24,6 +48,7 @@ int main(int argc, char **argv)
   PetscCall(DMSetFromOptions(dm));
   PetscCall(DMSetUp(dm));
   PetscCall(DMBrickGetInfo(dm, &dim, NULL, &k, NULL));
+  PetscCall(DMBrickGetOperator(dm, &opname));
   PetscCall(DMCreateMatrix(dm, &A));
   PetscCall(DMCreateGlobalVector(dm, &x));
   PetscCall(VecDuplicate(x, &y));
@@ -38,10 +63,7 @@ int main(int argc, char **argv)
   PetscCall(PCSetOperators(pc, A, A));
   PetscCall(PCSetDM(pc, dm));
   PetscCall(PCSetFromOptions(pc));
-  PetscCall(PCSetUp(pc));
-  /* warm up (first products build the GPU data), then time reps of each; VecNorm synchronizes */
   PetscCall(MatMult(A, x, y));
-  PetscCall(PCApplyRichardson(pc, b, x, w, 0, 0, 0, 1, PETSC_FALSE, &its, &reason));
   PetscCall(VecNorm(y, NORM_2, &nrm));
   PetscCall(PetscGetFlops(&f0));
   PetscCall(PetscTime(&t0));
@@ -51,16 +73,23 @@ int main(int argc, char **argv)
   PetscCall(PetscGetFlops(&f1));
   tm = (t1 - t0) / reps;
   fm = (f1 - f0) / reps;
-  PetscCall(PetscGetFlops(&f0));
-  PetscCall(PetscTime(&t0));
-  for (PetscInt r = 0; r < reps; r++) PetscCall(PCApplyRichardson(pc, b, x, w, 0, 0, 0, 1, PETSC_FALSE, &its, &reason));
-  PetscCall(VecNorm(x, NORM_2, &nrm));
-  PetscCall(PetscTime(&t1));
-  PetscCall(PetscGetFlops(&f1));
-  ts = (t1 - t0) / reps;
-  fs = (f1 - f0) / reps;
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "dim %" PetscInt_FMT " k %" PetscInt_FMT " DoFs %" PetscInt_FMT " matvec %.3e s %.1f MDoF/s %.1f GFLOP/s smooth %.3e s %.1f MDoF/s %.1f GFLOP/s\n", dim, k, n, tm, n / tm * 1e-6, fm / tm * 1e-9, ts,
-                        n / ts * 1e-6, fs / ts * 1e-9));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "dim %" PetscInt_FMT " k %" PetscInt_FMT " DoFs %" PetscInt_FMT " matvec %.3e s %.1f MDoF/s %.1f GFLOP/s", dim, k, n, tm, n / tm * 1e-6, fm / tm * 1e-9));
+  /* the shared-memory kernel applies to laplace only (PCVERTEXPATCH refuses it otherwise) */
+  for (PetscInt kern = 0; kern < 2; kern++)
+    for (PetscInt prec = 0; prec < 2; prec++) {
+      PetscLogDouble ts = 0, fs = 0;
+      PetscBool      lap;
+      PetscCall(PetscStrcmp(opname, "laplace", &lap));
+      if (kern == 0 && lap) {
+        PetscCall(PCVertexPatchSetGPUKernel(pc, PC_VERTEXPATCH_GPU_KERNEL_SHARED));
+      } else if (kern == 1) PetscCall(PCVertexPatchSetGPUKernel(pc, PC_VERTEXPATCH_GPU_KERNEL_GLOBAL));
+      if (kern == 1 || lap) {
+        PetscCall(PCVertexPatchSetPrecision(pc, prec ? PC_VERTEXPATCH_SINGLE_PRECISION : PC_VERTEXPATCH_DOUBLE));
+        PetscCall(TimeSmoothing(pc, b, x, w, reps, &ts, &fs));
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, " smooth_%s_%s %.3e s %.1f MDoF/s %.1f GFLOP/s", kern ? "global" : "shared", prec ? "single" : "double", ts, n / ts * 1e-6, fs / ts * 1e-9));
+      } else PetscCall(PetscPrintf(PETSC_COMM_WORLD, " smooth_shared_%s n/a s n/a MDoF/s n/a GFLOP/s", prec ? "single" : "double"));
+    }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));
   PetscCall(PetscRandomDestroy(&rnd));
   PetscCall(PCDestroy(&pc));
   PetscCall(VecDestroy(&x));

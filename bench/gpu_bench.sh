@@ -1,42 +1,84 @@
 #!/usr/bin/env bash
 # GPU benchmark (run on the device, with the CUDA PETSc and a CUDA build of this project; see bench/results/):
-# 1. throughput of the operator and of one smoothing step (bench/bench_gpu), k = 1..8, 2D and 3D, about 1e7 DoFs;
-# 2. time to solution, 3D Poisson (-rhs one), relative residual 1e-9, for k = 2..7: our multigrid with the
-#    vertex-patch smoother in double and in mixed precision (V-cycle smoothing in float), PCMG with
-#    Chebyshev/Jacobi on our operators, and PCGAMG on the assembled operator (aijcusparse), same brick.
-# Usage: bench/gpu_bench.sh [throughput] [solve]; prints markdown tables.
+# 1. throughput: the operator and one smoothing step (bench/bench_gpu), laplace, k = 1..8, 2D and 3D, 2-10 million
+#    DoFs, for both smoothing kernels (shared: patch in shared memory; global: per-block scratch in global memory)
+#    in double and single precision, with the fraction of the GPU's FP64 / FP32 peak (FMA pipes, no tensor cores);
+# 2. ncu: Nsight Compute counters of one launch of each smoothing kernel (shared-memory bank conflicts, wavefronts,
+#    duration, throughput), 3D and 2D, smaller meshes;
+# 3. time to solution, 3D Poisson (-rhs one), relative residual 1e-9, for k = 2..7: our multigrid with the
+#    vertex-patch smoother in double, in mixed precision (V-cycle smoothing in float), and in mixed precision with
+#    the coarser levels' operators and transfers in float too (-dm_brick_mg_precision single); PCMG with
+#    Chebyshev/Jacobi on our operators; PCGAMG on the assembled operator (aijcusparse), same brick.
+# Usage: bench/gpu_bench.sh [throughput] [ncu] [solve]; prints markdown tables. LOG_DIR: where the logs go.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-parts=${*:-throughput solve}
-echo "- date: $(date -u +%F), device: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), command: \`bench/gpu_bench.sh $parts\`"
+parts=${*:-throughput ncu solve}
+LOG=${LOG_DIR:-/tmp/gpu-bench}
+mkdir -p "$LOG"
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+clock=$(nvidia-smi --query-gpu=clocks.max.sm --format=csv,noheader,nounits 2>/dev/null | head -1)
+sms=$(python3 -c "import torch; print(torch.cuda.get_device_properties(0).multi_processor_count)" 2>/dev/null || echo 132)
+# FMA pipes: 64 FP64 and 128 FP32 lanes per multiprocessor on Hopper, 2 flops per FMA
+peak64=$(awk -v s="$sms" -v c="${clock:-1980}" 'BEGIN{printf "%.0f", s * 64 * 2 * c * 1e-3}')
+peak32=$((2 * peak64))
+echo "- date: $(date -u +%F), device: $gpu ($sms multiprocessors, max SM clock ${clock} MHz: FP64 peak $peak64 GFLOP/s, FP32 peak $peak32 GFLOP/s), command: \`bench/gpu_bench.sh $parts\`"
 for p in $parts; do
   case $p in
   throughput)
-    echo; echo "| dim | k | DoFs | matvec s | MDoF/s | GFLOP/s | smoothing step s | MDoF/s | GFLOP/s | smoothing single: MDoF/s |"; echo "|---|---|---|---|---|---|---|---|---|---|"
+    echo
+    echo "| dim | k | DoFs | matvec MDoF/s | GFLOP/s (% FP64) | shared double: step s, MDoF/s, GFLOP/s (% FP64) | shared single: MDoF/s, GFLOP/s (% FP32) | global double: step s, MDoF/s, GFLOP/s (% FP64) | global single: MDoF/s |"
+    echo "|---|---|---|---|---|---|---|---|---|"
     for dim in 2 3; do
       for k in 1 2 3 4 5 6 7 8; do
         if [ $dim = 2 ]; then r=$(awk -v k=$k 'BEGIN{r = int(log(3200/k)/log(2)) - 1; print r}'); c=2,2; else r=$(awk -v k=$k 'BEGIN{r = int(log(215/k)/log(2)) - 1; print r}'); c=2,2,2; fi
         o="-dm_vec_type cuda -dm_brick_dim $dim -dm_brick_cells $c -dm_brick_degree $k -dm_brick_refine $r -reps 10"
-        l=$(./bench/bench_gpu $o 2>&1 | grep '^dim')
-        s=$(./bench/bench_gpu $o -pc_vertexpatch_precision single 2>&1 | grep '^dim' | awk '{print $17}')
-        echo "$l" | awk -v s="$s" '{printf "| %s | %s | %s | %.3e | %s | %s | %.3e | %s | %s | %s |\n", $2, $4, $6, $8, $10, $12, $15, $17, $19, s}'
+        ./bench/bench_gpu $o >"$LOG/throughput_${dim}d_k$k.log" 2>&1
+        grep '^dim' "$LOG/throughput_${dim}d_k$k.log" | awk -v p64="$peak64" -v p32="$peak32" '
+          function pc(g, p) { return g == "n/a" ? "n/a" : sprintf("%.1f%%", 100 * g / p) }
+          {printf "| %s | %s | %s | %s | %s (%s) | %.3e, %s, %s (%s) | %s, %s (%s) | %.3e, %s, %s (%s) | %s |\n", $2, $4, $6, $10, $12, pc($12, p64), $15, $17, $19, pc($19, p64), $24, $26, pc($26, p32), $29, $31, $33, pc($33, p64), $38}'
+      done
+    done ;;
+  ncu)
+    echo
+    echo "Nsight Compute, one launch (the first color of the warm-up step) of each kernel, double precision; \`$LOG/ncu_*.txt\` hold the full output."
+    echo
+    echo "| dim | k | DoFs | kernel | duration us | shared ld wavefronts | ld bank conflicts | shared st wavefronts | st bank conflicts | warps active % | SM throughput % |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|"
+    metrics=gpu__time_duration.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,sm__warps_active.avg.pct_of_peak_sustained_active,sm__throughput.avg.pct_of_peak_sustained_elapsed
+    for cfg in "3 2 4" "3 3 3" "3 4 3" "3 5 2" "3 6 2" "3 7 2" "2 3 6" "2 6 5"; do
+      set -- $cfg
+      dim=$1 k=$2 r=$3
+      c=$([ $dim = 2 ] && echo 2,2 || echo 2,2,2)
+      n=$(awk -v k=$k -v r=$r -v d=$dim 'BEGIN{n = k * 2^(r+1) - 1; printf "%.0f", n^d}')
+      for kern in VPTileKernel VPSmoothKernel; do
+        f="$LOG/ncu_${dim}d_k${k}_$kern.txt"
+        ncu --clock-control none --kernel-name "regex:$kern" --launch-count 1 --metrics "$metrics" ./bench/bench_gpu -dm_vec_type cuda -dm_brick_dim $dim -dm_brick_cells $c -dm_brick_degree $k -dm_brick_refine $r -reps 1 >"$f" 2>&1
+        awk -v d=$dim -v k=$k -v n=$n -v kern=$([ $kern = VPTileKernel ] && echo shared || echo global) '
+          $1 == "gpu__time_duration.sum" {t = $NF; if ($2 == "msecond") t *= 1000; if ($2 == "nsecond") t /= 1000}
+          $1 ~ /wavefronts_mem_shared_op_ld/ {wl = $NF} $1 ~ /bank_conflicts_pipe_lsu_mem_shared_op_ld/ {cl = $NF}
+          $1 ~ /wavefronts_mem_shared_op_st/ {ws = $NF} $1 ~ /bank_conflicts_pipe_lsu_mem_shared_op_st/ {cs = $NF}
+          $1 == "sm__warps_active.avg.pct_of_peak_sustained_active" {wa = $NF} $1 == "sm__throughput.avg.pct_of_peak_sustained_elapsed" {st = $NF}
+          END {printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", d, k, n, kern, t, wl, cl, ws, cs, wa, st}' "$f"
       done
     done ;;
   solve)
-    echo; echo "| k | DoFs | vertex patch double: its, solve s | vertex patch mixed: its, solve s | Chebyshev/Jacobi MG: its, solve s | GAMG (aijcusparse): its, setup s, solve s |"; echo "|---|---|---|---|---|---|"
+    echo
+    echo "| k | DoFs | vertex patch double: its, solve s | mixed (float smoothing): its, solve s | mixed + float levels: its, solve s | Chebyshev/Jacobi MG: its, solve s | GAMG (aijcusparse): its, setup s, solve s |"
+    echo "|---|---|---|---|---|---|---|"
     for k in 2 3 4 5 6 7; do
       r=$(awk -v k=$k 'BEGIN{print int(log(200/k)/log(2)) - 1}')
       o="-dm_vec_type cuda -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree $k -dm_brick_refine $r -rhs one -ksp_rtol 1e-9 -mg_coarse_ksp_type richardson -mg_coarse_ksp_max_it 1 -mg_coarse_pc_type vertexpatch"
       n=$(awk -v k=$k -v r=$r 'BEGIN{n = k * 2^(r+1) - 1; printf "%.0f", n^3}')
-      g() { awk '/iterations [0-9]/{for (i = 1; i < NF; i++) if ($i == "iterations") it = $(i+1)} /^solve time/{t = $3; s = $9} END{printf "%s, %s", it, t}'; }
-      v=$(./tutorials/ex1 $o -fmg 0 2>&1 | g)
-      m=$(./tutorials/ex1 $o -fmg 0 -mg_levels_pc_vertexpatch_precision single 2>&1 | g)
-      c=$(./tutorials/ex1 $o -smoother chebyshev 2>&1 | g)
+      g() { awk '/iterations [0-9]/{for (i = 1; i < NF; i++) if ($i == "iterations") it = $(i+1)} /^solve time/{t = $3; s = $9} END{printf "%s, %s", it, t}' "$1"; }
+      ./tutorials/ex1 $o -fmg 0 >"$LOG/solve_k${k}_double.log" 2>&1
+      ./tutorials/ex1 $o -fmg 0 -mg_levels_pc_vertexpatch_precision single >"$LOG/solve_k${k}_mixed.log" 2>&1
+      ./tutorials/ex1 $o -fmg 0 -mg_levels_pc_vertexpatch_precision single -dm_brick_mg_precision single >"$LOG/solve_k${k}_mixedlevels.log" 2>&1
+      ./tutorials/ex1 $o -smoother chebyshev >"$LOG/solve_k${k}_cheb.log" 2>&1
       if [ $k -le 4 ]; then
-        ./tutorials/ex1 -dm_vec_type cuda -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree $k -dm_brick_refine $((r - 1)) -rhs one -ksp_rtol 1e-9 -smoother chebyshev -pc_type gamg -dm_mat_type aijcusparse >"${GAMG_LOG:-/tmp}/gamg_k$k.log" 2>&1
-        a=$(cat "${GAMG_LOG:-/tmp}/gamg_k$k.log" | awk '/iterations [0-9]/{for (i = 1; i < NF; i++) if ($i == "iterations") it = $(i+1)} /^solve time/{t = $3; s = $9} END{printf "%s, %s, %s (DoFs/8)", it, s, t}')
+        ./tutorials/ex1 -dm_vec_type cuda -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree $k -dm_brick_refine $((r - 1)) -rhs one -ksp_rtol 1e-9 -smoother chebyshev -pc_type gamg -dm_mat_type aijcusparse >"$LOG/solve_k${k}_gamg.log" 2>&1
+        a=$(awk '/iterations [0-9]/{for (i = 1; i < NF; i++) if ($i == "iterations") it = $(i+1)} /^solve time/{t = $3; s = $9} END{printf "%s, %s, %s (DoFs/8)", it, s, t}' "$LOG/solve_k${k}_gamg.log")
       else a="not run"; fi
-      echo "| $k | $n | $v | $m | $c | $a |"
+      echo "| $k | $n | $(g "$LOG/solve_k${k}_double.log") | $(g "$LOG/solve_k${k}_mixed.log") | $(g "$LOG/solve_k${k}_mixedlevels.log") | $(g "$LOG/solve_k${k}_cheb.log") | $a |"
     done ;;
   esac
 done

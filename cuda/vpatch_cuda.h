@@ -37,7 +37,23 @@ VPC_DECLARE_PATCHOP(float, _f)
    (n[d] per direction, x fastest), device pointers. */
 typedef struct VPCudaSmoother_s *VPCudaSmoother;
 
-int VPCudaSmootherCreate(const VPCudaPatchOp_d *op_d, const VPCudaPatchOp_f *op_f, const int n[3], int k, int g, int npatches, const int *vertex, VPCudaSmoother *sm);
+/* Two kernels: VPC_KERNEL_SHARED keeps the patch in shared memory with conflict-free access (seed 003 section 4.1;
+   operators with one ghost cell: laplace), VPC_KERNEL_GLOBAL keeps it in a per-block scratch in global memory
+   (any operator; the c0ip closures of 4k+1 nodes per direction do not fit shared memory in 3D). */
+#define VPC_KERNEL_GLOBAL 0
+#define VPC_KERNEL_SHARED 1
+/* 1 when VPC_KERNEL_SHARED handles this patch operator (g ghost cells, degree k): the closure is the patch's
+   cells (g = 1) and every kind of the terms spans all of it. Inline, so that a build without CUDA checks it too. */
+static inline int VPCudaSmootherSharedSupported(const VPCudaPatchOp_d *op, int g, int k)
+{
+  if (g != 1 || k < 1 || k > 8 || op->ne != 2 * k + 1 || (op->dim != 2 && op->dim != 3)) return 0;
+  for (int t = 0; t < op->nterms; t++)
+    for (int d = 0; d < op->dim; d++)
+      if (op->coloff[op->kind[t][d]] != 0 || op->ncols[op->kind[t][d]] != op->ne) return 0;
+  return 1;
+}
+/* kernel: VPC_KERNEL_*; VPC_KERNEL_SHARED where it is not supported returns cudaErrorNotSupported */
+int VPCudaSmootherCreate(const VPCudaPatchOp_d *op_d, const VPCudaPatchOp_f *op_f, const int n[3], int k, int g, int npatches, const int *vertex, int kernel, VPCudaSmoother *sm);
 /* one color (patches [start, end)) of the multiplicative step, in place: x[interior] += omega A_j^-1 r_j(x, b) */
 int VPCudaSmootherColor(VPCudaSmoother sm, int start, int end, int single, double omega, const double *b, double *x);
 /* the same with a given (global) residual r instead of the local one: x[interior] += omega A_j^-1 R_j r */
@@ -54,6 +70,8 @@ typedef struct VPCudaKron_s *VPCudaKron;
 int VPCudaKronCreate(int dim, const int n[3], int bw, int nterms, const double coef[], const int kind[][3], const double *const band[3][3], VPCudaKron *op);
 int VPCudaKronApply_d(VPCudaKron op, const double *x, double *y);
 int VPCudaKronApply_f(VPCudaKron op, const float *x, float *y);
+/* double vectors, float arithmetic and intermediates (the mixed-precision multigrid levels) */
+int VPCudaKronApply_mixed(VPCudaKron op, const double *x, double *y);
 int VPCudaKronDestroy(VPCudaKron *op);
 
 /* Grid transfer between two levels of a brick (one rank): prolongation P = (x)_d P_d and restriction P^T,
@@ -63,8 +81,9 @@ int VPCudaKronDestroy(VPCudaKron *op);
 typedef struct VPCudaTransfer_s *VPCudaTransfer;
 
 int VPCudaTransferCreate(int dim, const int nc[3], const int nf[3], int wp, const int *const pstart[3], const double *const pval[3], int wr, const int *const rstart[3], const double *const rval[3], VPCudaTransfer *t);
-int VPCudaTransferProlong(VPCudaTransfer t, const double *xc, double *yf);
-int VPCudaTransferRestrict(VPCudaTransfer t, const double *xf, double *yc);
+/* single: float arithmetic and intermediates on the double vectors (the mixed-precision multigrid levels) */
+int VPCudaTransferProlong(VPCudaTransfer t, int single, const double *xc, double *yf);
+int VPCudaTransferRestrict(VPCudaTransfer t, int single, const double *xf, double *yc);
 int VPCudaTransferDestroy(VPCudaTransfer *t);
 
 const char *VPCudaErrorString(int err);

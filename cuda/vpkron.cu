@@ -21,9 +21,10 @@ struct VPCudaKron_s {
     if (e_ != cudaSuccess) return (int)e_; \
   } while (0)
 
-// out = G (along dir) in; extents n[], stride of dir s, bandwidth bw, band rows of length 2bw+1
-template <typename T>
-__global__ void VPContractBand(int dir, int n0, int n1, int n2, int bw, const T *__restrict__ band, const T *__restrict__ in, T *__restrict__ out)
+// out = G (along dir) in; extents n[], stride of dir s, bandwidth bw, band rows of length 2bw+1. TI, TO: the
+// precisions of in and out, T the arithmetic's (the mixed variant reads and writes double vectors, works in float)
+template <typename T, typename TI, typename TO>
+__global__ void VPContractBand(int dir, int n0, int n1, int n2, int bw, const T *__restrict__ band, const TI *__restrict__ in, TO *__restrict__ out)
 {
   const size_t total = (size_t)n0 * n1 * n2;
   const int    nd    = dir == 0 ? n0 : (dir == 1 ? n1 : n2);
@@ -33,15 +34,15 @@ __global__ void VPContractBand(int dir, int n0, int n1, int n2, int bw, const T 
     const int lo = i - bw < 0 ? -i : -bw, hi = i + bw >= nd ? nd - 1 - i : bw;
     const T  *row = band + (size_t)i * (2 * bw + 1) + bw;
     T         acc = 0;
-    for (int o = lo; o <= hi; o++) acc += row[o] * in[p + (long long)o * (long long)s];
-    out[p] = acc;
+    for (int o = lo; o <= hi; o++) acc += row[o] * (T)in[p + (long long)o * (long long)s];
+    out[p] = (TO)acc;
   }
 }
 
-template <typename T>
-__global__ void VPAxpy(size_t n, T a, const T *__restrict__ x, T *__restrict__ y, int first)
+template <typename T, typename TY>
+__global__ void VPAxpy(size_t n, T a, const T *__restrict__ x, TY *__restrict__ y, int first)
 {
-  for (size_t p = blockIdx.x * (size_t)blockDim.x + threadIdx.x; p < n; p += (size_t)gridDim.x * blockDim.x) y[p] = first ? a * x[p] : y[p] + a * x[p];
+  for (size_t p = blockIdx.x * (size_t)blockDim.x + threadIdx.x; p < n; p += (size_t)gridDim.x * blockDim.x) y[p] = first ? (TY)(a * x[p]) : (TY)((T)y[p] + a * x[p]);
 }
 
 static int VPGrid(size_t n)
@@ -50,8 +51,9 @@ static int VPGrid(size_t n)
   return (int)(b > 65536 ? 65536 : (b ? b : 1));
 }
 
-template <typename T>
-static int VPKronApply(VPCudaKron op, T *const band[3][VP_KINDS], const T *x, T *y)
+// vectors of precision TV, arithmetic and intermediates in T
+template <typename T, typename TV>
+static int VPKronApply(VPCudaKron op, T *const band[3][VP_KINDS], const TV *x, TV *y)
 {
   T     *X[VP_KINDS], *XY, *Z;
   int    done[VP_KINDS] = {0, 0, 0};
@@ -64,19 +66,19 @@ static int VPKronApply(VPCudaKron op, T *const band[3][VP_KINDS], const T *x, T 
   for (int t = 0; t < op->nterms; t++) {
     const int a = op->kind[t][0];
     if (!done[a]) {
-      VPContractBand<T><<<VPGrid(N), 256>>>(0, op->n[0], op->n[1], n2, op->bw, band[0][a], x, X[a]);
+      VPContractBand<T, TV, T><<<VPGrid(N), 256>>>(0, op->n[0], op->n[1], n2, op->bw, band[0][a], x, X[a]);
       VP_CHECK(cudaGetLastError());
       done[a] = 1;
     }
     if (op->dim == 2) {
-      VPContractBand<T><<<VPGrid(N), 256>>>(1, op->n[0], op->n[1], n2, op->bw, band[1][op->kind[t][1]], X[a], Z);
+      VPContractBand<T, T, T><<<VPGrid(N), 256>>>(1, op->n[0], op->n[1], n2, op->bw, band[1][op->kind[t][1]], X[a], Z);
     } else {
-      VPContractBand<T><<<VPGrid(N), 256>>>(1, op->n[0], op->n[1], n2, op->bw, band[1][op->kind[t][1]], X[a], XY);
+      VPContractBand<T, T, T><<<VPGrid(N), 256>>>(1, op->n[0], op->n[1], n2, op->bw, band[1][op->kind[t][1]], X[a], XY);
       VP_CHECK(cudaGetLastError());
-      VPContractBand<T><<<VPGrid(N), 256>>>(2, op->n[0], op->n[1], n2, op->bw, band[2][op->kind[t][2]], XY, Z);
+      VPContractBand<T, T, T><<<VPGrid(N), 256>>>(2, op->n[0], op->n[1], n2, op->bw, band[2][op->kind[t][2]], XY, Z);
     }
     VP_CHECK(cudaGetLastError());
-    VPAxpy<T><<<VPGrid(N), 256>>>(N, (T)op->coef[t], Z, y, t == 0);
+    VPAxpy<T, TV><<<VPGrid(N), 256>>>(N, (T)op->coef[t], Z, y, t == 0);
     VP_CHECK(cudaGetLastError());
   }
   return 0;
@@ -116,12 +118,17 @@ extern "C" int VPCudaKronCreate(int dim, const int n[3], int bw, int nterms, con
 
 extern "C" int VPCudaKronApply_d(VPCudaKron op, const double *x, double *y)
 {
-  return VPKronApply<double>(op, op->band_d, x, y);
+  return VPKronApply<double, double>(op, op->band_d, x, y);
 }
 
 extern "C" int VPCudaKronApply_f(VPCudaKron op, const float *x, float *y)
 {
-  return VPKronApply<float>(op, op->band_f, x, y);
+  return VPKronApply<float, float>(op, op->band_f, x, y);
+}
+
+extern "C" int VPCudaKronApply_mixed(VPCudaKron op, const double *x, double *y)
+{
+  return VPKronApply<float, double>(op, op->band_f, x, y);
 }
 
 extern "C" int VPCudaKronDestroy(VPCudaKron *op)

@@ -5,6 +5,7 @@
 // C0IP patches in 3D do not fit shared memory). A port of the CPU kernels in src/pc/vertexpatch/vpkernel_template.h,
 // which stay the reference (tests/gpu_smoother.c compares them).
 #include "vpatch_cuda.h"
+#include "vpsmooth_tile.h"
 #include <cuda_runtime.h>
 
 #define VP_CHECK(call) \
@@ -20,6 +21,9 @@ struct VPCudaSmoother_s {
   int             *vertex; // 3 per patch, device
   char            *scratch;
   size_t           block_scratch; // bytes per block
+  int              kernel;        // VPC_KERNEL_*
+  VPTileLayout     tile;          // VPC_KERNEL_SHARED: the shared arrays of the x-direction kinds
+  int              tile_blocks;   // VPC_KERNEL_SHARED: grid size cap
 };
 
 // out = A (nrows x ncols) along dir on in's nodes [off, off + ncols); all threads of the block, then a barrier
@@ -149,13 +153,16 @@ __global__ void VPSmoothKernel(const Op *op, int n0, int n1, int n2, int k, int 
   for (int p = start + blockIdx.x; p < end; p += gridDim.x) VPPatch<T, Op>(op, nn, k, g, vertex + 3 * p, b, x, target, omega, atomic, w);
 }
 
-extern "C" int VPCudaSmootherCreate(const VPCudaPatchOp_d *op_d, const VPCudaPatchOp_f *op_f, const int n[3], int k, int g, int npatches, const int *vertex, VPCudaSmoother *out)
+extern "C" int VPCudaSmootherCreate(const VPCudaPatchOp_d *op_d, const VPCudaPatchOp_f *op_f, const int n[3], int k, int g, int npatches, const int *vertex, int kernel, VPCudaSmoother *out)
 {
+  if (kernel != VPC_KERNEL_GLOBAL && kernel != VPC_KERNEL_SHARED) return (int)cudaErrorInvalidValue;
+  if (kernel == VPC_KERNEL_SHARED && !VPCudaSmootherSharedSupported(op_d, g, k)) return (int)cudaErrorNotSupported;
   VPCudaSmoother sm = new VPCudaSmoother_s();
   const int      ne = op_d->ne, ni = op_d->ni, dim = op_d->dim, nz = dim == 3 ? ne : 1, niz = dim == 3 ? ni : 1;
   const size_t   words = (size_t)ne * ne * nz + 3 * (size_t)ni * ne * nz + (size_t)ni * ni * ne + 6 * (size_t)ni * ni * niz;
   int            dev, nsm;
 
+  sm->kernel   = kernel;
   sm->k        = k;
   sm->g        = g;
   sm->dim      = dim;
@@ -171,7 +178,12 @@ extern "C" int VPCudaSmootherCreate(const VPCudaPatchOp_d *op_d, const VPCudaPat
   VP_CHECK(cudaMemcpy(sm->op_f, op_f, sizeof(VPCudaPatchOp_f), cudaMemcpyHostToDevice));
   VP_CHECK(cudaMalloc(&sm->vertex, 3 * (size_t)(npatches > 0 ? npatches : 1) * sizeof(int)));
   if (npatches > 0) VP_CHECK(cudaMemcpy(sm->vertex, vertex, 3 * (size_t)npatches * sizeof(int), cudaMemcpyHostToDevice));
-  VP_CHECK(cudaMalloc(&sm->scratch, sm->block_scratch * sm->nblocks));
+  if (kernel == VPC_KERNEL_SHARED) {
+    size_t bytes_d, bytes_f;
+    VPTileLayoutCreate(op_d, k, &sm->tile);
+    VP_CHECK((cudaError_t)VPTilePrepare(&sm->tile, &bytes_d, &bytes_f));
+    sm->tile_blocks = 32 * nsm; // enough resident blocks to fill the GPU; each loops over its share of patches
+  } else VP_CHECK(cudaMalloc(&sm->scratch, sm->block_scratch * sm->nblocks));
   *out = sm;
   return 0;
 }
@@ -179,6 +191,7 @@ extern "C" int VPCudaSmootherCreate(const VPCudaPatchOp_d *op_d, const VPCudaPat
 static int VPLaunch(VPCudaSmoother sm, int start, int end, int single, double omega, const double *b, const double *x, double *target, bool atomic)
 {
   if (end <= start) return 0;
+  if (sm->kernel == VPC_KERNEL_SHARED) return VPTileLaunch(&sm->tile, single, single ? (const void *)sm->op_f : (const void *)sm->op_d, sm->n, sm->vertex, start, end, b, x, target, omega, atomic, sm->tile_blocks);
   const int blocks = end - start < sm->nblocks ? end - start : sm->nblocks, threads = 128;
   if (single) VPSmoothKernel<float, VPCudaPatchOp_f><<<blocks, threads>>>(sm->op_f, sm->n[0], sm->n[1], sm->n[2], sm->k, sm->g, sm->vertex, start, end, b, x, target, omega, atomic, sm->scratch, sm->block_scratch);
   else VPSmoothKernel<double, VPCudaPatchOp_d><<<blocks, threads>>>(sm->op_d, sm->n[0], sm->n[1], sm->n[2], sm->k, sm->g, sm->vertex, start, end, b, x, target, omega, atomic, sm->scratch, sm->block_scratch);
@@ -207,7 +220,7 @@ extern "C" int VPCudaSmootherDestroy(VPCudaSmoother *sm)
   VP_CHECK(cudaFree((*sm)->op_d));
   VP_CHECK(cudaFree((*sm)->op_f));
   VP_CHECK(cudaFree((*sm)->vertex));
-  VP_CHECK(cudaFree((*sm)->scratch));
+  if ((*sm)->scratch) VP_CHECK(cudaFree((*sm)->scratch));
   delete *sm;
   *sm = nullptr;
   return 0;

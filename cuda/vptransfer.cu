@@ -13,11 +13,13 @@ struct VPCudaTransfer_s {
   int     dim, nc[3], nf[3], wp, wr;
   int    *pstart[3], *rstart[3];
   double *pval[3], *rval[3];
-  double *buf[2];
+  float  *pval_f[3], *rval_f[3]; // the same rounded to float
+  double *buf[2];                // intermediates (as float in the single variant)
 };
 
-// out (extents of in with nout along dir) = rows of width w (start[i] + j) applied along dir
-__global__ void VPContractRows(int dir, int e0, int e1, int e2, int nout, int w, const int *__restrict__ start, const double *__restrict__ val, const double *__restrict__ in, double *__restrict__ out)
+// out (extents of in with nout along dir) = rows of width w (start[i] + j) applied along dir; arithmetic in T
+template <typename T, typename TI, typename TO>
+__global__ void VPContractRows(int dir, int e0, int e1, int e2, int nout, int w, const int *__restrict__ start, const T *__restrict__ val, const TI *__restrict__ in, TO *__restrict__ out)
 {
   const int    ein[3] = {e0, e1, e2};
   int          eout[3] = {e0, e1, e2};
@@ -30,12 +32,12 @@ __global__ void VPContractRows(int dir, int e0, int e1, int e2, int nout, int w,
     const size_t base = p - (size_t)i * sout; // the other indices, laid out as in "out"; map to "in"
     size_t       lo = base % sout, hi = base / (sout * nout);
     const size_t inbase = lo + hi * sin * ein[dir];
-    double       acc    = 0;
+    T            acc    = 0;
     for (int j = 0; j < w; j++) {
       const int c = start[i] + j;
-      if (c >= 0 && c < ein[dir]) acc += val[(size_t)i * w + j] * in[inbase + (size_t)c * sin];
+      if (c >= 0 && c < ein[dir]) acc += val[(size_t)i * w + j] * (T)in[inbase + (size_t)c * sin];
     }
-    out[p] = acc;
+    out[p] = (TO)acc;
   }
 }
 
@@ -43,6 +45,18 @@ static int VPGrid(size_t n)
 {
   size_t b = (n + 255) / 256;
   return (int)(b > 65536 ? 65536 : (b ? b : 1));
+}
+
+// a device copy of a host array rounded to float
+static cudaError_t VPCopyRounded(const double *h, size_t n, float **d)
+{
+  float      *tmp = new float[n];
+  cudaError_t err;
+  for (size_t i = 0; i < n; i++) tmp[i] = (float)h[i];
+  err = cudaMalloc(d, n * sizeof(float));
+  if (err == cudaSuccess) err = cudaMemcpy(*d, tmp, n * sizeof(float), cudaMemcpyHostToDevice);
+  delete[] tmp;
+  return err;
 }
 
 extern "C" int VPCudaTransferCreate(int dim, const int nc[3], const int nf[3], int wp, const int *const pstart[3], const double *const pval[3], int wr, const int *const rstart[3], const double *const rval[3], VPCudaTransfer *out)
@@ -65,6 +79,8 @@ extern "C" int VPCudaTransferCreate(int dim, const int nc[3], const int nf[3], i
     VP_CHECK(cudaMemcpy(t->pval[d], pval[d], (size_t)nf[d] * wp * sizeof(double), cudaMemcpyHostToDevice));
     VP_CHECK(cudaMemcpy(t->rstart[d], rstart[d], nc[d] * sizeof(int), cudaMemcpyHostToDevice));
     VP_CHECK(cudaMemcpy(t->rval[d], rval[d], (size_t)nc[d] * wr * sizeof(double), cudaMemcpyHostToDevice));
+    VP_CHECK(VPCopyRounded(pval[d], (size_t)nf[d] * wp, &t->pval_f[d]));
+    VP_CHECK(VPCopyRounded(rval[d], (size_t)nc[d] * wr, &t->rval_f[d]));
   }
   VP_CHECK(cudaMalloc(&t->buf[0], big * sizeof(double)));
   VP_CHECK(cudaMalloc(&t->buf[1], big * sizeof(double)));
@@ -72,32 +88,39 @@ extern "C" int VPCudaTransferCreate(int dim, const int nc[3], const int nf[3], i
   return 0;
 }
 
-// direction by direction; the intermediate extents mix fine (done) and coarse (to do) directions
-static int VPTransferApply(VPCudaTransfer t, bool prolong, const double *x, double *y)
+// direction by direction; the intermediate extents mix fine (done) and coarse (to do) directions; T: the
+// arithmetic and the intermediates, the vectors are double
+template <typename T>
+static int VPTransferApply(VPCudaTransfer t, bool prolong, T *const pval[3], T *const rval[3], const double *x, double *y)
 {
-  int           e[3];
-  const double *in = x;
+  int e[3];
   for (int d = 0; d < 3; d++) e[d] = prolong ? t->nc[d] : t->nf[d];
   for (int s = 0; s < t->dim; s++) {
-    const int d = prolong ? s : t->dim - 1 - s, nout = prolong ? t->nf[d] : t->nc[d];
-    double   *out = s == t->dim - 1 ? y : t->buf[s % 2];
-    size_t    total = (size_t)nout * (d == 0 ? 1 : e[0]) * (d == 1 ? 1 : e[1]) * (d == 2 ? 1 : e[2]);
-    VPContractRows<<<VPGrid(total), 256>>>(d, e[0], e[1], e[2], nout, prolong ? t->wp : t->wr, prolong ? t->pstart[d] : t->rstart[d], prolong ? t->pval[d] : t->rval[d], in, out);
+    const int    d = prolong ? s : t->dim - 1 - s, nout = prolong ? t->nf[d] : t->nc[d], w = prolong ? t->wp : t->wr;
+    const bool   first = s == 0, last = s == t->dim - 1;
+    const int   *start = prolong ? t->pstart[d] : t->rstart[d];
+    const T     *val   = prolong ? pval[d] : rval[d];
+    const T     *in    = (const T *)t->buf[(s + 1) % 2];
+    T           *out   = (T *)t->buf[s % 2];
+    const size_t total = (size_t)nout * (d == 0 ? 1 : e[0]) * (d == 1 ? 1 : e[1]) * (d == 2 ? 1 : e[2]);
+    if (first && last) VPContractRows<T, double, double><<<VPGrid(total), 256>>>(d, e[0], e[1], e[2], nout, w, start, val, x, y);
+    else if (first) VPContractRows<T, double, T><<<VPGrid(total), 256>>>(d, e[0], e[1], e[2], nout, w, start, val, x, out);
+    else if (last) VPContractRows<T, T, double><<<VPGrid(total), 256>>>(d, e[0], e[1], e[2], nout, w, start, val, in, y);
+    else VPContractRows<T, T, T><<<VPGrid(total), 256>>>(d, e[0], e[1], e[2], nout, w, start, val, in, out);
     VP_CHECK(cudaGetLastError());
     e[d] = nout;
-    in   = out;
   }
   return 0;
 }
 
-extern "C" int VPCudaTransferProlong(VPCudaTransfer t, const double *xc, double *yf)
+extern "C" int VPCudaTransferProlong(VPCudaTransfer t, int single, const double *xc, double *yf)
 {
-  return VPTransferApply(t, true, xc, yf);
+  return single ? VPTransferApply<float>(t, true, t->pval_f, t->rval_f, xc, yf) : VPTransferApply<double>(t, true, t->pval, t->rval, xc, yf);
 }
 
-extern "C" int VPCudaTransferRestrict(VPCudaTransfer t, const double *xf, double *yc)
+extern "C" int VPCudaTransferRestrict(VPCudaTransfer t, int single, const double *xf, double *yc)
 {
-  return VPTransferApply(t, false, xf, yc);
+  return single ? VPTransferApply<float>(t, false, t->pval_f, t->rval_f, xf, yc) : VPTransferApply<double>(t, false, t->pval, t->rval, xf, yc);
 }
 
 extern "C" int VPCudaTransferDestroy(VPCudaTransfer *t)
@@ -108,6 +131,8 @@ extern "C" int VPCudaTransferDestroy(VPCudaTransfer *t)
     VP_CHECK(cudaFree((*t)->pval[d]));
     VP_CHECK(cudaFree((*t)->rstart[d]));
     VP_CHECK(cudaFree((*t)->rval[d]));
+    VP_CHECK(cudaFree((*t)->pval_f[d]));
+    VP_CHECK(cudaFree((*t)->rval_f[d]));
   }
   VP_CHECK(cudaFree((*t)->buf[0]));
   VP_CHECK(cudaFree((*t)->buf[1]));

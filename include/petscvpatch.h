@@ -52,6 +52,11 @@ typedef enum {
   PC_VERTEXPATCH_DOUBLE,
   PC_VERTEXPATCH_SINGLE_PRECISION
 } PCVertexPatchPrecision;
+typedef enum {
+  PC_VERTEXPATCH_GPU_KERNEL_AUTO,
+  PC_VERTEXPATCH_GPU_KERNEL_SHARED,
+  PC_VERTEXPATCH_GPU_KERNEL_GLOBAL
+} PCVertexPatchGPUKernel;
 
 PETSC_EXTERN const char *const PCVertexPatchTypes[];
 PETSC_EXTERN const char *const PCVertexPatchLocalSolvers[];
@@ -59,6 +64,7 @@ PETSC_EXTERN const char *const PCVertexPatchResiduals[];
 PETSC_EXTERN const char *const PCVertexPatchSchedules[];
 PETSC_EXTERN const char *const PCVertexPatchOrderings[];
 PETSC_EXTERN const char *const PCVertexPatchPrecisions[];
+PETSC_EXTERN const char *const PCVertexPatchGPUKernels[];
 
 PETSC_EXTERN PetscErrorCode PCVertexPatchSetType(PC, PCVertexPatchType);
 PETSC_EXTERN PetscErrorCode PCVertexPatchSetLocalSolver(PC, PCVertexPatchLocalSolver);
@@ -66,6 +72,7 @@ PETSC_EXTERN PetscErrorCode PCVertexPatchSetResidual(PC, PCVertexPatchResidual);
 PETSC_EXTERN PetscErrorCode PCVertexPatchSetSchedule(PC, PCVertexPatchSchedule, PetscInt);
 PETSC_EXTERN PetscErrorCode PCVertexPatchSetOrdering(PC, PCVertexPatchOrdering);
 PETSC_EXTERN PetscErrorCode PCVertexPatchSetPrecision(PC, PCVertexPatchPrecision);
+PETSC_EXTERN PetscErrorCode PCVertexPatchSetGPUKernel(PC, PCVertexPatchGPUKernel);
 PETSC_EXTERN PetscErrorCode PCVertexPatchSetDamping(PC, PetscReal);
 PETSC_EXTERN PetscErrorCode PCVertexPatchSetReverse(PC, PetscBool);
 
@@ -82,6 +89,22 @@ typedef enum {
   DMBRICK_DG
 } DMBrickFamily;
 PETSC_EXTERN const char *const DMBrickFamilies[];
+
+/*E
+   DMBrickPrecision - arithmetic of a brick's operator and grid-transfer kernels on the GPU (vectors stay double)
+
+$  DMBRICK_PRECISION_DOUBLE - double
+$  DMBRICK_PRECISION_SINGLE - float arithmetic and intermediates on the double vectors (mixed-precision multigrid)
+
+   Level: intermediate
+
+.seealso: `DMBrickSetMGPrecision()`
+E*/
+typedef enum {
+  DMBRICK_PRECISION_DOUBLE,
+  DMBRICK_PRECISION_SINGLE
+} DMBrickPrecision;
+PETSC_EXTERN const char *const DMBrickPrecisions[];
 
 /* A scalar function of a point: used for right-hand sides, exact solutions and interpolation. */
 typedef PetscErrorCode (*DMBrickPointFunction)(PetscInt dim, const PetscReal x[], PetscScalar *value, void *ctx);
@@ -101,6 +124,7 @@ PETSC_EXTERN PetscErrorCode DMBrickSetDomain(DM, const PetscReal[], const PetscR
 PETSC_EXTERN PetscErrorCode DMBrickSetDegree(DM, PetscInt);
 PETSC_EXTERN PetscErrorCode DMBrickSetFamily(DM, DMBrickFamily);
 PETSC_EXTERN PetscErrorCode DMBrickSetOperator(DM, const char[]);
+PETSC_EXTERN PetscErrorCode DMBrickSetMGPrecision(DM, DMBrickPrecision);
 PETSC_EXTERN PetscErrorCode DMBrickGetInfo(DM, PetscInt *, PetscInt[], PetscInt *, PetscInt *);
 PETSC_EXTERN PetscErrorCode DMBrickGetDomain(DM, PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode DMBrickGetOperator(DM, const char **);

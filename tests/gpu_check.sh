@@ -39,6 +39,8 @@ same() { # name program options...
 }
 same solve_ex1_3d_k3 ./tutorials/ex1 -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 3 -smoother chebyshev
 same solve_ex1_2d_k4_vp ./tutorials/ex1 -dm_brick_degree 4 -dm_brick_refine 5
+same solve_ex1_3d_k3_vp ./tutorials/ex1 -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 3 -fmg 0
+same solve_ex1_3d_k3_vp_global ./tutorials/ex1 -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 3 -fmg 0 -mg_levels_pc_vertexpatch_gpu_kernel global
 same solve_ex2_2d_k3_mvs ./tutorials/ex2 -dm_brick_degree 3 -dm_brick_refine 4
 same solve_ex2_3d_k2_avs ./tutorials/ex2 -smoother avs -dm_brick_dim 3 -dm_brick_degree 2 -dm_brick_refine 2
 
@@ -47,7 +49,7 @@ same solve_ex2_3d_k2_avs ./tutorials/ex2 -smoother avs -dm_brick_dim 3 -dm_brick
 mixed() { # name program options...
   local name=$1 prog=$2; shift 2
   $prog "$@" -dm_vec_type cuda >"$OUT/$name.double.log" 2>&1
-  $prog "$@" -dm_vec_type cuda -mg_levels_pc_vertexpatch_precision single >"$OUT/$name.mixed.log" 2>&1
+  $prog "$@" -dm_vec_type cuda ${MIXED:--mg_levels_pc_vertexpatch_precision single} >"$OUT/$name.mixed.log" 2>&1
   local i1 i2 e1 e2
   i1=$(its_of "$OUT/$name.double.log"); i2=$(its_of "$OUT/$name.mixed.log")
   e1=$(awk '/^L2 error/{print $3}' "$OUT/$name.double.log"); e2=$(awk '/^L2 error/{print $3}' "$OUT/$name.mixed.log")
@@ -56,6 +58,9 @@ mixed() { # name program options...
 }
 mixed mixed_ex1_3d_k3 ./tutorials/ex1 -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 3 -fmg 0 -mg_coarse_ksp_type richardson -mg_coarse_ksp_max_it 1 -mg_coarse_pc_type vertexpatch
 mixed mixed_ex1_2d_k5 ./tutorials/ex1 -dm_brick_degree 5 -dm_brick_refine 2 -ksp_rtol 1e-12 -fmg 0 -mg_coarse_ksp_type richardson -mg_coarse_ksp_max_it 1 -mg_coarse_pc_type vertexpatch
+# the same with the coarser levels' operators and transfers in float as well
+MIXED="-mg_levels_pc_vertexpatch_precision single -dm_brick_mg_precision single" mixed mixed_levels_ex1_3d_k3 ./tutorials/ex1 -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 3 -fmg 0 -mg_coarse_ksp_type richardson -mg_coarse_ksp_max_it 1 -mg_coarse_pc_type vertexpatch
+MIXED="-mg_levels_pc_vertexpatch_precision single -dm_brick_mg_precision single" mixed mixed_levels_ex2_2d_k3 ./tutorials/ex2 -ksp_type fgmres -ksp_rtol 1e-11 -dm_brick_degree 3 -dm_brick_refine 4 -rhs paper
 mixed mixed_ex2_2d_k3 ./tutorials/ex2 -ksp_type fgmres -ksp_rtol 1e-11 -dm_brick_degree 3 -dm_brick_refine 4 -rhs paper
 
 if command -v compute-sanitizer >/dev/null; then

@@ -4,6 +4,7 @@ static const char help[] = "GPU check of PCVERTEXPATCH: one smoothing step (PCAp
                            "Options: -dim 2|3, -kmin, -kmax, -refine.\n";
 
 #include "checks.h"
+#include "pc/vertexpatch/vpimpl.h"
 
 static PetscErrorCode CheckOne(DM dm, Mat A, const char *op, PetscInt dim, PetscInt k, const char *opts, PetscReal tol, PetscRandom rnd)
 {
@@ -18,6 +19,7 @@ static PetscErrorCode CheckOne(DM dm, Mat A, const char *op, PetscInt dim, Petsc
   PetscCall(PetscOptionsClearValue(NULL, "-pc_vertexpatch_type"));
   PetscCall(PetscOptionsClearValue(NULL, "-pc_vertexpatch_precision"));
   PetscCall(PetscOptionsClearValue(NULL, "-pc_vertexpatch_residual"));
+  PetscCall(PetscOptionsClearValue(NULL, "-pc_vertexpatch_gpu_kernel"));
   PetscCall(PetscOptionsInsertString(NULL, opts));
   PetscCall(PCCreate(PETSC_COMM_WORLD, &pc));
   PetscCall(PCSetType(pc, "vertexpatch"));
@@ -25,6 +27,12 @@ static PetscErrorCode CheckOne(DM dm, Mat A, const char *op, PetscInt dim, Petsc
   PetscCall(PCSetDM(pc, dm));
   PetscCall(PCSetFromOptions(pc));
   PetscCall(PCSetUp(pc));
+  {
+    /* the kernel in use: global where asked for or for c0ip, shared otherwise */
+    const PetscBool expect = (PetscBool) !(strstr(opts, "gpu_kernel global") || op[0] == 'c');
+    PetscCall(PetscSNPrintf(what, sizeof(what), "%s %" PetscInt_FMT "D Q%" PetscInt_FMT " [%s]: GPU kernel %s", op, dim, k, opts, expect ? "shared" : "global"));
+    PetscCall(CheckTrue(what, (PetscBool)(((PC_VertexPatch *)pc->data)->gpu_shared == expect)));
+  }
   PetscCall(DMCreateGlobalVector(dm, &bg));
   PetscCall(VecDuplicate(bg, &xg));
   PetscCall(VecDuplicate(bg, &yg));
@@ -104,6 +112,11 @@ int main(int argc, char **argv)
       PetscCall(CheckOne(dm, A, ops[o], dim, k, "-pc_vertexpatch_type additive -pc_vertexpatch_residual global", 1e-12, rnd));
       PetscCall(CheckOne(dm, A, ops[o], dim, k, "-pc_vertexpatch_type multiplicative -pc_vertexpatch_precision single", tols, rnd));
       PetscCall(CheckOne(dm, A, ops[o], dim, k, "-pc_vertexpatch_type additive -pc_vertexpatch_precision single", tols, rnd));
+      if (o == 0) { /* laplace: the default above is the shared-memory kernel; the global-scratch one as well */
+        PetscCall(CheckOne(dm, A, ops[o], dim, k, "-pc_vertexpatch_type multiplicative -pc_vertexpatch_gpu_kernel global", 1e-12, rnd));
+        PetscCall(CheckOne(dm, A, ops[o], dim, k, "-pc_vertexpatch_type additive -pc_vertexpatch_gpu_kernel global -pc_vertexpatch_residual global", 1e-12, rnd));
+        PetscCall(CheckOne(dm, A, ops[o], dim, k, "-pc_vertexpatch_type multiplicative -pc_vertexpatch_gpu_kernel global -pc_vertexpatch_precision single", tols, rnd));
+      }
       PetscCall(MatDestroy(&A));
       PetscCall(DMDestroy(&dm));
     }

@@ -2,7 +2,8 @@
    builds is in bricklayout.c, the hierarchy in brickhierarchy.c, the grid transfer in bricktransfer.c. */
 #include "brickimpl.h"
 
-const char *const DMBrickFamilies[] = {"cg", "dg", "DMBrickFamily", "DMBRICK_", NULL};
+const char *const DMBrickFamilies[]   = {"cg", "dg", "DMBrickFamily", "DMBRICK_", NULL};
+const char *const DMBrickPrecisions[] = {"double", "single", "DMBrickPrecision", "DMBRICK_PRECISION_", NULL};
 
 PETSC_INTERN PetscErrorCode DMSetUp_Brick(DM);
 PETSC_INTERN PetscErrorCode DMCreateGlobalVector_Brick(DM, Vec *);
@@ -186,6 +187,40 @@ PetscErrorCode DMBrickSetOperator(DM dm, const char name[])
 }
 
 /*@
+   DMBrickSetMGPrecision - arithmetic of the operators and grid transfers of the coarser bricks made from this one
+   by `DMCoarsen()` (the levels of `PCMG` below this brick) on the GPU (option -dm_brick_mg_precision)
+
+   Logically Collective
+
+   Input Parameters:
++  dm        - the brick
+-  precision - `DMBRICK_PRECISION_DOUBLE` or `DMBRICK_PRECISION_SINGLE`
+
+   Notes:
+   With `DMBRICK_PRECISION_SINGLE` the matrix-free operators of the coarser bricks and the grid transfers into
+   and out of them compute in float on VECCUDA vectors (float arithmetic and intermediates; the vectors stay
+   double, as PETSc's are). With -mg_levels_pc_vertexpatch_precision single the V-cycle is then float except the
+   residual of the finest level, whose operator is also the outer Krylov method's (seed 003's mixed-precision
+   multigrid); use a flexible outer method (FGMRES). This brick's own operator keeps its precision. Host vectors
+   compute in double.
+
+   Level: intermediate
+
+.seealso: `DMBRICK`, `DMCoarsen()`, `PCVertexPatchSetPrecision()`
+@*/
+PetscErrorCode DMBrickSetMGPrecision(DM dm, DMBrickPrecision precision)
+{
+  DM_Brick *brick;
+
+  PetscFunctionBegin;
+  PetscCall(DMBrickGetImpl_Private(dm, &brick));
+  PetscCheck(precision == DMBRICK_PRECISION_DOUBLE || precision == DMBRICK_PRECISION_SINGLE, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE,
+             "DMBrickSetMGPrecision: precision %d; allowed: DMBRICK_PRECISION_DOUBLE, DMBRICK_PRECISION_SINGLE", (int)precision);
+  brick->mg_precision = precision;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
    DMBrickGetOperator - the name of the brick's operator
 
    Not Collective
@@ -320,6 +355,16 @@ static PetscErrorCode DMSetFromOptions_Brick(DM dm, PetscOptionItems *PetscOptio
     PetscCheck(refine >= 0, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_refine %" PetscInt_FMT ": must be >= 0", refine);
     PetscCall(DMSetRefineLevel(dm, refine));
   }
+  PetscCall(PetscStrncpy(name, DMBrickPrecisions[brick->mg_precision], sizeof(name)));
+  PetscCall(PetscOptionsString("-dm_brick_mg_precision", "Arithmetic of the operators and grid transfers of the coarser bricks (DMCoarsen, PCMG levels) on the GPU: double or single (vectors stay double)", "DMBrickSetMGPrecision", name, name,
+                               sizeof(name), &flg));
+  if (flg) {
+    PetscBool isdouble, issingle;
+    PetscCall(PetscStrcmp(name, "double", &isdouble));
+    PetscCall(PetscStrcmp(name, "single", &issingle));
+    PetscCheck(isdouble || issingle, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_mg_precision %s: unknown precision; allowed: double, single", name);
+    PetscCall(DMBrickSetMGPrecision(dm, issingle ? DMBRICK_PRECISION_SINGLE : DMBRICK_PRECISION_DOUBLE));
+  }
   PetscCall(PetscStrncpy(mattype, brick->coarse_mattype, sizeof(mattype)));
   PetscCall(PetscOptionsString("-dm_brick_coarse_mat_type", "Matrix type of the coarse grid and coarser levels (level <= 0)", "DMCreateMatrix", mattype, mattype, sizeof(mattype), &flg));
   if (flg) {
@@ -377,6 +422,7 @@ static PetscErrorCode DMView_Brick(DM dm, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, ", DoFs per rank %" PetscInt_FMT "..%" PetscInt_FMT ", ghost width %" PetscInt_FMT " nodes\n", nmin, nmax, brick->op.ghost_cells * brick->degree));
   PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  matrices: %s on this level (%s on levels <= 0), vectors %s\n", brick->level <= 0 ? brick->coarse_mattype : dm->mattype, brick->coarse_mattype, dm->vectype));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  GPU arithmetic of the operator and transfers: %s on this level, %s on the coarser levels (host vectors: double)\n", DMBrickPrecisions[brick->precision], DMBrickPrecisions[brick->mg_precision]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -56,13 +56,15 @@ typedef struct {
 
 typedef struct {
   /* description (set before DMSetUp) */
-  PetscInt      dim;
-  PetscInt      degree;
-  DMBrickFamily family;
-  char          opname[64];
-  PetscInt      cells0[3]; /* the level-0 (coarse) grid, -dm_brick_cells */
-  PetscReal     lower[3], upper[3];
-  char         *coarse_mattype; /* matrix type of levels <= 0 */
+  PetscInt         dim;
+  PetscInt         degree;
+  DMBrickFamily    family;
+  char             opname[64];
+  PetscInt         cells0[3]; /* the level-0 (coarse) grid, -dm_brick_cells */
+  PetscReal        lower[3], upper[3];
+  char            *coarse_mattype; /* matrix type of levels <= 0 */
+  DMBrickPrecision precision;      /* arithmetic of this brick's operator and transfer kernels on the GPU */
+  DMBrickPrecision mg_precision;   /* given to the coarser bricks (DMCoarsen): the levels below this one */
 
   /* layout (made by DMSetUp, fixed afterwards) */
   PetscInt           level;              /* DMGetRefineLevel() - DMGetCoarsenLevel() */

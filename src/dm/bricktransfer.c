@@ -86,7 +86,11 @@ static PetscErrorCode BrickTransferApplyGPU(BrickTransfer *t, PetscBool prolong,
   PetscCall(VecCUDAGetArrayRead(x, &xa));
   PetscCall(VecCUDAGetArrayWrite(y, &ya));
   PetscCall(PetscLogGpuTimeBegin());
-  err = prolong ? VPCudaTransferProlong((VPCudaTransfer)t->gpu, xa, ya) : VPCudaTransferRestrict((VPCudaTransfer)t->gpu, xa, ya);
+  {
+    /* a transfer into or out of a coarse brick computes in that brick's precision */
+    const int single = ((DM_Brick *)t->dmc->data)->precision == DMBRICK_PRECISION_SINGLE;
+    err              = prolong ? VPCudaTransferProlong((VPCudaTransfer)t->gpu, single, xa, ya) : VPCudaTransferRestrict((VPCudaTransfer)t->gpu, single, xa, ya);
+  }
   PetscCall(PetscLogGpuTimeEnd());
   PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in the brick transfer: %s", VPCudaErrorString(err));
   PetscCall(VecCUDARestoreArrayRead(x, &xa));

@@ -30,7 +30,7 @@ PETSC_INTERN PetscErrorCode BrickUseGPU(DM, Vec, Vec, PetscBool *);
 #if defined(VP_HAVE_CUDA)
 PETSC_INTERN PetscErrorCode BrickKronGPUCreate(DM, const BrickKronForm *, const BrickLine[], void **);
 PETSC_INTERN PetscErrorCode BrickKronGPUDestroy(void **);
-PETSC_INTERN PetscErrorCode BrickKronGPUMult(void *, PetscInt, PetscInt, PetscInt, Vec, Vec);
+PETSC_INTERN PetscErrorCode BrickKronGPUMult(void *, PetscInt, PetscInt, PetscInt, PetscBool, Vec, Vec);
 #endif
 
 PETSC_INTERN PetscErrorCode DMBrickOperatorCreate_Laplace(DM);

@@ -52,8 +52,8 @@ PetscErrorCode BrickKronGPUDestroy(void **gpu)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* y = A x on the device arrays; flops: 2 (2 bw + 1) per point and contraction */
-PetscErrorCode BrickKronGPUMult(void *gpu, PetscInt dim, PetscInt nterms, PetscInt bw, Vec x, Vec y)
+/* y = A x on the device arrays, in double or (single) in float arithmetic; flops: 2 (2 bw + 1) per point and contraction */
+PetscErrorCode BrickKronGPUMult(void *gpu, PetscInt dim, PetscInt nterms, PetscInt bw, PetscBool single, Vec x, Vec y)
 {
   const PetscScalar *xa;
   PetscScalar       *ya;
@@ -65,9 +65,9 @@ PetscErrorCode BrickKronGPUMult(void *gpu, PetscInt dim, PetscInt nterms, PetscI
   PetscCall(VecCUDAGetArrayRead(x, &xa));
   PetscCall(VecCUDAGetArrayWrite(y, &ya));
   PetscCall(PetscLogGpuTimeBegin());
-  err = VPCudaKronApply_d((VPCudaKron)gpu, xa, ya);
+  err = single ? VPCudaKronApply_mixed((VPCudaKron)gpu, xa, ya) : VPCudaKronApply_d((VPCudaKron)gpu, xa, ya);
   PetscCall(PetscLogGpuTimeEnd());
-  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaKronApply_d: %s", VPCudaErrorString(err));
+  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in the Kronecker-form operator: %s", VPCudaErrorString(err));
   PetscCall(VecCUDARestoreArrayRead(x, &xa));
   PetscCall(VecCUDARestoreArrayWrite(y, &ya));
   PetscCall(PetscLogGpuFlops((PetscLogDouble)n * nterms * dim * 2.0 * (2 * bw + 1)));

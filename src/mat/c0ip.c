@@ -67,7 +67,7 @@ static PetscErrorCode MatMult_BrickC0IP(Mat A, Vec x, Vec y)
 #if defined(VP_HAVE_CUDA)
   if (gpu) {
     if (!ctx->gpu) PetscCall(BrickKronGPUCreate(ctx->dm, &ctx->form, ctx->lines, &ctx->gpu));
-    PetscCall(BrickKronGPUMult(ctx->gpu, brick->dim, ctx->form.nterms, ctx->lines[0].bw, x, y));
+    PetscCall(BrickKronGPUMult(ctx->gpu, brick->dim, ctx->form.nterms, ctx->lines[0].bw, (PetscBool)(brick->precision == DMBRICK_PRECISION_SINGLE), x, y));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 #endif

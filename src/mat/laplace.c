@@ -80,7 +80,7 @@ static PetscErrorCode MatMult_BrickLaplace(Mat A, Vec x, Vec y)
       PetscCall(BrickKronGPUCreate(ctx->dm, &form, lines, &ctx->gpu));
       for (PetscInt d = 0; d < 3; d++) PetscCall(BrickLineDestroy(&lines[d]));
     }
-    PetscCall(BrickKronGPUMult(ctx->gpu, brick->dim, brick->dim, brick->degree, x, y));
+    PetscCall(BrickKronGPUMult(ctx->gpu, brick->dim, brick->dim, brick->degree, (PetscBool)(brick->precision == DMBRICK_PRECISION_SINGLE), x, y));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 #endif

@@ -7,6 +7,7 @@ const char *const PCVertexPatchResiduals[]    = {"local", "global", "PCVertexPat
 const char *const PCVertexPatchSchedules[]    = {"colored", "single", "batched", "PCVertexPatchSchedule", "PC_VERTEXPATCH_", NULL};
 const char *const PCVertexPatchOrderings[]    = {"lexicographic", "zcurve", "hierarchical", "PCVertexPatchOrdering", "PC_VERTEXPATCH_", NULL};
 const char *const PCVertexPatchPrecisions[]   = {"double", "single", "PCVertexPatchPrecision", "PC_VERTEXPATCH_", NULL};
+const char *const PCVertexPatchGPUKernels[]   = {"auto", "shared", "global", "PCVertexPatchGPUKernel", "PC_VERTEXPATCH_GPU_KERNEL_", NULL};
 
 /* An enumerated option, read as a string so that a wrong value gets a message listing what is allowed.
    list: the names, then the enum name, the prefix and NULL (PETSc's enum-list convention). */
@@ -58,6 +59,9 @@ static PetscErrorCode PCSetFromOptions_VertexPatch(PC pc, PetscOptionItems *Pets
   if (set) PetscCall(PCVertexPatchSetOrdering(pc, (PCVertexPatchOrdering)e));
   PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_precision", "Precision of the patch work: double or single (vectors stay double)", PCVertexPatchPrecisions, (PetscEnum)vp->precision, &e, &set));
   if (set) PetscCall(PCVertexPatchSetPrecision(pc, (PCVertexPatchPrecision)e));
+  PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_gpu_kernel", "CUDA smoothing kernel (VECCUDA vectors): shared (patch in shared memory; laplace), global (patch in a global scratch; any operator), auto", PCVertexPatchGPUKernels,
+                          (PetscEnum)vp->gpu_kernel, &e, &set));
+  if (set) PetscCall(PCVertexPatchSetGPUKernel(pc, (PCVertexPatchGPUKernel)e));
   e = (PetscEnum)vp->schedule;
   PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_schedule", "Order of the multiplicative sweep: colored, single (sequential loop), batched", PCVertexPatchSchedules, (PetscEnum)vp->schedule, &e, &set));
   PetscCall(PetscOptionsInt("-pc_vertexpatch_batch_size", "Patches per batch of the batched schedule", "PCVertexPatchSetSchedule", batch, &batch, NULL));
@@ -138,6 +142,12 @@ static PetscErrorCode PCSetUp_VertexPatch(PC pc)
   PetscCall(PCVertexPatchDestroyGPU(pc)); /* remade from the new patch operator and order at the next GPU step */
   PetscCall(PCVertexPatchSetUpPatchOperator(pc));
   PetscCall(PCVertexPatchSetUpSchedule(pc));
+  {
+    const PetscBool shared = (PetscBool)VPCudaSmootherSharedSupported(&vp->op_d, (int)brick->op.ghost_cells, (int)brick->degree);
+    PetscCheck(shared || vp->gpu_kernel != PC_VERTEXPATCH_GPU_KERNEL_SHARED, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
+               "-pc_vertexpatch_gpu_kernel shared needs a patch closure of the patch cells alone (one ghost cell: laplace); -dm_brick_operator %s has %" PetscInt_FMT "; allowed: global, auto", brick->opname, brick->op.ghost_cells);
+    vp->gpu_shared = (PetscBool)(shared && vp->gpu_kernel != PC_VERTEXPATCH_GPU_KERNEL_GLOBAL);
+  }
   if (!vp->xl) {
     PetscCall(DMCreateLocalVector(dm, &vp->xl));
     PetscCall(VecDuplicate(vp->xl, &vp->bl));
@@ -201,7 +211,9 @@ static PetscErrorCode PCView_VertexPatch(PC pc, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "  schedule %s, ordering %s", PCVertexPatchSchedules[vp->schedule], PCVertexPatchOrderings[vp->ordering]));
   PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_FALSE));
   if (vp->schedule == PC_VERTEXPATCH_BATCHED) PetscCall(PetscViewerASCIIPrintf(viewer, ", batch size %" PetscInt_FMT " (%" PetscInt_FMT " thread(s))", vp->batch_size, vp->nthreads));
-  PetscCall(PetscViewerASCIIPrintf(viewer, ", precision %s%s\n", PCVertexPatchPrecisions[vp->precision], vp->reverse ? ", reverse order" : ""));
+  PetscCall(PetscViewerASCIIPrintf(viewer, ", precision %s%s", PCVertexPatchPrecisions[vp->precision], vp->reverse ? ", reverse order" : ""));
+  if (vp->dm) PetscCall(PetscViewerASCIIPrintf(viewer, ", GPU kernel %s\n", vp->gpu_shared ? "shared" : "global"));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, ", GPU kernel %s\n", PCVertexPatchGPUKernels[vp->gpu_kernel]));
   PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
   if (vp->dm) {
     const PetscInt ni = vp->op_d.ni, np = vp->op_d.ne, dim = vp->op_d.dim;
@@ -259,7 +271,10 @@ static PetscErrorCode PCDestroy_VertexPatch(PC pc)
 .  -pc_vertexpatch_schedule <colored,single,batched>  - colored sweep, sequential loop, batches of colors (one rank)
 .  -pc_vertexpatch_batch_size <n>                     - patches per batch (batched schedule; OpenMP threads inside a batch)
 .  -pc_vertexpatch_ordering <lexicographic,zcurve,hierarchical> - patch order
--  -pc_vertexpatch_precision <double,single>          - precision of the patch work (vectors stay double)
+.  -pc_vertexpatch_precision <double,single>          - precision of the patch work (vectors stay double)
+-  -pc_vertexpatch_gpu_kernel <auto,shared,global>    - CUDA smoothing kernel with VECCUDA vectors: the patch in shared memory
+                                                       with conflict-free access (laplace; auto picks it where it applies), or in
+                                                       a per-block scratch in global memory (any operator)
 
    Notes:
    As a multigrid smoother use -mg_levels_ksp_type richardson -mg_levels_pc_type vertexpatch: the

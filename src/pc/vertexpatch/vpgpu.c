@@ -53,7 +53,7 @@ static PetscErrorCode PCVertexPatchGetGPU(PC pc, VPCudaSmoother *sm)
     PetscCall(PetscMalloc1(3 * vp->npatches + 1, &vtx));
     for (PetscInt i = 0; i < 3 * vp->npatches; i++) vtx[i] = (int)vp->vertex[i];
     for (PetscInt d = 0; d < brick->dim; d++) n[d] = (int)(brick->degree * brick->cells[d] - 1);
-    err = VPCudaSmootherCreate(&vp->op_d, &vp->op_f, n, (int)brick->degree, (int)brick->op.ghost_cells, (int)vp->npatches, vtx, (VPCudaSmoother *)&vp->gpu);
+    err = VPCudaSmootherCreate(&vp->op_d, &vp->op_f, n, (int)brick->degree, (int)brick->op.ghost_cells, (int)vp->npatches, vtx, vp->gpu_shared ? VPC_KERNEL_SHARED : VPC_KERNEL_GLOBAL, (VPCudaSmoother *)&vp->gpu);
     PetscCall(PetscFree(vtx));
     PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaSmootherCreate: %s", VPCudaErrorString(err));
   }

@@ -28,6 +28,8 @@ typedef struct {
   PCVertexPatchSchedule    schedule;
   PCVertexPatchOrdering    ordering;
   PCVertexPatchPrecision   precision;
+  PCVertexPatchGPUKernel   gpu_kernel; /* as set; gpu_shared: what the GPU steps use */
+  PetscBool                gpu_shared;
   PetscReal                damping; /* < 0: not set, use the default of the type */
   PetscInt                 batch_size;
   PetscBool                reverse; /* sweep the processing order backwards (post-smoothing of a symmetric V-cycle) */

@@ -122,6 +122,28 @@ PetscErrorCode PCVertexPatchSetPrecision(PC pc, PCVertexPatchPrecision precision
 }
 
 /*@
+   PCVertexPatchSetGPUKernel - the CUDA kernel of the smoothing steps on VECCUDA vectors (-pc_vertexpatch_gpu_kernel)
+
+   Logically Collective
+
+   Input Parameters:
++  pc     - the vertex-patch PC
+-  kernel - `PC_VERTEXPATCH_GPU_KERNEL_SHARED` (the patch in shared memory, conflict-free access; operators whose
+            patch closure is the patch cells: laplace), `PC_VERTEXPATCH_GPU_KERNEL_GLOBAL` (the patch in a per-block
+            scratch in global memory; any operator) or `PC_VERTEXPATCH_GPU_KERNEL_AUTO` (shared where it applies)
+
+   Level: advanced
+
+.seealso: `PCVERTEXPATCH`, `PCVertexPatchSetPrecision()`
+@*/
+PetscErrorCode PCVertexPatchSetGPUKernel(PC pc, PCVertexPatchGPUKernel kernel)
+{
+  PetscFunctionBegin;
+  PetscCall(VPSetEnum(pc, offsetof(PC_VertexPatch, gpu_kernel), (PetscEnum)kernel, PCVertexPatchGPUKernels));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
    PCVertexPatchSetSchedule - the order of the multiplicative sweep (-pc_vertexpatch_schedule,
    -pc_vertexpatch_batch_size)
 

@@ -1,0 +1,381 @@
+// The vertex-patch smoothing step with the patch data in shared memory (seed 003 section 4.1, seed 002
+// section 5.1), for operators whose closure is the patch's 2^d cells (one ghost cell: the CG Laplacian).
+// The degree is a template argument, so every loop over a 1D extent (NE = 2k+1 closure nodes, NI = 2k-1
+// interior ones) is unrolled and the per-thread lines live in registers.
+//
+// Work layout. A patch has NI x NE threads (a, q): a the x index, q the y index. In 3D each thread owns the
+// line of the patch along z, in registers, so every contraction along z is local to the thread; in 2D each
+// thread owns one point and every contraction goes through shared memory. The contractions through shared
+// memory read the intermediate arrays in one of two patterns: the index that varies across consecutive
+// threads is the thread's own x index (consecutive words: conflict free), or the contracted index with the
+// thread's own y index as a stride of NI or NE words (both odd, so a half warp's doubles fall in distinct banks;
+// equal addresses are broadcast). Writes are always x + NI*y (+ ...), consecutive across consecutive threads.
+// Several patches share a block at low degree; the per-patch stride of the shared arrays is odd and congruent to
+// the patch's thread count modulo 32, so the patches of one warp land in different banks too.
+//
+// Per patch: the closure of x (NE^d) and one array per x-direction kind (NI x NE^(d-1)) for the residual; the
+// two fast-diagonalization buffers (NI^d) reuse them. The 1D matrices stay in the operator struct in global
+// memory: in 3D each thread keeps its row of the current matrix in registers, and the z-direction matrices are
+// read with the same address by all threads of a patch (L1 broadcast).
+#include "vpsmooth_tile.h"
+#include <cuda_runtime.h>
+
+#define VP_CHECK(call) \
+  do { \
+    cudaError_t e_ = (call); \
+    if (e_ != cudaSuccess) return (int)e_; \
+  } while (0)
+
+template <int K, int DIM>
+struct VPTile {
+  static constexpr int NE      = 2 * K + 1;
+  static constexpr int NI      = 2 * K - 1;
+  static constexpr int THREADS = NI * NE;                               // per patch: (a, q), a < NI, q < NE
+  static constexpr int PATCHES = 128 / THREADS > 0 ? 128 / THREADS : 1; // per block
+  static constexpr int BLOCK   = PATCHES * THREADS;
+};
+
+// words of shared memory per patch: at least what the patch needs, and congruent to its thread count modulo 32,
+// so that thread-indexed accesses (x + NI*y + ...) of consecutive patches in one warp stay consecutive words
+// (the thread count NI*NE is odd, hence so is the stride)
+static int VPTileStride(int dim, int k, int nkx)
+{
+  const int ne = 2 * k + 1, ni = 2 * k - 1, threads = ni * ne;
+  const int w  = dim == 3 ? ne * ne * ne + (nkx > 0 ? nkx : 1) * ni * ne * ne : ne * ne + (nkx > 0 ? nkx : 1) * ni * ne;
+  return w + ((threads - w) % 32 + 32) % 32;
+}
+
+__device__ inline int VPTileClass(int v, int N)
+{
+  return v == 1 ? 0 : (v == N - 1 ? 2 : 1);
+}
+
+// out[i] = sum_j A[i * NJ + j] in[j], A in global memory with one address per patch
+template <typename T, int NOUT, int NJ>
+__device__ inline void VPLineApply(const T *__restrict__ A, const T (&in)[NJ], T (&out)[NOUT])
+{
+#pragma unroll
+  for (int i = 0; i < NOUT; i++) {
+    T acc = 0;
+#pragma unroll
+    for (int j = 0; j < NJ; j++) acc += A[i * NJ + j] * in[j];
+    out[i] = acc;
+  }
+}
+
+template <typename T, int N>
+__device__ inline void VPLoadRow(const T *__restrict__ row, T (&r)[N])
+{
+#pragma unroll
+  for (int j = 0; j < N; j++) r[j] = row[j];
+}
+
+// One 3D patch. mem: this patch's shared words; lt: the thread's index in the patch.
+template <typename T, int K, typename Op>
+__device__ void VPTilePatch3D(const Op *__restrict__ op, const int nn[3], const int *v, bool active, int lt, const double *__restrict__ b, const double *x, double *target, double omega, bool atomic, T *mem, const int slot[VPC_KINDS])
+{
+  using TL         = VPTile<K, 3>;
+  constexpr int NE = TL::NE, NI = TL::NI, NX = NI * NE * NE;
+  const int     a = lt % NI, q = lt / NI; // q < NE
+  T            *xs = mem, *Xs = mem + NE * NE * NE;
+  int           cls[3] = {1, 1, 1}, base[3] = {0, 0, 0};
+  T             r[NI];
+
+  if (active)
+    for (int d = 0; d < 3; d++) {
+      cls[d]  = VPTileClass(v[d], (nn[d] + 1) / K);
+      base[d] = (v[d] - 1) * K; // full-grid node of closure index 0; interior index of closure c: base + c - 1
+    }
+  // the closure of x (boundary nodes zero) and the line of b
+  if (x)
+    for (int p = lt; p < NE * NE * NE; p += TL::THREADS) {
+      const int f0 = base[0] + p % NE, f1 = base[1] + (p / NE) % NE, f2 = base[2] + p / (NE * NE);
+      T         val = 0;
+      if (active && f0 > 0 && f0 <= nn[0] && f1 > 0 && f1 <= nn[1] && f2 > 0 && f2 <= nn[2]) val = (T)x[(f0 - 1) + nn[0] * ((size_t)(f1 - 1) + (size_t)nn[1] * (f2 - 1))];
+      xs[p] = val;
+    }
+#pragma unroll
+  for (int z = 0; z < NI; z++) r[z] = (active && q < NI) ? (T)b[(base[0] + a) + nn[0] * ((size_t)(base[1] + q) + (size_t)nn[1] * (base[2] + z))] : (T)0;
+  __syncthreads();
+
+  if (x) {
+    // X_kind = R_x^kind xs along x: thread (a, q) makes X[a, q, :]
+    for (int kind = 0; kind < VPC_KINDS; kind++) {
+      if (slot[kind] < 0) continue;
+      T  Ar[NE];
+      T *X = Xs + slot[kind] * NX;
+      VPLoadRow<T, NE>(op->R[kind][0][cls[0]] + a * NE, Ar);
+#pragma unroll
+      for (int z = 0; z < NE; z++) {
+        T acc = 0;
+#pragma unroll
+        for (int j = 0; j < NE; j++) acc += Ar[j] * xs[j + NE * (q + NE * z)];
+        X[a + NI * (q + NE * z)] = acc;
+      }
+    }
+    __syncthreads();
+    // per term: along y into the thread's z line, then along z in registers, subtracted from r
+    if (q < NI)
+      for (int t = 0; t < op->nterms; t++) {
+        const T *X = Xs + slot[op->kind[t][0]] * NX;
+        T        Ar[NE], Y[NE], Z[NI];
+        VPLoadRow<T, NE>(op->R[op->kind[t][1]][1][cls[1]] + q * NE, Ar);
+#pragma unroll
+        for (int z = 0; z < NE; z++) {
+          T acc = 0;
+#pragma unroll
+          for (int j = 0; j < NE; j++) acc += Ar[j] * X[a + NI * (j + NE * z)];
+          Y[z] = acc;
+        }
+        VPLineApply<T, NI, NE>(op->R[op->kind[t][2]][2][cls[2]], Y, Z);
+        const T c = op->coef[t];
+#pragma unroll
+        for (int z = 0; z < NI; z++) r[z] -= c * Z[z];
+      }
+  }
+
+  // fast diagonalization: S_x S_y S_z diag^-1 S_z^T S_y^T S_x^T r, z in registers, x and y through shared memory
+  T *F1 = xs, *F2 = Xs, u[NI], w[NI];
+  VPLineApply<T, NI, NI>(op->St[2][cls[2]], r, u);
+  __syncthreads(); // the residual's reads of xs and Xs are done
+  if (q < NI)
+#pragma unroll
+    for (int z = 0; z < NI; z++) F1[a + NI * (q + NI * z)] = u[z];
+  __syncthreads();
+  if (q < NI) {
+    T Ar[NI];
+    VPLoadRow<T, NI>(op->St[1][cls[1]] + q * NI, Ar);
+#pragma unroll
+    for (int z = 0; z < NI; z++) {
+      T acc = 0;
+#pragma unroll
+      for (int j = 0; j < NI; j++) acc += Ar[j] * F1[a + NI * (j + NI * z)];
+      F2[a + NI * (q + NI * z)] = acc;
+    }
+  }
+  __syncthreads();
+  if (q < NI) {
+    T       Ar[NI];
+    const T lxy = op->lambda[0][cls[0]][a] + op->lambda[1][cls[1]][q];
+    VPLoadRow<T, NI>(op->St[0][cls[0]] + a * NI, Ar);
+#pragma unroll
+    for (int z = 0; z < NI; z++) {
+      T acc = 0;
+#pragma unroll
+      for (int j = 0; j < NI; j++) acc += Ar[j] * F2[j + NI * (q + NI * z)];
+      w[z] = acc / (lxy + op->lambda[2][cls[2]][z]);
+    }
+    VPLineApply<T, NI, NI>(op->S[2][cls[2]], w, u);
+#pragma unroll
+    for (int z = 0; z < NI; z++) F1[a + NI * (q + NI * z)] = u[z]; // F1's last reads were before the barrier above
+  }
+  __syncthreads();
+  if (q < NI) {
+    T Ar[NI];
+    VPLoadRow<T, NI>(op->S[1][cls[1]] + q * NI, Ar);
+#pragma unroll
+    for (int z = 0; z < NI; z++) {
+      T acc = 0;
+#pragma unroll
+      for (int j = 0; j < NI; j++) acc += Ar[j] * F1[a + NI * (j + NI * z)];
+      F2[a + NI * (q + NI * z)] = acc; // F2's last reads (the x step) were before the barrier above
+    }
+  }
+  __syncthreads();
+  if (active && q < NI) {
+    T Ar[NI];
+    VPLoadRow<T, NI>(op->S[0][cls[0]] + a * NI, Ar);
+#pragma unroll
+    for (int z = 0; z < NI; z++) {
+      T acc = 0;
+#pragma unroll
+      for (int j = 0; j < NI; j++) acc += Ar[j] * F2[j + NI * (q + NI * z)];
+      double *dst = target + (base[0] + a) + nn[0] * ((size_t)(base[1] + q) + (size_t)nn[1] * (base[2] + z));
+      if (atomic) atomicAdd(dst, omega * (double)acc);
+      else *dst += omega * (double)acc;
+    }
+  }
+  __syncthreads(); // the next patch of this block overwrites the shared arrays
+}
+
+// One 2D patch: thread (a, q) owns the point x = a, y = q; every contraction goes through shared memory (lines in
+// registers, as in 3D, would be whole rows of the patch per thread: register spills from k = 5 on).
+template <typename T, int K, typename Op>
+__device__ void VPTilePatch2D(const Op *__restrict__ op, const int nn[3], const int *v, bool active, int lt, const double *__restrict__ b, const double *x, double *target, double omega, bool atomic, T *mem, const int slot[VPC_KINDS])
+{
+  using TL         = VPTile<K, 2>;
+  constexpr int NE = TL::NE, NI = TL::NI, NX = NI * NE;
+  const int     a = lt % NI, q = lt / NI; // q < NE
+  T            *xs = mem, *Xs = mem + NE * NE, *F1 = xs, *F2 = Xs;
+  int           cls[2] = {1, 1}, base[2] = {0, 0};
+  T             r = 0;
+
+  if (active)
+    for (int d = 0; d < 2; d++) {
+      cls[d]  = VPTileClass(v[d], (nn[d] + 1) / K);
+      base[d] = (v[d] - 1) * K;
+    }
+  if (x)
+    for (int p = lt; p < NE * NE; p += TL::THREADS) {
+      const int f0 = base[0] + p % NE, f1 = base[1] + p / NE;
+      xs[p]        = (active && f0 > 0 && f0 <= nn[0] && f1 > 0 && f1 <= nn[1]) ? (T)x[(f0 - 1) + (size_t)nn[0] * (f1 - 1)] : (T)0;
+    }
+  if (active && q < NI) r = (T)b[(base[0] + a) + (size_t)nn[0] * (base[1] + q)];
+  __syncthreads();
+  if (x) {
+    for (int kind = 0; kind < VPC_KINDS; kind++) {
+      if (slot[kind] < 0) continue;
+      const T *R   = op->R[kind][0][cls[0]] + a * NE;
+      T        acc = 0;
+#pragma unroll
+      for (int j = 0; j < NE; j++) acc += R[j] * xs[j + NE * q];
+      Xs[slot[kind] * NX + a + NI * q] = acc;
+    }
+    __syncthreads();
+    if (q < NI)
+      for (int t = 0; t < op->nterms; t++) {
+        const T *X = Xs + slot[op->kind[t][0]] * NX, *R = op->R[op->kind[t][1]][1][cls[1]] + q * NE;
+        T        acc = 0;
+#pragma unroll
+        for (int j = 0; j < NE; j++) acc += R[j] * X[a + NI * j];
+        r -= op->coef[t] * acc;
+      }
+  }
+  __syncthreads(); // the residual's reads of xs and Xs are done
+  if (q < NI) F1[a + NI * q] = r;
+  __syncthreads();
+  if (q < NI) {
+    const T *A   = op->St[1][cls[1]] + q * NI;
+    T        acc = 0;
+#pragma unroll
+    for (int j = 0; j < NI; j++) acc += A[j] * F1[a + NI * j];
+    F2[a + NI * q] = acc;
+  }
+  __syncthreads();
+  if (q < NI) {
+    const T *A   = op->St[0][cls[0]] + a * NI;
+    T        acc = 0;
+#pragma unroll
+    for (int j = 0; j < NI; j++) acc += A[j] * F2[j + NI * q];
+    F1[a + NI * q] = acc / (op->lambda[0][cls[0]][a] + op->lambda[1][cls[1]][q]);
+  }
+  __syncthreads();
+  if (q < NI) {
+    const T *A   = op->S[1][cls[1]] + q * NI;
+    T        acc = 0;
+#pragma unroll
+    for (int j = 0; j < NI; j++) acc += A[j] * F1[a + NI * j];
+    F2[a + NI * q] = acc;
+  }
+  __syncthreads();
+  if (active && q < NI) {
+    const T *A   = op->S[0][cls[0]] + a * NI;
+    T        acc = 0;
+#pragma unroll
+    for (int j = 0; j < NI; j++) acc += A[j] * F2[j + NI * q];
+    double *dst = target + (base[0] + a) + (size_t)nn[0] * (base[1] + q);
+    if (atomic) atomicAdd(dst, omega * (double)acc);
+    else *dst += omega * (double)acc;
+  }
+  __syncthreads(); // the next patch of this block overwrites the shared arrays
+}
+
+template <typename T, int K, int DIM, typename Op>
+__global__ void __launch_bounds__(VPTile<K, DIM>::BLOCK) VPTileKernel(const Op *__restrict__ op, int n0, int n1, int n2, const int *__restrict__ vertex, int start, int end, const double *__restrict__ b, const double *x, double *target, double omega, bool atomic, int stride, int s0, int s1, int s2)
+{
+  using TL = VPTile<K, DIM>;
+  extern __shared__ __align__(16) unsigned char vp_tile_smem[];
+  const int nn[3] = {n0, n1, n2}, slot[VPC_KINDS] = {s0, s1, s2};
+  const int pp = threadIdx.x / TL::THREADS, lt = threadIdx.x % TL::THREADS;
+  T        *mem = reinterpret_cast<T *>(vp_tile_smem) + pp * stride;
+
+  for (int first = start + blockIdx.x * TL::PATCHES; first < end; first += gridDim.x * TL::PATCHES) {
+    const int  p      = first + pp;
+    const bool active = p < end;
+    const int *v      = vertex + 3 * (active ? p : start);
+    if constexpr (DIM == 3) VPTilePatch3D<T, K, Op>(op, nn, v, active, lt, b, x, target, omega, atomic, mem, slot);
+    else VPTilePatch2D<T, K, Op>(op, nn, v, active, lt, b, x, target, omega, atomic, mem, slot);
+  }
+}
+
+// the kernel of (T, k, dim) with its block size and patches per block
+template <typename T, typename Op>
+struct VPTileEntry {
+  void (*kernel)(const Op *, int, int, int, const int *, int, int, const double *, const double *, double *, double, bool, int, int, int, int);
+  int block, patches;
+};
+
+template <typename T, typename Op, int K, int DIM>
+static VPTileEntry<T, Op> VPTileMake()
+{
+  return {VPTileKernel<T, K, DIM, Op>, VPTile<K, DIM>::BLOCK, VPTile<K, DIM>::PATCHES};
+}
+
+template <typename T, typename Op>
+static int VPTileGet(int dim, int k, VPTileEntry<T, Op> *e)
+{
+#define VP_TILE_CASE(K) \
+  case K: \
+    *e = dim == 3 ? VPTileMake<T, Op, K, 3>() : VPTileMake<T, Op, K, 2>(); \
+    return 0;
+  switch (k) {
+    VP_TILE_CASE(1)
+    VP_TILE_CASE(2)
+    VP_TILE_CASE(3)
+    VP_TILE_CASE(4)
+    VP_TILE_CASE(5)
+    VP_TILE_CASE(6)
+    VP_TILE_CASE(7)
+    VP_TILE_CASE(8)
+  default:
+    return (int)cudaErrorInvalidValue;
+  }
+#undef VP_TILE_CASE
+}
+
+void VPTileLayoutCreate(const VPCudaPatchOp_d *op, int k, VPTileLayout *layout)
+{
+  layout->dim = op->dim;
+  layout->k   = k;
+  layout->nkx = 0;
+  for (int kind = 0; kind < VPC_KINDS; kind++) layout->slot[kind] = -1;
+  for (int t = 0; t < op->nterms; t++)
+    if (layout->slot[op->kind[t][0]] < 0) layout->slot[op->kind[t][0]] = layout->nkx++;
+}
+
+template <typename T, typename Op>
+static int VPTilePrepareT(const VPTileLayout *l, size_t *bytes)
+{
+  VPTileEntry<T, Op> e;
+  const int          err = VPTileGet<T, Op>(l->dim, l->k, &e);
+  if (err) return err;
+  *bytes = (size_t)e.patches * VPTileStride(l->dim, l->k, l->nkx) * sizeof(T);
+  VP_CHECK(cudaFuncSetAttribute(e.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)*bytes));
+  return 0;
+}
+
+int VPTilePrepare(const VPTileLayout *layout, size_t *bytes_d, size_t *bytes_f)
+{
+  int err = VPTilePrepareT<double, VPCudaPatchOp_d>(layout, bytes_d);
+  return err ? err : VPTilePrepareT<float, VPCudaPatchOp_f>(layout, bytes_f);
+}
+
+template <typename T, typename Op>
+static int VPTileLaunchT(const VPTileLayout *l, const Op *op, const int n[3], const int *vertex, int start, int end, const double *b, const double *x, double *target, double omega, bool atomic, int maxblocks)
+{
+  VPTileEntry<T, Op> e;
+  const int          stride = VPTileStride(l->dim, l->k, l->nkx);
+  const int          err    = VPTileGet<T, Op>(l->dim, l->k, &e);
+  if (err) return err;
+  const int need = (end - start + e.patches - 1) / e.patches, blocks = need < maxblocks ? need : maxblocks;
+  e.kernel<<<blocks, e.block, (size_t)e.patches * stride * sizeof(T)>>>(op, n[0], n[1], n[2], vertex, start, end, b, x, target, omega, atomic, stride, l->slot[0], l->slot[1], l->slot[2]);
+  VP_CHECK(cudaGetLastError());
+  return 0;
+}
+
+int VPTileLaunch(const VPTileLayout *layout, int single, const void *op, const int n[3], const int *vertex, int start, int end, const double *b, const double *x, double *target, double omega, bool atomic, int maxblocks)
+{
+  if (end <= start) return 0;
+  if (single) return VPTileLaunchT<float, VPCudaPatchOp_f>(layout, (const VPCudaPatchOp_f *)op, n, vertex, start, end, b, x, target, omega, atomic, maxblocks);
+  return VPTileLaunchT<double, VPCudaPatchOp_d>(layout, (const VPCudaPatchOp_d *)op, n, vertex, start, end, b, x, target, omega, atomic, maxblocks);
+}

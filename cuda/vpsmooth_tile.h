@@ -1,0 +1,17 @@
+// Internal to cuda/: the shared-memory ("tile") variant of the vertex-patch smoothing kernel (vpsmooth_tile.cu),
+// used by vpsmooth.cu for operators whose patch closure is the patch itself (one ghost cell: laplace).
+#pragma once
+#include "vpatch_cuda.h"
+#include <cstddef>
+
+// the x-direction kinds of the residual's terms get one shared array each; slot[kind] is its index or -1
+struct VPTileLayout {
+  int dim, k, nkx, slot[VPC_KINDS];
+};
+
+// for operators with VPCudaSmootherSharedSupported()
+void VPTileLayoutCreate(const VPCudaPatchOp_d *op, int k, VPTileLayout *layout);
+// raises the dynamic shared-memory limit of the kernels this layout uses; bytes per block of each precision
+int VPTilePrepare(const VPTileLayout *layout, size_t *bytes_d, size_t *bytes_f);
+// the patches [start, end) of the processing order, one step (see VPCudaSmootherColor / Additive)
+int VPTileLaunch(const VPTileLayout *layout, int single, const void *op, const int n[3], const int *vertex, int start, int end, const double *b, const double *x, double *target, double omega, bool atomic, int maxblocks);
