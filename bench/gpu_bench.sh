@@ -8,7 +8,10 @@
 # 3. time to solution, 3D Poisson (-rhs one), relative residual 1e-9, for k = 2..7: our multigrid with the
 #    vertex-patch smoother in double, in mixed precision (V-cycle smoothing in float), and in mixed precision with
 #    the coarser levels' operators and transfers in float too (-dm_brick_mg_precision single); PCMG with
-#    Chebyshev/Jacobi on our operators; PCGAMG on the assembled operator (aijcusparse), same brick.
+#    Chebyshev/Jacobi on our operators (same mesh); PCGAMG on the assembled operator (aijcusparse) on a coarser
+#    mesh of the same brick (its setup takes minutes at the largest sizes), without aggressive coarsening (the
+#    squared graph of the Q_k stencils (up to (4k+1)^3 entries per row) makes cuSPARSE's SpGEMM fail with
+#    CUSPARSE_STATUS_INSUFFICIENT_RESOURCES for k >= 3).
 # Usage: bench/gpu_bench.sh [throughput] [ncu] [solve]; prints markdown tables. LOG_DIR: where the logs go.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -66,7 +69,9 @@ for p in $parts; do
     echo "| k | DoFs | vertex patch double: its, solve s | mixed (float smoothing): its, solve s | mixed + float levels: its, solve s | Chebyshev/Jacobi MG: its, solve s | GAMG (aijcusparse): its, setup s, solve s |"
     echo "|---|---|---|---|---|---|---|"
     for k in 2 3 4 5 6 7; do
-      r=$(awk -v k=$k 'BEGIN{print int(log(200/k)/log(2)) - 1}')
+      # the largest meshes of 2x2x2 * 2^r cells that fit comfortably (11-56 million DoFs); GAMG one or two levels coarser
+      r=$(awk -v k=$k 'BEGIN{print int(log(400/k)/log(2)) - 1}')
+      rg=$(awk -v k=$k 'BEGIN{print int(log(200/k)/log(2)) - 2}')
       o="-dm_vec_type cuda -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree $k -dm_brick_refine $r -rhs one -ksp_rtol 1e-9 -mg_coarse_ksp_type richardson -mg_coarse_ksp_max_it 1 -mg_coarse_pc_type vertexpatch"
       n=$(awk -v k=$k -v r=$r 'BEGIN{n = k * 2^(r+1) - 1; printf "%.0f", n^3}')
       g() { awk '/iterations [0-9]/{for (i = 1; i < NF; i++) if ($i == "iterations") it = $(i+1)} /^solve time/{t = $3; s = $9} END{printf "%s, %s", it, t}' "$1"; }
@@ -75,8 +80,8 @@ for p in $parts; do
       ./tutorials/ex1 $o -fmg 0 -mg_levels_pc_vertexpatch_precision single -dm_brick_mg_precision single >"$LOG/solve_k${k}_mixedlevels.log" 2>&1
       ./tutorials/ex1 $o -smoother chebyshev >"$LOG/solve_k${k}_cheb.log" 2>&1
       if [ $k -le 4 ]; then
-        ./tutorials/ex1 -dm_vec_type cuda -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree $k -dm_brick_refine $((r - 1)) -rhs one -ksp_rtol 1e-9 -smoother chebyshev -pc_type gamg -dm_mat_type aijcusparse >"$LOG/solve_k${k}_gamg.log" 2>&1
-        a=$(awk '/iterations [0-9]/{for (i = 1; i < NF; i++) if ($i == "iterations") it = $(i+1)} /^solve time/{t = $3; s = $9} END{printf "%s, %s, %s (DoFs/8)", it, s, t}' "$LOG/solve_k${k}_gamg.log")
+        ./tutorials/ex1 -dm_vec_type cuda -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree $k -dm_brick_refine $rg -rhs one -ksp_rtol 1e-9 -smoother chebyshev -pc_type gamg -pc_gamg_aggressive_coarsening 0 -dm_mat_type aijcusparse >"$LOG/solve_k${k}_gamg.log" 2>&1
+        a=$(awk '/iterations [0-9]/{for (i = 1; i < NF; i++) if ($i == "iterations") it = $(i+1)} /^solve time/{t = $3; s = $9} END{printf "%s, %s, %s (%d DoFs)", it, s, t, n}' n=$(awk -v k=$k -v r=$rg 'BEGIN{n = k * 2^(r+1) - 1; printf "%.0f", n^3}') "$LOG/solve_k${k}_gamg.log")
       else a="not run"; fi
       echo "| $k | $n | $(g "$LOG/solve_k${k}_double.log") | $(g "$LOG/solve_k${k}_mixed.log") | $(g "$LOG/solve_k${k}_mixedlevels.log") | $(g "$LOG/solve_k${k}_cheb.log") | $a |"
     done ;;

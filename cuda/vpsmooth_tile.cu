@@ -10,8 +10,8 @@
 // threads is the thread's own x index (consecutive words: conflict free), or the contracted index with the
 // thread's own y index as a stride of NI or NE words (both odd, so a half warp's doubles fall in distinct banks;
 // equal addresses are broadcast). Writes are always x + NI*y (+ ...), consecutive across consecutive threads.
-// Several patches share a block at low degree; the per-patch stride of the shared arrays is odd and congruent to
-// the patch's thread count modulo 32, so the patches of one warp land in different banks too.
+// Several patches share a block at low degree; the per-patch stride of the shared arrays is padded so that the
+// patches of one warp conflict least (VPTileStride counts the conflicts of each padding on the host).
 //
 // Per patch: the closure of x (NE^d) and one array per x-direction kind (NI x NE^(d-1)) for the residual; the
 // two fast-diagonalization buffers (NI^d) reuse them. The 1D matrices stay in the operator struct in global
@@ -35,14 +35,71 @@ struct VPTile {
   static constexpr int BLOCK   = PATCHES * THREADS;
 };
 
-// words of shared memory per patch: at least what the patch needs, and congruent to its thread count modulo 32,
-// so that thread-indexed accesses (x + NI*y + ...) of consecutive patches in one warp stay consecutive words
-// (the thread count NI*NE is odd, hence so is the stride)
-static int VPTileStride(int dim, int k, int nkx)
+// Extra shared-memory wavefronts of one access pattern over one block: addr(t, &active) gives thread t's word
+// offset. A warp's request of 8-byte words is served per half warp over 16 bank pairs, of 4-byte words per warp
+// over 32 banks; a request takes as many wavefronts as the most distinct words falling in one bank.
+template <typename F>
+static long VPTileExtraWavefronts(int wordbytes, int block, F addr)
 {
-  const int ne = 2 * k + 1, ni = 2 * k - 1, threads = ni * ne;
-  const int w  = dim == 3 ? ne * ne * ne + (nkx > 0 ? nkx : 1) * ni * ne * ne : ne * ne + (nkx > 0 ? nkx : 1) * ni * ne;
-  return w + ((threads - w) % 32 + 32) % 32;
+  const int group = wordbytes == 8 ? 16 : 32, banks = group;
+  long      extra = 0;
+  for (int t0 = 0; t0 < block; t0 += group) {
+    int words[32], n = 0, most = 0;
+    for (int t = t0; t < t0 + group && t < block; t++) {
+      bool      active = true;
+      const int w      = addr(t, &active);
+      bool      seen   = false;
+      if (!active) continue;
+      for (int i = 0; i < n && !seen; i++) seen = words[i] == w;
+      if (!seen) words[n++] = w;
+    }
+    for (int b = 0; b < banks; b++) {
+      int c = 0;
+      for (int i = 0; i < n; i++) c += ((words[i] % banks) + banks) % banks == b;
+      most = c > most ? c : most;
+    }
+    if (most > 1) extra += most - 1;
+  }
+  return extra;
+}
+
+// Modelled extra shared-memory wavefronts of one block per patch step with the per-patch stride S. The patterns
+// are those of VPTilePatch3D/2D (only the part of the word offset that varies across threads matters), weighted
+// by how many instructions issue them.
+static long VPTileConflictCost(int dim, int k, int nkx, int nterms, int wordbytes, int S)
+{
+  const int ne = 2 * k + 1, ni = 2 * k - 1, threads = ni * ne, patches = 128 / threads > 0 ? 128 / threads : 1, block = patches * threads;
+  const int nk = nkx > 0 ? nkx : 1, lz = dim == 3 ? ne : 1, iz = dim == 3 ? ni : 1; // instructions from the z lines (3D)
+  auto      pp   = [=](int t) { return (t / threads) * S; };
+  auto      a    = [=](int t) { return (t % threads) % ni; };
+  auto      q    = [=](int t) { return (t % threads) / ni; };
+  long      cost = 0;
+  cost += (long)nk * ne * lz * VPTileExtraWavefronts(wordbytes, block, [&](int t, bool *) { return pp(t) + ne * q(t); });                          // closure read, x step
+  cost += (long)nk * lz * VPTileExtraWavefronts(wordbytes, block, [&](int t, bool *) { return pp(t) + a(t) + ni * q(t); });                        // x-step write
+  cost += (long)nterms * ne * lz * VPTileExtraWavefronts(wordbytes, block, [&](int t, bool *act) { *act = q(t) < ni; return pp(t) + a(t); });        // y-step read
+  cost += (long)3 * iz * VPTileExtraWavefronts(wordbytes, block, [&](int t, bool *act) { *act = q(t) < ni; return pp(t) + a(t) + ni * q(t); });     // FDM writes
+  cost += (long)2 * ni * iz * VPTileExtraWavefronts(wordbytes, block, [&](int t, bool *act) { *act = q(t) < ni; return pp(t) + a(t); });            // FDM y reads
+  cost += (long)2 * ni * iz * VPTileExtraWavefronts(wordbytes, block, [&](int t, bool *act) { *act = q(t) < ni; return pp(t) + ni * q(t); });       // FDM x reads
+  cost += (long)(ne * ne * lz / threads + 1) * VPTileExtraWavefronts(wordbytes, block, [&](int t, bool *) { return pp(t) + t % threads; }); // closure write
+  return cost;
+}
+
+// Words of shared memory per patch: at least what the patch needs, padded (by less than 64 words) so that the
+// accesses of the patches sharing a warp conflict least in the model above.
+static int VPTileStride(int dim, int k, int nkx, int nterms, int wordbytes)
+{
+  const int ne = 2 * k + 1, ni = 2 * k - 1, nk = nkx > 0 ? nkx : 1;
+  const int w  = dim == 3 ? ne * ne * ne + nk * ni * ne * ne : ne * ne + nk * ni * ne;
+  int       best = w;
+  long      bestcost = -1;
+  for (int S = w; S < w + 64 && bestcost != 0; S++) {
+    const long cost = VPTileConflictCost(dim, k, nkx, nterms, wordbytes, S);
+    if (bestcost < 0 || cost < bestcost) {
+      bestcost = cost;
+      best     = S;
+    }
+  }
+  return best;
 }
 
 __device__ inline int VPTileClass(int v, int N)
@@ -341,6 +398,8 @@ void VPTileLayoutCreate(const VPCudaPatchOp_d *op, int k, VPTileLayout *layout)
   for (int kind = 0; kind < VPC_KINDS; kind++) layout->slot[kind] = -1;
   for (int t = 0; t < op->nterms; t++)
     if (layout->slot[op->kind[t][0]] < 0) layout->slot[op->kind[t][0]] = layout->nkx++;
+  layout->stride[0] = VPTileStride(layout->dim, k, layout->nkx, op->nterms, 8);
+  layout->stride[1] = VPTileStride(layout->dim, k, layout->nkx, op->nterms, 4);
 }
 
 template <typename T, typename Op>
@@ -349,7 +408,7 @@ static int VPTilePrepareT(const VPTileLayout *l, size_t *bytes)
   VPTileEntry<T, Op> e;
   const int          err = VPTileGet<T, Op>(l->dim, l->k, &e);
   if (err) return err;
-  *bytes = (size_t)e.patches * VPTileStride(l->dim, l->k, l->nkx) * sizeof(T);
+  *bytes = (size_t)e.patches * l->stride[sizeof(T) == 8 ? 0 : 1] * sizeof(T);
   VP_CHECK(cudaFuncSetAttribute(e.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)*bytes));
   return 0;
 }
@@ -364,7 +423,7 @@ template <typename T, typename Op>
 static int VPTileLaunchT(const VPTileLayout *l, const Op *op, const int n[3], const int *vertex, int start, int end, const double *b, const double *x, double *target, double omega, bool atomic, int maxblocks)
 {
   VPTileEntry<T, Op> e;
-  const int          stride = VPTileStride(l->dim, l->k, l->nkx);
+  const int          stride = l->stride[sizeof(T) == 8 ? 0 : 1];
   const int          err    = VPTileGet<T, Op>(l->dim, l->k, &e);
   if (err) return err;
   const int need = (end - start + e.patches - 1) / e.patches, blocks = need < maxblocks ? need : maxblocks;

@@ -7,6 +7,7 @@
 // the x-direction kinds of the residual's terms get one shared array each; slot[kind] is its index or -1
 struct VPTileLayout {
   int dim, k, nkx, slot[VPC_KINDS];
+  int stride[2]; // shared words per patch, double and float
 };
 
 // for operators with VPCudaSmootherSharedSupported()

@@ -211,7 +211,8 @@ c0its c0ip_its_3d_k2_L3_avs 16 -smoother avs -dm_brick_dim 3 -dm_brick_cells 2,2
 
 $EX2 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 2 -dm_brick_refine 2 -ksp_view >"$OUT/c0ip_views.log" 2>&1
 grep -q "brick c0ip: C0 interior penalty biharmonic, CG Q2 in 3D, level 2" "$OUT/c0ip_views.log" && grep -q "multiplicative vertex-patch Schwarz, local solver fdm, local residual, damping 0.7" "$OUT/c0ip_views.log" &&
-  grep -q "343 patches in 16 color(s), 27 interior / 729 closure DoFs per patch" "$OUT/c0ip_views.log"
+  grep -q "343 patches in 16 color(s), 27 interior / 729 closure DoFs per patch" "$OUT/c0ip_views.log" &&
+  grep -q "precision double, GPU kernel global" "$OUT/c0ip_views.log"
 result c0ip_ksp_view $?
 expect_error c0ip_bad_degree_1 "-dm_brick_degree 1 with -dm_brick_operator c0ip: allowed degrees 2..8" $EX2 -dm_brick_degree 1
 expect_error c0ip_bad_avs_damping "-pc_vertexpatch_damping 0.: must be a positive number" $EX2 -smoother avs -mg_levels_pc_vertexpatch_damping 0
@@ -221,11 +222,14 @@ expect_error c0ip_bad_smoother "-smoother jacobi: allowed mvs, avs" $EX2 -smooth
 expect_error c0ip_bad_coarse "-coarse cg: allowed smoother, lu" $EX2 -coarse cg
 expect_error c0ip_bad_rhs "-rhs cosine: allowed sine2, paper" $EX2 -rhs cosine
 expect_error make_cuda_on_without_cuda "CUDA=on but the PETSc" make -n CUDA=on
+expect_error vp_gpu_kernel_shared_c0ip "-pc_vertexpatch_gpu_kernel shared needs a patch closure of the patch cells alone (one ghost cell: laplace); -dm_brick_operator c0ip has 2; allowed: global, auto" $EX2 -mg_levels_pc_vertexpatch_gpu_kernel shared
+expect_error vp_gpu_kernel_unknown "-pc_vertexpatch_gpu_kernel fast: unknown value; allowed: auto, shared, global" $EX1 -mg_levels_pc_vertexpatch_gpu_kernel fast
+expect_error dm_mg_precision_unknown "-dm_brick_mg_precision half: unknown precision; allowed: double, single" $EX1 -dm_brick_mg_precision half
 expect_error c0ip_bad_solver "-pc_vertexpatch_local_solver lu: unknown value; allowed: fdm, dense, separable_dense" $EX2 -mg_levels_pc_vertexpatch_local_solver lu
 
 echo "== the plugin route: a PETSc-only program gets the brick from -dll_append"
 $EX1 -help >"$OUT/help.log" 2>&1
-grep -q -- "-dm_brick_degree" "$OUT/help.log" && grep -q -- "-dm_brick_operator" "$OUT/help.log" && grep -q -- "-dm_brick_coarse_mat_type" "$OUT/help.log"
+grep -q -- "-dm_brick_degree" "$OUT/help.log" && grep -q -- "-dm_brick_operator" "$OUT/help.log" && grep -q -- "-dm_brick_coarse_mat_type" "$OUT/help.log" && grep -q -- "-dm_brick_mg_precision" "$OUT/help.log"
 result help_lists_brick_options $?
 ./tests/plain_dll_append -dll_append lib/libpetscvpatch.so -dm_brick_cells 3,3 -dm_brick_degree 2 >"$OUT/dll_append.log" 2>&1 && \
   ./tests/plain_dll_append -dll_append lib/libpetscvpatch.so -dm_brick_cells 3,3 -dm_brick_degree 2 -dm_mat_type aij >"$OUT/dll_append_aij.log" 2>&1
@@ -239,10 +243,19 @@ expect_error without_dll_append "Unknown DM type: brick" ./tests/plain_dll_appen
 echo "== PETSc views and logs"
 $EX1 -dm_brick_cells 2,2 -dm_brick_degree 2 -dm_brick_refine 2 -ksp_view -log_view >"$OUT/views.log" 2>&1
 grep -q "brick laplace: CG Q2 in 2D, level 2" "$OUT/views.log" && grep -q "BrickInterp" "$OUT/views.log" && grep -q "type: brick" "$OUT/views.log" &&
-  grep -q "multiplicative vertex-patch Schwarz, local solver fdm, local residual, damping 1" "$OUT/views.log" && grep -q "49 patches in 4 color(s), 9 interior / 25 closure DoFs per patch" "$OUT/views.log" && grep -q "VPatchSmooth" "$OUT/views.log"
+  grep -q "multiplicative vertex-patch Schwarz, local solver fdm, local residual, damping 1" "$OUT/views.log" && grep -q "49 patches in 4 color(s), 9 interior / 25 closure DoFs per patch" "$OUT/views.log" && grep -q "VPatchSmooth" "$OUT/views.log" &&
+  grep -q "precision double, GPU kernel shared" "$OUT/views.log"
 result ksp_view_and_log_view $?
+# -dm_brick_mg_precision reaches the coarser bricks only: their matrix-free operators (level 1 here; level 0 is
+# assembled) say so in -ksp_view, the finest one does not;
+# host vectors compute in double, so the solve is the same as without it
+$EX1 -dm_brick_cells 2,2 -dm_brick_degree 2 -dm_brick_refine 2 -dm_brick_mg_precision single -ksp_view -dm_view >"$OUT/mg_precision.log" 2>&1
+n=$(grep -c "float arithmetic on VECCUDA vectors" "$OUT/mg_precision.log")
+grep -q "GPU arithmetic of the operator and transfers: double on this level, single on the coarser levels" "$OUT/mg_precision.log" && [ "$n" = 1 ] &&
+  [ "$(its_of "$OUT/mg_precision.log" | tail -1)" = "$(its_of "$OUT/views.log" | tail -1)" ] && [ "$(err_of "$OUT/mg_precision.log")" = "$(err_of "$OUT/views.log")" ]
+result dm_mg_precision_levels $? "$n coarse operators in float"
 $EX1 -help >"$OUT/help_vertexpatch.log" 2>&1
-grep -q -- "pc_vertexpatch_schedule <now colored" "$OUT/help_vertexpatch.log" && grep -q -- "pc_vertexpatch_local_solver <now fdm" "$OUT/help_vertexpatch.log" && grep -q -- "pc_vertexpatch_precision <now double" "$OUT/help_vertexpatch.log"
+grep -q -- "pc_vertexpatch_schedule <now colored" "$OUT/help_vertexpatch.log" && grep -q -- "pc_vertexpatch_local_solver <now fdm" "$OUT/help_vertexpatch.log" && grep -q -- "pc_vertexpatch_precision <now double" "$OUT/help_vertexpatch.log" && grep -q -- "pc_vertexpatch_gpu_kernel <now auto" "$OUT/help_vertexpatch.log"
 result help_lists_vertexpatch_options $?
 
 echo "== bad input ends in a PETSc error naming the option"

@@ -123,6 +123,7 @@ static PetscErrorCode MatView_BrickC0IP(Mat A, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(
       viewer, "brick c0ip: C0 interior penalty biharmonic, CG Q%" PetscInt_FMT " in %" PetscInt_FMT "D, level %" PetscInt_FMT ", penalty gamma = k(k+1) = %g (2 gamma on boundary faces), matrix-free (%" PetscInt_FMT " Kronecker terms)\n",
       brick->degree, brick->dim, brick->level, (double)BrickC0IPPenalty(brick->degree), ctx->form.nterms));
+  if (brick->precision == DMBRICK_PRECISION_SINGLE) PetscCall(PetscViewerASCIIPrintf(viewer, "  float arithmetic on VECCUDA vectors (-dm_brick_mg_precision single of a finer brick)\n"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
