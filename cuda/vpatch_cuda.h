@@ -74,6 +74,16 @@ int VPCudaKronApply_f(VPCudaKron op, const float *x, float *y);
 int VPCudaKronApply_mixed(VPCudaKron op, const double *x, double *y);
 int VPCudaKronDestroy(VPCudaKron *op);
 
+/* The CG Q_k Laplacian cell by cell with atomic updates (degree a template argument, k = 1..8): cells[d] cells per
+   direction, the interior nodes (cells[d] k - 1 per direction, x fastest) as vectors, and per direction the cell
+   mass and stiffness matrices M[d], K[d] ((k+1) x (k+1), row-major, scaled by the cell width). single: float
+   arithmetic on the double vectors. */
+typedef struct VPCudaCellLaplace_s *VPCudaCellLaplace;
+
+int VPCudaCellLaplaceCreate(int dim, int k, const int cells[3], const double *const M[3], const double *const K[3], VPCudaCellLaplace *op);
+int VPCudaCellLaplaceApply(VPCudaCellLaplace op, int single, const double *x, double *y);
+int VPCudaCellLaplaceDestroy(VPCudaCellLaplace *op);
+
 /* Grid transfer between two levels of a brick (one rank): prolongation P = (x)_d P_d and restriction P^T,
    direction by direction. Each 1D matrix (and its transpose) is given row-wise with a fixed width: row i has
    the entries val[i*w + j] in the columns start[i] + j, j < w (columns outside the range are skipped). nc, nf:

@@ -11,10 +11,8 @@ typedef struct {
   DM        dm;
   Vec       xl, yl; /* local (ghosted) work vectors */
   PetscReal M[3][BRICK_MAX_N * BRICK_MAX_N], K[3][BRICK_MAX_N * BRICK_MAX_N];
-  void     *gpu; /* the GPU copy of the Kronecker form (VP_HAVE_CUDA), made at the first product on the GPU */
+  void     *gpu; /* the GPU cell kernel (VP_HAVE_CUDA), made at the first product on the GPU */
 } BrickLaplace;
-
-static PetscErrorCode BrickLaplaceKronecker(DM, BrickKronForm *, BrickLine[]);
 
 static PetscErrorCode BrickLaplaceSetUp1D(DM dm, PetscReal M[][BRICK_MAX_N * BRICK_MAX_N], PetscReal K[][BRICK_MAX_N * BRICK_MAX_N])
 {
@@ -72,15 +70,9 @@ static PetscErrorCode MatMult_BrickLaplace(Mat A, Vec x, Vec y)
   PetscCall(BrickUseGPU(ctx->dm, x, y, &gpu));
 #if defined(VP_HAVE_CUDA)
   if (gpu) {
-    /* on the GPU the Laplacian goes through its Kronecker form (sum_d L_d (x) M (x) M on the whole grid) */
-    if (!ctx->gpu) {
-      BrickKronForm form;
-      BrickLine     lines[3];
-      PetscCall(BrickLaplaceKronecker(ctx->dm, &form, lines));
-      PetscCall(BrickKronGPUCreate(ctx->dm, &form, lines, &ctx->gpu));
-      for (PetscInt d = 0; d < 3; d++) PetscCall(BrickLineDestroy(&lines[d]));
-    }
-    PetscCall(BrickKronGPUMult(ctx->gpu, brick->dim, brick->dim, brick->degree, (PetscBool)(brick->precision == DMBRICK_PRECISION_SINGLE), x, y));
+    /* on the GPU: the same cell matrices, one thread block per few cells, atomic updates (cuda/vpcell.cu) */
+    if (!ctx->gpu) PetscCall(BrickLaplaceGPUCreate(ctx->dm, ctx->M, ctx->K, &ctx->gpu));
+    PetscCall(BrickLaplaceGPUMult(ctx->dm, ctx->gpu, x, y));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 #endif
@@ -175,7 +167,7 @@ static PetscErrorCode BrickLaplaceDestroy(void *ptr)
 
   PetscFunctionBegin;
 #if defined(VP_HAVE_CUDA)
-  PetscCall(BrickKronGPUDestroy(&ctx->gpu));
+  PetscCall(BrickLaplaceGPUDestroy(&ctx->gpu));
 #endif
   PetscCall(VecDestroy(&ctx->xl));
   PetscCall(VecDestroy(&ctx->yl));
