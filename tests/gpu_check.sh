@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # GPU check (make gpu-check, on a machine with a GPU and a CUDA PETSc): the CUDA operator kernels against the
 # host (assembled matrices, random vectors), whole solves with VECCUDA vectors against host vectors (same
-# iterations), compute-sanitizer memcheck and racecheck on a small case. Last line: "N passed, N failed".
+# iterations), compute-sanitizer memcheck and racecheck on the kernel checks and on a small mixed-precision solve.
+# Last line: "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT_DIR:-tests/out-gpu}
@@ -67,7 +68,9 @@ if command -v compute-sanitizer >/dev/null; then
   for tool in memcheck racecheck; do
     compute-sanitizer --tool $tool --error-exitcode 99 ./tests/gpu_operator -dim 3 -kmin 2 -kmax 3 -refine 0 >"$OUT/sanitizer_$tool.log" 2>&1 &&
       compute-sanitizer --tool $tool --error-exitcode 99 ./tests/gpu_smoother -dim 3 -kmin 2 -kmax 2 -refine 0 >>"$OUT/sanitizer_$tool.log" 2>&1 &&
-      compute-sanitizer --tool $tool --error-exitcode 99 ./tests/gpu_smoother -dim 2 -kmin 3 -kmax 3 -refine 1 >>"$OUT/sanitizer_$tool.log" 2>&1
+      compute-sanitizer --tool $tool --error-exitcode 99 ./tests/gpu_smoother -dim 2 -kmin 3 -kmax 3 -refine 1 >>"$OUT/sanitizer_$tool.log" 2>&1 &&
+      compute-sanitizer --tool $tool --error-exitcode 99 ./tutorials/ex1 -dm_vec_type cuda -dm_brick_dim 3 -dm_brick_degree 2 -dm_brick_refine 1 -fmg 0 \
+        -mg_levels_pc_vertexpatch_precision single -dm_brick_mg_precision single >>"$OUT/sanitizer_$tool.log" 2>&1
     rc=$?
     result "compute_sanitizer_$tool" $rc "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitizer_$tool.log" | tail -1)"
   done
