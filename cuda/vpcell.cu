@@ -6,13 +6,8 @@
 // y line. Several cells share a block. One read of x per cell node and one atomic per cell node: the operator
 // moves about (1 + 1/k)^d x 16 bytes per DoF instead of the multi-pass Kronecker kernels' intermediates.
 #include "vpatch_cuda.h"
+#include "vpcuda_check.h"
 #include <cuda_runtime.h>
-
-#define VP_CHECK(call) \
-  do { \
-    cudaError_t e_ = (call); \
-    if (e_ != cudaSuccess) return (int)e_; \
-  } while (0)
 
 struct VPCudaCellLaplace_s {
   int     dim, k, cells[3], n[3], nblocks;

@@ -2,6 +2,7 @@
 // kernel over all nodes (memory bound; the x contraction is shared by the terms with the same x kind). The first
 // GPU version and the reference for the fused patch kernels; double and float from one template.
 #include "vpatch_cuda.h"
+#include "vpcuda_check.h"
 #include <cuda_runtime.h>
 
 #define VP_KINDS 3
@@ -14,12 +15,6 @@ struct VPCudaKron_s {
   void   *work;                // VP_KINDS + 2 vectors of the largest precision
   size_t  npts;
 };
-
-#define VP_CHECK(call) \
-  do { \
-    cudaError_t e_ = (call); \
-    if (e_ != cudaSuccess) return (int)e_; \
-  } while (0)
 
 // out = G (along dir) in; extents n[], stride of dir s, bandwidth bw, band rows of length 2bw+1. TI, TO: the
 // precisions of in and out, T the arithmetic's (the mixed variant reads and writes double vectors, works in float)

@@ -6,13 +6,8 @@
 // which stay the reference (tests/gpu_smoother.c compares them).
 #include "vpatch_cuda.h"
 #include "vpsmooth_tile.h"
+#include "vpcuda_check.h"
 #include <cuda_runtime.h>
-
-#define VP_CHECK(call) \
-  do { \
-    cudaError_t e_ = (call); \
-    if (e_ != cudaSuccess) return (int)e_; \
-  } while (0)
 
 struct VPCudaSmoother_s {
   VPCudaPatchOp_d *op_d;

@@ -18,13 +18,8 @@
 // memory: in 3D each thread keeps its row of the current matrix in registers, and the z-direction matrices are
 // read with the same address by all threads of a patch (L1 broadcast).
 #include "vpsmooth_tile.h"
+#include "vpcuda_check.h"
 #include <cuda_runtime.h>
-
-#define VP_CHECK(call) \
-  do { \
-    cudaError_t e_ = (call); \
-    if (e_ != cudaSuccess) return (int)e_; \
-  } while (0)
 
 template <int K, int DIM>
 struct VPTile {
@@ -127,6 +122,39 @@ __device__ inline void VPLoadRow(const T *__restrict__ row, T (&r)[N])
   for (int j = 0; j < N; j++) r[j] = row[j];
 }
 
+// out[z] = sum_j row[j] in[j js + z zs], z < NZ: one contraction through shared memory into the thread's line,
+// with the matrix row (global memory) in registers
+template <typename T, int NJ, int NZ>
+__device__ inline void VPLineContract(const T *__restrict__ row, const T *in, int js, int zs, T (&out)[NZ])
+{
+  T Ar[NJ];
+  VPLoadRow<T, NJ>(row, Ar);
+#pragma unroll
+  for (int z = 0; z < NZ; z++) {
+    T acc = 0;
+#pragma unroll
+    for (int j = 0; j < NJ; j++) acc += Ar[j] * in[j * js + z * zs];
+    out[z] = acc;
+  }
+}
+
+template <typename T, int NZ>
+__device__ inline void VPLineStore(const T (&line)[NZ], T *out, int zs)
+{
+#pragma unroll
+  for (int z = 0; z < NZ; z++) out[z * zs] = line[z];
+}
+
+// sum_j row[j] in[j js] (2D: one point per thread)
+template <typename T, int NJ>
+__device__ inline T VPDot(const T *__restrict__ row, const T *in, int js)
+{
+  T acc = 0;
+#pragma unroll
+  for (int j = 0; j < NJ; j++) acc += row[j] * in[j * js];
+  return acc;
+}
+
 // One 3D patch. mem: this patch's shared words; lt: the thread's index in the patch.
 template <typename T, int K, typename Op>
 __device__ void VPTilePatch3D(const Op *__restrict__ op, const int nn[3], const int *v, bool active, int lt, const double *__restrict__ b, const double *x, double *target, double omega, bool atomic, T *mem, const int slot[VPC_KINDS])
@@ -158,98 +186,58 @@ __device__ void VPTilePatch3D(const Op *__restrict__ op, const int nn[3], const 
   if (x) {
     // X_kind = R_x^kind xs along x: thread (a, q) makes X[a, q, :]
     for (int kind = 0; kind < VPC_KINDS; kind++) {
+      T line[NE];
       if (slot[kind] < 0) continue;
-      T  Ar[NE];
-      T *X = Xs + slot[kind] * NX;
-      VPLoadRow<T, NE>(op->R[kind][0][cls[0]] + a * NE, Ar);
-#pragma unroll
-      for (int z = 0; z < NE; z++) {
-        T acc = 0;
-#pragma unroll
-        for (int j = 0; j < NE; j++) acc += Ar[j] * xs[j + NE * (q + NE * z)];
-        X[a + NI * (q + NE * z)] = acc;
-      }
+      VPLineContract<T, NE, NE>(op->R[kind][0][cls[0]] + a * NE, xs + NE * q, 1, NE * NE, line);
+      VPLineStore<T, NE>(line, Xs + slot[kind] * NX + a + NI * q, NI * NE);
     }
     __syncthreads();
     // per term: along y into the thread's z line, then along z in registers, subtracted from r
     if (q < NI)
       for (int t = 0; t < op->nterms; t++) {
-        const T *X = Xs + slot[op->kind[t][0]] * NX;
-        T        Ar[NE], Y[NE], Z[NI];
-        VPLoadRow<T, NE>(op->R[op->kind[t][1]][1][cls[1]] + q * NE, Ar);
-#pragma unroll
-        for (int z = 0; z < NE; z++) {
-          T acc = 0;
-#pragma unroll
-          for (int j = 0; j < NE; j++) acc += Ar[j] * X[a + NI * (j + NE * z)];
-          Y[z] = acc;
-        }
-        VPLineApply<T, NI, NE>(op->R[op->kind[t][2]][2][cls[2]], Y, Z);
+        T       Y[NE], Z[NI];
         const T c = op->coef[t];
+        VPLineContract<T, NE, NE>(op->R[op->kind[t][1]][1][cls[1]] + q * NE, Xs + slot[op->kind[t][0]] * NX + a, NI, NI * NE, Y);
+        VPLineApply<T, NI, NE>(op->R[op->kind[t][2]][2][cls[2]], Y, Z);
 #pragma unroll
         for (int z = 0; z < NI; z++) r[z] -= c * Z[z];
       }
   }
 
-  // fast diagonalization: S_x S_y S_z diag^-1 S_z^T S_y^T S_x^T r, z in registers, x and y through shared memory
+  // fast diagonalization: S_x S_y S_z diag^-1 S_z^T S_y^T S_x^T r, z in registers, x and y through shared memory;
+  // F1 and F2 (NI^3 each, x + NI y + NI^2 z) reuse xs and Xs. Each shared array is written only after the barrier
+  // that follows its last reads.
   T *F1 = xs, *F2 = Xs, u[NI], w[NI];
   VPLineApply<T, NI, NI>(op->St[2][cls[2]], r, u);
   __syncthreads(); // the residual's reads of xs and Xs are done
-  if (q < NI)
-#pragma unroll
-    for (int z = 0; z < NI; z++) F1[a + NI * (q + NI * z)] = u[z];
+  if (q < NI) VPLineStore<T, NI>(u, F1 + a + NI * q, NI * NI);
   __syncthreads();
   if (q < NI) {
-    T Ar[NI];
-    VPLoadRow<T, NI>(op->St[1][cls[1]] + q * NI, Ar);
-#pragma unroll
-    for (int z = 0; z < NI; z++) {
-      T acc = 0;
-#pragma unroll
-      for (int j = 0; j < NI; j++) acc += Ar[j] * F1[a + NI * (j + NI * z)];
-      F2[a + NI * (q + NI * z)] = acc;
-    }
+    VPLineContract<T, NI, NI>(op->St[1][cls[1]] + q * NI, F1 + a, NI, NI * NI, w);
+    VPLineStore<T, NI>(w, F2 + a + NI * q, NI * NI);
   }
   __syncthreads();
   if (q < NI) {
-    T       Ar[NI];
     const T lxy = op->lambda[0][cls[0]][a] + op->lambda[1][cls[1]][q];
-    VPLoadRow<T, NI>(op->St[0][cls[0]] + a * NI, Ar);
+    VPLineContract<T, NI, NI>(op->St[0][cls[0]] + a * NI, F2 + NI * q, 1, NI * NI, w);
 #pragma unroll
-    for (int z = 0; z < NI; z++) {
-      T acc = 0;
-#pragma unroll
-      for (int j = 0; j < NI; j++) acc += Ar[j] * F2[j + NI * (q + NI * z)];
-      w[z] = acc / (lxy + op->lambda[2][cls[2]][z]);
-    }
+    for (int z = 0; z < NI; z++) w[z] /= lxy + op->lambda[2][cls[2]][z];
     VPLineApply<T, NI, NI>(op->S[2][cls[2]], w, u);
-#pragma unroll
-    for (int z = 0; z < NI; z++) F1[a + NI * (q + NI * z)] = u[z]; // F1's last reads were before the barrier above
+    VPLineStore<T, NI>(u, F1 + a + NI * q, NI * NI);
   }
   __syncthreads();
   if (q < NI) {
-    T Ar[NI];
-    VPLoadRow<T, NI>(op->S[1][cls[1]] + q * NI, Ar);
-#pragma unroll
-    for (int z = 0; z < NI; z++) {
-      T acc = 0;
-#pragma unroll
-      for (int j = 0; j < NI; j++) acc += Ar[j] * F1[a + NI * (j + NI * z)];
-      F2[a + NI * (q + NI * z)] = acc; // F2's last reads (the x step) were before the barrier above
-    }
+    VPLineContract<T, NI, NI>(op->S[1][cls[1]] + q * NI, F1 + a, NI, NI * NI, w);
+    VPLineStore<T, NI>(w, F2 + a + NI * q, NI * NI);
   }
   __syncthreads();
   if (active && q < NI) {
-    T Ar[NI];
-    VPLoadRow<T, NI>(op->S[0][cls[0]] + a * NI, Ar);
+    VPLineContract<T, NI, NI>(op->S[0][cls[0]] + a * NI, F2 + NI * q, 1, NI * NI, w);
 #pragma unroll
     for (int z = 0; z < NI; z++) {
-      T acc = 0;
-#pragma unroll
-      for (int j = 0; j < NI; j++) acc += Ar[j] * F2[j + NI * (q + NI * z)];
       double *dst = target + (base[0] + a) + nn[0] * ((size_t)(base[1] + q) + (size_t)nn[1] * (base[2] + z));
-      if (atomic) atomicAdd(dst, omega * (double)acc);
-      else *dst += omega * (double)acc;
+      if (atomic) atomicAdd(dst, omega * (double)w[z]);
+      else *dst += omega * (double)w[z];
     }
   }
   __syncthreads(); // the next patch of this block overwrites the shared arrays
@@ -280,59 +268,26 @@ __device__ void VPTilePatch2D(const Op *__restrict__ op, const int nn[3], const 
   if (active && q < NI) r = (T)b[(base[0] + a) + (size_t)nn[0] * (base[1] + q)];
   __syncthreads();
   if (x) {
-    for (int kind = 0; kind < VPC_KINDS; kind++) {
-      if (slot[kind] < 0) continue;
-      const T *R   = op->R[kind][0][cls[0]] + a * NE;
-      T        acc = 0;
-#pragma unroll
-      for (int j = 0; j < NE; j++) acc += R[j] * xs[j + NE * q];
-      Xs[slot[kind] * NX + a + NI * q] = acc;
-    }
+    for (int kind = 0; kind < VPC_KINDS; kind++)
+      if (slot[kind] >= 0) Xs[slot[kind] * NX + a + NI * q] = VPDot<T, NE>(op->R[kind][0][cls[0]] + a * NE, xs + NE * q, 1);
     __syncthreads();
     if (q < NI)
-      for (int t = 0; t < op->nterms; t++) {
-        const T *X = Xs + slot[op->kind[t][0]] * NX, *R = op->R[op->kind[t][1]][1][cls[1]] + q * NE;
-        T        acc = 0;
-#pragma unroll
-        for (int j = 0; j < NE; j++) acc += R[j] * X[a + NI * j];
-        r -= op->coef[t] * acc;
-      }
+      for (int t = 0; t < op->nterms; t++) r -= op->coef[t] * VPDot<T, NE>(op->R[op->kind[t][1]][1][cls[1]] + q * NE, Xs + slot[op->kind[t][0]] * NX + a, NI);
   }
   __syncthreads(); // the residual's reads of xs and Xs are done
   if (q < NI) F1[a + NI * q] = r;
   __syncthreads();
-  if (q < NI) {
-    const T *A   = op->St[1][cls[1]] + q * NI;
-    T        acc = 0;
-#pragma unroll
-    for (int j = 0; j < NI; j++) acc += A[j] * F1[a + NI * j];
-    F2[a + NI * q] = acc;
-  }
+  if (q < NI) F2[a + NI * q] = VPDot<T, NI>(op->St[1][cls[1]] + q * NI, F1 + a, NI);
   __syncthreads();
-  if (q < NI) {
-    const T *A   = op->St[0][cls[0]] + a * NI;
-    T        acc = 0;
-#pragma unroll
-    for (int j = 0; j < NI; j++) acc += A[j] * F2[j + NI * q];
-    F1[a + NI * q] = acc / (op->lambda[0][cls[0]][a] + op->lambda[1][cls[1]][q]);
-  }
+  if (q < NI) F1[a + NI * q] = VPDot<T, NI>(op->St[0][cls[0]] + a * NI, F2 + NI * q, 1) / (op->lambda[0][cls[0]][a] + op->lambda[1][cls[1]][q]);
   __syncthreads();
-  if (q < NI) {
-    const T *A   = op->S[1][cls[1]] + q * NI;
-    T        acc = 0;
-#pragma unroll
-    for (int j = 0; j < NI; j++) acc += A[j] * F1[a + NI * j];
-    F2[a + NI * q] = acc;
-  }
+  if (q < NI) F2[a + NI * q] = VPDot<T, NI>(op->S[1][cls[1]] + q * NI, F1 + a, NI);
   __syncthreads();
   if (active && q < NI) {
-    const T *A   = op->S[0][cls[0]] + a * NI;
-    T        acc = 0;
-#pragma unroll
-    for (int j = 0; j < NI; j++) acc += A[j] * F2[j + NI * q];
+    const T d   = VPDot<T, NI>(op->S[0][cls[0]] + a * NI, F2 + NI * q, 1);
     double *dst = target + (base[0] + a) + (size_t)nn[0] * (base[1] + q);
-    if (atomic) atomicAdd(dst, omega * (double)acc);
-    else *dst += omega * (double)acc;
+    if (atomic) atomicAdd(dst, omega * (double)d);
+    else *dst += omega * (double)d;
   }
   __syncthreads(); // the next patch of this block overwrites the shared arrays
 }

@@ -1,13 +1,8 @@
 // Grid transfer on the GPU: the prolongation of the brick (Kronecker product of 1D embeddings) and its
 // transpose, one rectangular 1D contraction per direction (rows of fixed width, see vpatch_cuda.h).
 #include "vpatch_cuda.h"
+#include "vpcuda_check.h"
 #include <cuda_runtime.h>
-
-#define VP_CHECK(call) \
-  do { \
-    cudaError_t e_ = (call); \
-    if (e_ != cudaSuccess) return (int)e_; \
-  } while (0)
 
 struct VPCudaTransfer_s {
   int     dim, nc[3], nf[3], wp, wr;
