@@ -69,7 +69,6 @@ typedef struct VPCudaKron_s *VPCudaKron;
 
 int VPCudaKronCreate(int dim, const int n[3], int bw, int nterms, const double coef[], const int kind[][3], const double *const band[3][3], VPCudaKron *op);
 int VPCudaKronApply_d(VPCudaKron op, const double *x, double *y);
-int VPCudaKronApply_f(VPCudaKron op, const float *x, float *y);
 /* double vectors, float arithmetic and intermediates (the mixed-precision multigrid levels) */
 int VPCudaKronApply_mixed(VPCudaKron op, const double *x, double *y);
 int VPCudaKronDestroy(VPCudaKron *op);

@@ -116,11 +116,6 @@ extern "C" int VPCudaKronApply_d(VPCudaKron op, const double *x, double *y)
   return VPKronApply<double, double>(op, op->band_d, x, y);
 }
 
-extern "C" int VPCudaKronApply_f(VPCudaKron op, const float *x, float *y)
-{
-  return VPKronApply<float, float>(op, op->band_f, x, y);
-}
-
 extern "C" int VPCudaKronApply_mixed(VPCudaKron op, const double *x, double *y)
 {
   return VPKronApply<float, double>(op, op->band_f, x, y);

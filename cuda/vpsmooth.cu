@@ -40,6 +40,18 @@ __device__ void VPContract(int dir, const int ext[3], int nrows, int off, int nc
   __syncthreads();
 }
 
+// position in the interior-node vectors of node p (x fastest) of the interior of the patch at vertex v
+__device__ inline int VPInteriorIndex(int p, int ni, int dim, const int *v, int g, int k, const int nn[3])
+{
+  const int c[3] = {p % ni, (p / ni) % ni, p / (ni * ni)}, first = (g - 1) * k + 1;
+  int       idx = 0, stride = 1;
+  for (int d = 0; d < dim; d++) {
+    idx += ((v[d] - g) * k + first + c[d] - 1) * stride;
+    stride *= nn[d];
+  }
+  return idx;
+}
+
 // class of vertex v along a direction with N cells (as PCVertexPatchClass)
 __device__ inline int VPClass(int v, int N)
 {
@@ -52,7 +64,7 @@ __device__ void VPPatch(const Op *op, const int nn[3], int k, int g, const int *
 {
   const int dim = op->dim, ne = op->ne, ni = op->ni, nz = dim == 3 ? ne : 1, niz = dim == 3 ? ni : 1;
   const int nc = ne * ne * nz, nint = ni * ni * niz, nx = ni * ne * nz;
-  const int first = (g - 1) * k + 1, ilo = op->inner_lo, ihi = op->inner_hi;
+  const int ilo = op->inner_lo, ihi = op->inner_hi;
   T        *xbar = w, *r = xbar + nc, *X[3] = {r + nint, r + nint + nx, r + nint + 2 * nx}, *XY = r + nint + 3 * nx, *Z = XY + ni * ni * ne, *a = Z + nint, *bb = a + nint;
   int       cls[3] = {0, 0, 0};
   for (int d = 0; d < dim; d++) cls[d] = VPClass(v[d], (nn[d] + 1) / k);
@@ -72,15 +84,7 @@ __device__ void VPPatch(const Op *op, const int nn[3], int k, int g, const int *
     xbar[p] = (x && valid && outside <= 1) ? (T)x[idx] : (T)0; /* no x: the residual of zero */
   }
   // r = b on the interior
-  for (int p = threadIdx.x; p < nint; p += blockDim.x) {
-    const int c[3] = {p % ni, (p / ni) % ni, p / (ni * ni)};
-    int       idx = 0, stride = 1;
-    for (int d = 0; d < dim; d++) {
-      idx += ((v[d] - g) * k + first + c[d] - 1) * stride;
-      stride *= nn[d];
-    }
-    r[p] = (T)b[idx];
-  }
+  for (int p = threadIdx.x; p < nint; p += blockDim.x) r[p] = (T)b[VPInteriorIndex(p, ni, dim, v, g, k, nn)];
   __syncthreads();
   // residual: r -= sum_t coef_t (rows of the 1D factors) xbar, the x contraction shared by terms of one x kind
   // (without x, b is already the residual: the global-residual variant)
@@ -127,12 +131,7 @@ __device__ void VPPatch(const Op *op, const int nn[3], int k, int g, const int *
   }
   // update the interior
   for (int p = threadIdx.x; p < nint; p += blockDim.x) {
-    const int c[3] = {p % ni, (p / ni) % ni, p / (ni * ni)};
-    int       idx = 0, stride = 1;
-    for (int d = 0; d < dim; d++) {
-      idx += ((v[d] - g) * k + first + c[d] - 1) * stride;
-      stride *= nn[d];
-    }
+    const int    idx = VPInteriorIndex(p, ni, dim, v, g, k, nn);
     const double upd = omega * (double)Z[p];
     if (atomic) atomicAdd(&target[idx], upd);
     else target[idx] += upd;

@@ -99,6 +99,22 @@ static PetscErrorCode BrickTransferApplyGPU(BrickTransfer *t, PetscBool prolong,
 }
 #endif
 
+/* the GPU path when it applies (VECCUDA vectors, one rank; a no-op without CUDA): done says whether it ran */
+static PetscErrorCode BrickTransferTryGPU(Mat P, PetscBool prolong, Vec x, Vec y, PetscBool *done)
+{
+  PetscFunctionBegin;
+  *done = PETSC_FALSE;
+#if defined(VP_HAVE_CUDA)
+  {
+    BrickTransfer *t;
+    PetscCall(BrickTransferUseGPU(P, x, y, done));
+    PetscCall(MatShellGetContext(P, &t));
+    if (*done) PetscCall(BrickTransferApplyGPU(t, prolong, x, y));
+  }
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The coarse cell holding fine node F (full-grid numbering), and the node's row in P1. */
 static inline void BrickTransferCell(PetscInt k, PetscInt Nc, PetscInt F, PetscInt *c, PetscInt *row)
 {
@@ -142,21 +158,16 @@ static PetscErrorCode MatMult_BrickTransfer(Mat P, Vec xc, Vec yf)
   DM_Brick          *cb, *fb;
   const PetscScalar *xl;
   PetscScalar       *y;
+  PetscBool          done;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(DMBRICK_Interpolate, P, xc, yf, 0));
   PetscCall(MatShellGetContext(P, &t));
-#if defined(VP_HAVE_CUDA)
-  {
-    PetscBool gpu;
-    PetscCall(BrickTransferUseGPU(P, xc, yf, &gpu));
-    if (gpu) {
-      PetscCall(BrickTransferApplyGPU(t, PETSC_TRUE, xc, yf));
-      PetscCall(PetscLogEventEnd(DMBRICK_Interpolate, P, xc, yf, 0));
-      PetscFunctionReturn(PETSC_SUCCESS);
-    }
+  PetscCall(BrickTransferTryGPU(P, PETSC_TRUE, xc, yf, &done));
+  if (done) {
+    PetscCall(PetscLogEventEnd(DMBRICK_Interpolate, P, xc, yf, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
-#endif
   cb = (DM_Brick *)t->dmc->data;
   fb = (DM_Brick *)t->dmf->data;
   PetscCall(DMGlobalToLocal(t->dmc, xc, INSERT_VALUES, t->clocal));
@@ -177,21 +188,16 @@ static PetscErrorCode MatMultTranspose_BrickTransfer(Mat P, Vec xf, Vec yc)
   DM_Brick          *cb, *fb;
   const PetscScalar *x;
   PetscScalar       *yl;
+  PetscBool          done;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(DMBRICK_Restrict, P, xf, yc, 0));
   PetscCall(MatShellGetContext(P, &t));
-#if defined(VP_HAVE_CUDA)
-  {
-    PetscBool gpu;
-    PetscCall(BrickTransferUseGPU(P, xf, yc, &gpu));
-    if (gpu) {
-      PetscCall(BrickTransferApplyGPU(t, PETSC_FALSE, xf, yc));
-      PetscCall(PetscLogEventEnd(DMBRICK_Restrict, P, xf, yc, 0));
-      PetscFunctionReturn(PETSC_SUCCESS);
-    }
+  PetscCall(BrickTransferTryGPU(P, PETSC_FALSE, xf, yc, &done));
+  if (done) {
+    PetscCall(PetscLogEventEnd(DMBRICK_Restrict, P, xf, yc, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
-#endif
   cb = (DM_Brick *)t->dmc->data;
   fb = (DM_Brick *)t->dmf->data;
   PetscCall(VecGetArrayRead(xf, &x));
