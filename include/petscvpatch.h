@@ -75,6 +75,8 @@ PETSC_EXTERN PetscErrorCode PCVertexPatchSetPrecision(PC, PCVertexPatchPrecision
 PETSC_EXTERN PetscErrorCode PCVertexPatchSetGPUKernel(PC, PCVertexPatchGPUKernel);
 PETSC_EXTERN PetscErrorCode PCVertexPatchSetDamping(PC, PetscReal);
 PETSC_EXTERN PetscErrorCode PCVertexPatchSetReverse(PC, PetscBool);
+PETSC_EXTERN PetscErrorCode PCVertexPatchGetPrecision(PC, PCVertexPatchPrecision *);
+PETSC_EXTERN PetscErrorCode PCVertexPatchGetDamping(PC, PetscReal *, PetscReal *);
 
 /*E
    DMBrickFamily - continuity of the brick's finite element space
@@ -125,6 +127,7 @@ PETSC_EXTERN PetscErrorCode DMBrickSetDegree(DM, PetscInt);
 PETSC_EXTERN PetscErrorCode DMBrickSetFamily(DM, DMBrickFamily);
 PETSC_EXTERN PetscErrorCode DMBrickSetOperator(DM, const char[]);
 PETSC_EXTERN PetscErrorCode DMBrickSetMGPrecision(DM, DMBrickPrecision);
+PETSC_EXTERN PetscErrorCode DMBrickSetVerifyConvergence(DM, PetscBool);
 PETSC_EXTERN PetscErrorCode DMBrickGetInfo(DM, PetscInt *, PetscInt[], PetscInt *, PetscInt *);
 PETSC_EXTERN PetscErrorCode DMBrickGetDomain(DM, PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode DMBrickGetOperator(DM, const char **);

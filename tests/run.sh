@@ -11,6 +11,9 @@ MPIEXEC=${MPIEXEC:-mpiexec}
 if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 MPI4="$MPIEXEC -n 4 --oversubscribe"
 EX1=./tutorials/ex1
+# a library built with the CUDA kernels prints GPU lines in its views; a CPU-only one must not
+CUDA_BUILD=0
+nm -D lib/libpetscvpatch.so 2>/dev/null | grep -q VPCudaSmootherCreate && CUDA_BUILD=1
 passed=0
 failed=0
 skipped=0
@@ -43,6 +46,12 @@ expect_error() { # name text command...
 # value of "iterations N" and "L2 error E" in an ex1 log
 its_of() { awk '/iterations/{for (i = 1; i < NF; i++) if ($i == "iterations" && $(i + 1) ~ /^[0-9]+$/) print $(i + 1)}' "$1"; }
 err_of() { awk '/^L2 error/{print $3}' "$1"; }
+# "true residual |b - A x|/|b| E" (ex1) or "... true residual |b - A x|/|b| = E)" (ex2)
+true_of() { awk '/true residual/{for (i = 1; i <= NF; i++) if ($i == "|b" ) { v = $(i + 4); if (v == "=") v = $(i + 5); gsub(/[()]/, "", v); print v; exit }}' "$1"; }
+# a converged run: status 0, CONVERGED_RTOL (or _ATOL) and a true residual at or below the tolerance
+converged_ok() { # log rtol
+  grep -q "converged due to CONVERGED_" "$1" && awk -v t="$(true_of "$1")" -v r="$2" 'BEGIN { exit !(t != "" && t + 0 <= r + 0) }'
+}
 
 echo "== operators and transfer (random vectors vs assembled, exact identities)"
 ctest operator_2d_k1-8 ./tests/test_operator -dim 2 -kmin 1 -kmax 8
@@ -60,7 +69,7 @@ conv() { # dim k coarse-cells refinements...
   local dim=$1 k=$2 cells=$3; shift 3
   local name="order_${dim}d_k$k" errs="" r ok=0 detail
   for r in "$@"; do
-    $EX1 -dm_brick_dim "$dim" -dm_brick_cells "$cells" -dm_brick_degree "$k" -dm_brick_refine "$r" -ksp_rtol 1e-13 >"$OUT/$name.r$r.log" 2>&1 || ok=1
+    $EX1 -dm_brick_dim "$dim" -dm_brick_cells "$cells" -dm_brick_degree "$k" -dm_brick_refine "$r" -ksp_rtol 1e-12 >"$OUT/$name.r$r.log" 2>&1 || ok=1
     errs="$errs $(err_of "$OUT/$name.r$r.log")"
   done
   # orders between successive refinements; a pair whose finer error is near round-off (1e-11) is not judged
@@ -80,12 +89,13 @@ mgits() { # smoother dim k coarse-cells refinements...
   local name="mg_its_${smoother}_${dim}d_k$k" its="" r ok=0
   for r in "$@"; do
     $EX1 -smoother $smoother -dm_brick_dim "$dim" -dm_brick_cells "$cells" -dm_brick_degree "$k" -dm_brick_refine "$r" >"$OUT/$name.r$r.log" 2>&1 || ok=1
+    converged_ok "$OUT/$name.r$r.log" 1e-9 || ok=1 # every run converged, and its true residual says so
     its="$its $(its_of "$OUT/$name.r$r.log")"
   done
-  # no step up by more than one iteration, and the finest no more than one above the coarsest
-  echo "$its" | awk '{ for (i = 2; i <= NF; i++) if ($i > $(i-1) + 1 || $i > $1 + 1) exit 1; exit (NF < 2) }' || ok=1
+  # no step up by more than one iteration, and none more than two above the fewest
+  echo "$its" | awk '{ m = $1; for (i = 2; i <= NF; i++) if ($i < m) m = $i; for (i = 2; i <= NF; i++) if ($i > $(i-1) + 1 || $i > m + 2) exit 1; exit (NF < 2) }' || ok=1
   echo "iterations$its" >"$OUT/$name.log"
-  result "$name" $ok "iterations$its"
+  result "$name" $ok "iterations$its, each converged with true residual <= 1e-9"
 }
 # four successive meshes past the two-level start (where the coarse solve still dominates); 3D Q3/Q4 on three
 for k in 1 2 3 4; do mgits chebyshev 2 $k 2,2 2 3 4 5; done
@@ -96,15 +106,15 @@ for k in 1 2 3 4; do mgits vertexpatch 2 $k 2,2 2 3 4 5; done
 for k in 1 2 3; do mgits vertexpatch 3 $k 2,2,2 1 2 3; done
 
 echo "== 1 vs 4 MPI ranks: same iterations, same L2 error to 1e-10 (absolute; and 1e-5 relative, the printed precision)"
-ranks() { # name ex1-options... (RANKS_TOL: allowed absolute difference of the L2 errors, default 1e-10)
-  local name=$1 tol=${RANKS_TOL:-1e-10}; shift
-  $EX1 -ksp_rtol 1e-12 "$@" >"$OUT/$name.n1.log" 2>&1
+ranks() { # name ex1-options... (RANKS_TOL: allowed absolute difference of the L2 errors, default 1e-10; RANKS_RTOL: -ksp_rtol, default 1e-12)
+  local name=$1 tol=${RANKS_TOL:-1e-10} rtol=${RANKS_RTOL:-1e-12}; shift
+  $EX1 -ksp_rtol $rtol "$@" >"$OUT/$name.n1.log" 2>&1
   local rc1=$?
-  $MPI4 $EX1 -ksp_rtol 1e-12 "$@" >"$OUT/$name.n4.log" 2>&1
+  $MPI4 $EX1 -ksp_rtol $rtol "$@" >"$OUT/$name.n4.log" 2>&1
   local rc4=$? i1 i4 e1 e4 ok=1
   i1=$(its_of "$OUT/$name.n1.log"); i4=$(its_of "$OUT/$name.n4.log")
   e1=$(err_of "$OUT/$name.n1.log"); e4=$(err_of "$OUT/$name.n4.log")
-  if [ $rc1 = 0 ] && [ $rc4 = 0 ] && [ -n "$i1" ] && [ "$i1" = "$i4" ] && \
+  if [ $rc1 = 0 ] && [ $rc4 = 0 ] && [ -n "$i1" ] && [ "$i1" = "$i4" ] && grep -q "converged due to" "$OUT/$name.n1.log" && grep -q "converged due to" "$OUT/$name.n4.log" && \
      awk -v a="$e1" -v b="$e4" -v tol="$tol" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= tol && d <= 1e-5 * a) }'; then ok=0; fi
   echo "1 rank: $i1 its, error $e1; 4 ranks: $i4 its, error $e4" >"$OUT/$name.log"
   result "$name" $ok "1 rank $i1 its error $e1, 4 ranks $i4 its error $e4, allowed difference $tol"
@@ -128,24 +138,40 @@ ctest vertexpatch_3d_k1 ./tests/test_vertexpatch -dim 3 -degree 1 -cells 4,3,3
 ctest vertexpatch_3d_k2 ./tests/test_vertexpatch -dim 3 -degree 2 -cells 3,3,4
 ctest vertexpatch_coarse_direct ./tests/test_vertexpatch -dim 2 -degree 4 -cells 2,2
 
-echo "== V-cycle counts against seed 003 Tables 1-2 (f = 1, one-cell coarse mesh refined L times, within one iteration)"
-paper() { # dim L k expected
-  local dim=$1 L=$2 k=$3 want=$4 cells=1,1 it
+echo "== V-cycle counts against seed 003 Tables 1-2 (f = 1, one-cell coarse mesh refined L times, relative residual 1e-9)"
+# The paper's convention (its Algorithm 2.2): one full multigrid cycle, then whole V-cycles, each followed by ||b - A x||,
+# at least one; ex1 -fmg with -ksp_type richardson counts exactly that. Our counts must not exceed the paper's, and must
+# stay what we measured (2026-11-23). Counted from a zero start instead, the V-cycles are also pinned (the docs compare
+# both conventions with the paper).
+paper() { # convention(fmg|zero) dim L k measured paper
+  local conv=$1 dim=$2 L=$3 k=$4 want=$5 pap=$6 cells=1,1 it name fmg=1
   [ "$dim" = 3 ] && cells=1,1,1
-  $EX1 -fmg 0 -rhs one -dm_brick_dim "$dim" -dm_brick_cells $cells -dm_brick_degree "$k" -dm_brick_refine "$L" -pc_mg_levels "$L" \
-    -ksp_type richardson -ksp_norm_type unpreconditioned -mg_coarse_ksp_type preonly -mg_coarse_pc_type vertexpatch >"$OUT/paper_${dim}d_L${L}_k$k.log" 2>&1
-  it=$(its_of "$OUT/paper_${dim}d_L${L}_k$k.log")
-  [ -n "$it" ] && [ "$it" -ge $((want - 1)) ] && [ "$it" -le $((want + 1)) ]
-  result "paper_${dim}d_L${L}_k$k" $? "$it V-cycles, paper $want"
+  [ "$conv" = zero ] && fmg=0
+  name="paper_${conv}_${dim}d_L${L}_k$k"
+  $EX1 -fmg $fmg -rhs one -dm_brick_dim "$dim" -dm_brick_cells $cells -dm_brick_degree "$k" -dm_brick_refine "$L" -pc_mg_levels "$L" \
+    -ksp_type richardson -ksp_norm_type unpreconditioned -mg_coarse_ksp_type preonly -mg_coarse_pc_type vertexpatch >"$OUT/$name.log" 2>&1
+  it=$(its_of "$OUT/$name.log")
+  if [ "$conv" = fmg ]; then
+    [ -n "$it" ] && converged_ok "$OUT/$name.log" 1e-9 && [ "$it" = "$want" ] && [ "$it" -le "$pap" ]
+    result "$name" $? "$it V-cycles after FMG (measured $want), paper $pap"
+  else
+    [ -n "$it" ] && converged_ok "$OUT/$name.log" 1e-9 && [ "$it" = "$want" ]
+    result "$name" $? "$it V-cycles from zero (measured $want); paper (FMG) $pap"
+  fi
 }
-k=1; for want in 7 5 3 3 3 2 2 2; do paper 2 6 $k $want; k=$((k + 1)); done
-k=1; for want in 6 5 3 3 3; do paper 3 3 $k $want; k=$((k + 1)); done
+papers2d="7 5 3 3 3 2 2 2"; papers3d="6 5 3 3 3"
+set -- 5 2 2 1 1 1 1 1; k=1; for p in $papers2d; do paper fmg 2 6 $k $1 $p; shift; k=$((k + 1)); done
+set -- 5 4 2 1 1; k=1; for p in $papers3d; do paper fmg 3 3 $k $1 $p; shift; k=$((k + 1)); done
+set -- 7 5 4 3 3 3 3 3; k=1; for p in $papers2d; do paper zero 2 6 $k $1 $p; shift; k=$((k + 1)); done
+set -- 7 6 5 4 4; k=1; for p in $papers3d; do paper zero 3 3 $k $1 $p; shift; k=$((k + 1)); done
 
 echo "== C0IP biharmonic (seed 000): operator, vertex-patch smoothers, convergence orders, ranks, iteration regression"
 EX2=./tutorials/ex2
 ctest c0ip_operator_2d_k2-8 ./tests/test_c0ip -dim 2 -kmin 2 -kmax 8
 ctest c0ip_operator_3d_k2-4 ./tests/test_c0ip -dim 3 -kmin 2 -kmax 4
-ctest c0ip_operator_3d_k5-8_spd ./tests/test_c0ip -dim 3 -kmin 5 -kmax 8 -refine 0
+# 3D k = 5..8 on the first refinement of one cell (2 x 2 x 2 cells): the operator is a shell there, so shell and assembled
+# are two implementations (the test checks the shell type)
+ctest c0ip_operator_3d_k5-8_spd ./tests/test_c0ip -dim 3 -kmin 5 -kmax 8 -cells 1,1,1 -refine 1
 ctest c0ip_operator_2d_4ranks $MPI4 ./tests/test_c0ip -dim 2 -kmin 2 -kmax 6 -cells 4,6 -spd 0
 ctest c0ip_operator_3d_4ranks $MPI4 ./tests/test_c0ip -dim 3 -kmin 2 -kmax 3 -cells 4,4,4 -spd 0
 ctest c0ip_vertexpatch_2d_k2 ./tests/test_vertexpatch -dm_brick_operator c0ip -dim 2 -degree 2 -cells 5,4
@@ -161,7 +187,8 @@ conv2() { # dim k coarse-cells refinements...
   local name="c0ip_order_${rhs}_${dim}d_k$k"
   [ "$k" = 2 ] && wl2=2
   for r in "$@"; do
-    $EX2 -rhs "$rhs" -dm_brick_dim "$dim" -dm_brick_cells "$cells" -dm_brick_degree "$k" -dm_brick_refine "$r" -ksp_rtol 1e-12 >"$OUT/$name.r$r.log" 2>&1 || ok=1
+    # the C0IP residual has a round-off floor near 1e-9 on these meshes (it grows like h^-4): 1e-8 is reachable
+    $EX2 -rhs "$rhs" -dm_brick_dim "$dim" -dm_brick_cells "$cells" -dm_brick_degree "$k" -dm_brick_refine "$r" -ksp_rtol 1e-8 >"$OUT/$name.r$r.log" 2>&1 || ok=1
     l2="$l2 $(awk '/^L2 error/{print $3}' "$OUT/$name.r$r.log")"
     h2="$h2 $(awk '/^broken H2 error/{print $4}' "$OUT/$name.r$r.log")"
   done
@@ -182,18 +209,24 @@ C0RHS=paper conv2 2 3 2,2 2 3 4
 C0RHS=paper conv2 3 3 2,2,2 1 2 3
 
 # k = 8: the errors of a fine solution are small (a regression test for the broken-H2 quadrature buffers)
-$EX2 -dm_brick_cells 3,3 -dm_brick_degree 8 -dm_brick_refine 1 -ksp_rtol 1e-12 >"$OUT/c0ip_errors_k8.log" 2>&1
+$EX2 -dm_brick_cells 3,3 -dm_brick_degree 8 -dm_brick_refine 1 -ksp_rtol 1e-9 >"$OUT/c0ip_errors_k8.log" 2>&1
 l2=$(awk '/^L2 error/{print $3}' "$OUT/c0ip_errors_k8.log"); h2=$(awk '/^broken H2 error/{print $4}' "$OUT/c0ip_errors_k8.log")
 [ -n "$h2" ] && awk -v a="$l2" -v b="$h2" 'BEGIN{exit !(a < 1e-8 && b < 1e-5)}'
 result c0ip_errors_k8 $? "L2 $l2 (< 1e-8), broken H2 $h2 (< 1e-5)"
-expect_error c0ip_diverged_avs_3d_k5 "fractional iterations: none, the solve did not converge" $EX2 -smoother avs -dm_brick_dim 3 -dm_brick_degree 5 -dm_brick_refine 1
+# the paper's AVS damping 1/8 makes the 3D k = 5 V-cycle indefinite (lambda_max(B A) ~ 17 > 2/omega); the default,
+# limited by the lambda_max estimated at setup, converges
+expect_error c0ip_diverged_avs_3d_k5_damping_1_8 "fractional iterations: none, the solve did not converge" $EX2 -smoother avs -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 5 -dm_brick_refine 1 -mg_levels_pc_vertexpatch_damping 0.125 -mg_coarse_pc_vertexpatch_damping 0.125
+$EX2 -smoother avs -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 5 -dm_brick_refine 1 -ksp_view >"$OUT/c0ip_avs_3d_k5_default.log" 2>&1
+converged_ok "$OUT/c0ip_avs_3d_k5_default.log" 1e-8 && om=$(grep -o "damping [0-9.e-]* = min(0.125, 1.8/lambda_max(B A)), lambda_max(B A) estimated [0-9.]*" "$OUT/c0ip_avs_3d_k5_default.log" | tail -1) &&
+  awk -v l="$(echo "$om" | awk '{print $NF}')" -v w="$(echo "$om" | awk '{print $2}')" 'BEGIN { exit !(l > 16 && l < 20 && w * l > 1.79 && w * l < 1.81) }'
+result c0ip_avs_3d_k5_default_damping $? "$om"
 
 # 1 vs 4 ranks: same iterations and L2 error (MVS with GMRES, AVS with CG); c0ip needs 3 coarse cells on the first rank of a split direction
-EX1_SAVE=$EX1; EX1=$EX2
+EX1_SAVE=$EX1; EX1=$EX2; export RANKS_RTOL=1e-8 # below it the C0IP residual reaches its round-off floor
 ranks c0ip_ranks_2d_k3_mvs -dm_brick_dim 2 -dm_brick_cells 6,6 -dm_brick_degree 3 -dm_brick_refine 2 -coarse lu -mg_coarse_pc_factor_mat_solver_type mumps
 ranks c0ip_ranks_2d_k2_avs -smoother avs -dm_brick_dim 2 -dm_brick_cells 6,8 -dm_brick_degree 2 -dm_brick_refine 2 -coarse lu -mg_coarse_pc_factor_mat_solver_type mumps
 ranks c0ip_ranks_3d_k2_mvs -dm_brick_dim 3 -dm_brick_cells 6,6,6 -dm_brick_degree 2 -dm_brick_refine 1 -coarse lu -mg_coarse_pc_factor_mat_solver_type mumps
-EX1=$EX1_SAVE
+EX1=$EX1_SAVE; unset RANKS_RTOL
 
 # iteration regression (measured 2026-11-21; +-1 iteration): seed 000's setup, -rhs paper, fdm unless said
 c0its() { # name expected ex2-options...
@@ -212,20 +245,89 @@ c0its c0ip_its_3d_k2_L3_avs 16 -smoother avs -dm_brick_dim 3 -dm_brick_cells 2,2
 $EX2 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 2 -dm_brick_refine 2 -ksp_view >"$OUT/c0ip_views.log" 2>&1
 grep -q "brick c0ip: C0 interior penalty biharmonic, CG Q2 in 3D, level 2" "$OUT/c0ip_views.log" && grep -q "multiplicative vertex-patch Schwarz, local solver fdm, local residual, damping 0.7" "$OUT/c0ip_views.log" &&
   grep -q "343 patches in 16 color(s), 27 interior / 729 closure DoFs per patch" "$OUT/c0ip_views.log" &&
-  grep -q "precision double, GPU kernel global" "$OUT/c0ip_views.log"
+  if [ "$CUDA_BUILD" = 1 ]; then grep -q "precision double, GPU kernel global" "$OUT/c0ip_views.log"; else grep -q "precision double$" "$OUT/c0ip_views.log" && ! grep -q "GPU" "$OUT/c0ip_views.log"; fi
 result c0ip_ksp_view $?
 expect_error c0ip_bad_degree_1 "-dm_brick_degree 1 with -dm_brick_operator c0ip: allowed degrees 2..8" $EX2 -dm_brick_degree 1
 expect_error c0ip_bad_avs_damping "-pc_vertexpatch_damping 0.: must be a positive number" $EX2 -smoother avs -mg_levels_pc_vertexpatch_damping 0
 expect_error c0ip_bad_avs_damping_negative "-pc_vertexpatch_damping -0.25: must be a positive number" $EX2 -smoother avs -mg_levels_pc_vertexpatch_damping -0.25
 expect_error c0ip_normal_derivative_laplace "DMBrickC0IPAddNormalDerivative() needs -dm_brick_operator c0ip, not laplace" $EX2 -dm_brick_operator laplace -rhs paper
 expect_error c0ip_bad_smoother "-smoother jacobi: allowed mvs, avs" $EX2 -smoother jacobi
-expect_error c0ip_bad_coarse "-coarse cg: allowed smoother, lu" $EX2 -coarse cg
+expect_error c0ip_bad_coarse "-coarse cg: allowed auto, smoother, lu" $EX2 -coarse cg
 expect_error c0ip_bad_rhs "-rhs cosine: allowed sine2, paper" $EX2 -rhs cosine
 expect_error make_cuda_on_without_cuda "CUDA=on but the PETSc" make -n CUDA=on
 expect_error vp_gpu_kernel_shared_c0ip "-pc_vertexpatch_gpu_kernel shared needs a patch closure of the patch cells alone (one ghost cell: laplace); -dm_brick_operator c0ip has 2; allowed: global, auto" $EX2 -mg_levels_pc_vertexpatch_gpu_kernel shared
 expect_error vp_gpu_kernel_unknown "-pc_vertexpatch_gpu_kernel fast: unknown value; allowed: auto, shared, global" $EX1 -mg_levels_pc_vertexpatch_gpu_kernel fast
 expect_error dm_mg_precision_unknown "-dm_brick_mg_precision half: unknown precision; allowed: double, single" $EX1 -dm_brick_mg_precision half
 expect_error c0ip_bad_solver "-pc_vertexpatch_local_solver lu: unknown value; allowed: fdm, dense, separable_dense" $EX2 -mg_levels_pc_vertexpatch_local_solver lu
+
+echo "== independent references: operators assembled element by element and face by face by quadrature (no sum factorization, no Kronecker form)"
+ctest reference_laplace_2d_k1-8 ./tests/test_reference -dim 2 -kmin 1 -kmax 8
+ctest reference_laplace_3d_k1-6 ./tests/test_reference -dim 3 -kmin 1 -kmax 6
+ctest reference_c0ip_2d_k2-8 ./tests/test_reference -dm_brick_operator c0ip -dim 2 -kmin 2 -kmax 8
+ctest reference_c0ip_3d_k2-6 ./tests/test_reference -dm_brick_operator c0ip -dim 3 -kmin 2 -kmax 6
+
+echo "== no reported convergence the true residual denies: laplace and c0ip, 2D and 3D, double and single, multiplicative and additive"
+honest() { # name rtol program options...
+  local name=$1 rtol=$2 prog=$3 rc; shift 3
+  $prog -ksp_rtol "$rtol" "$@" >"$OUT/$name.log" 2>&1
+  rc=$?
+  [ $rc = 0 ] && converged_ok "$OUT/$name.log" "$rtol"
+  result "$name" $? "$(grep -o 'CONVERGED_[A-Z]* iterations [0-9]*' "$OUT/$name.log" | head -1), true residual $(true_of "$OUT/$name.log") <= $rtol"
+}
+for prec in double single; do
+  PREC="-mg_levels_pc_vertexpatch_precision $prec -mg_coarse_pc_vertexpatch_precision $prec"
+  for dim in 2 3; do
+    if [ $dim = 2 ]; then MESH="-dm_brick_dim 2 -dm_brick_cells 2,2 -dm_brick_degree 3 -dm_brick_refine 3"; else MESH="-dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 2 -dm_brick_refine 2"; fi
+    honest honest_laplace_${dim}d_${prec}_mult_fgmres 1e-9 $EX1 -fmg 0 $MESH $PREC
+    honest honest_laplace_${dim}d_${prec}_add_fgmres 1e-9 $EX1 -fmg 0 $MESH $PREC -mg_levels_pc_vertexpatch_type additive -mg_levels_ksp_max_it 2
+    honest honest_laplace_${dim}d_${prec}_add_cg 1e-9 $EX1 -fmg 0 $MESH $PREC -mg_levels_pc_vertexpatch_type additive -mg_levels_ksp_max_it 2 -ksp_type cg -ksp_norm_type unpreconditioned
+    honest honest_laplace_${dim}d_${prec}_mult_gcr 1e-9 $EX1 -fmg 0 $MESH $PREC -ksp_type gcr
+    honest honest_c0ip_${dim}d_${prec}_mvs_fgmres 1e-8 $EX2 $MESH $PREC
+    honest honest_c0ip_${dim}d_${prec}_avs_cg 1e-8 $EX2 -smoother avs $MESH $PREC
+  done
+done
+# GMRES and its kind build their residual on a fixed linear preconditioner: with a float V-cycle they are refused
+# (with or without the residual check), naming the option and what to use; in double they run, left or right
+# (left-preconditioned GMRES measures B (b - A x): the guard checks that norm; its unpreconditioned one is not the claim)
+$EX1 -fmg 0 -ksp_type gmres -dm_brick_refine 3 -ksp_rtol 1e-9 >"$OUT/honest_laplace_2d_double_gmres_left.log" 2>&1 && grep -q "converged due to CONVERGED_RTOL" "$OUT/honest_laplace_2d_double_gmres_left.log"
+result honest_laplace_2d_double_gmres_left $? "$(grep -o 'CONVERGED_[A-Z]* iterations [0-9]*' "$OUT/honest_laplace_2d_double_gmres_left.log" | head -1), preconditioned norm checked"
+honest honest_c0ip_2d_double_gmres_right 1e-8 $EX2 -ksp_type gmres -ksp_pc_side right
+expect_error refuse_gmres_single_laplace "-ksp_type gmres assumes a fixed linear preconditioner, but -mg_levels_" $EX1 -ksp_type gmres -mg_levels_pc_vertexpatch_precision single
+expect_error refuse_gmres_single_c0ip "Use -ksp_type fgmres (or gcr, fcg, cg for a symmetric preconditioner, bcgs, richardson), or double precision" $EX2 -ksp_type gmres -mg_levels_pc_vertexpatch_precision single
+expect_error refuse_minres_single_unverified "-ksp_type minres assumes a fixed linear preconditioner" $EX1 -ksp_type minres -mg_levels_pc_vertexpatch_precision single -dm_brick_verify_convergence false
+expect_error refuse_gmres_single_outer_vertexpatch "-ksp_type gmres assumes a fixed linear preconditioner, but -pc_vertexpatch_precision single" $EX1 -ksp_type gmres -pc_type vertexpatch -pc_vertexpatch_precision single -fmg 0
+# the round-off floor: 2D c0ip Q8, rtol 1e-8. FGMRES's estimate reaches it, the true residual stalls near 1.2e-8. Unchecked,
+# the solve would report convergence (shown with -dm_brick_verify_convergence false); checked, it stops with
+# DIVERGED_BREAKDOWN, ex2 exits 1 and -ksp_converged_reason says why
+FLOOR="-dm_brick_cells 2,2 -dm_brick_degree 8 -dm_brick_refine 3 -ksp_rtol 1e-8 -ksp_converged_reason"
+$EX2 $FLOOR -dm_brick_verify_convergence false >"$OUT/floor_unchecked.log" 2>&1
+grep -q "converged due to CONVERGED_RTOL" "$OUT/floor_unchecked.log" && awk -v t="$(true_of "$OUT/floor_unchecked.log")" 'BEGIN { exit !(t > 1e-8) }'
+result floor_unchecked_reports_false_convergence $? "unchecked: CONVERGED_RTOL with true residual $(true_of "$OUT/floor_unchecked.log") > 1e-8"
+$EX2 $FLOOR >"$OUT/floor_checked.log" 2>&1
+rc=$?
+[ $rc = 1 ] && grep -q "DIVERGED_BREAKDOWN" "$OUT/floor_checked.log" && grep -q "(brick) the residual estimate reached the tolerance" "$OUT/floor_checked.log" && ! grep -q "converged due to CONVERGED" "$OUT/floor_checked.log"
+result floor_checked_stops_honestly $? "checked: DIVERGED_BREAKDOWN, true residual $(true_of "$OUT/floor_checked.log"), exit status $rc"
+
+echo "== defaults converge: every operator, smoother, dimension and degree (2D k = 1..8, 3D k = 1..7) on small meshes"
+sweep() { # name program kmin kmax dim options...
+  local name=$1 prog=$2 kmin=$3 kmax=$4 dim=$5 k its="" ok=0 log rtol=1e-9; shift 5
+  [ "$prog" = "$EX2" ] && rtol=1e-8
+  for k in $(seq "$kmin" "$kmax"); do
+    log="$OUT/$name.k$k.log"
+    if [ "$dim" = 2 ]; then $prog -dm_brick_dim 2 -dm_brick_cells 2,2 -dm_brick_refine 2 -dm_brick_degree "$k" "$@" >"$log" 2>&1
+    else $prog -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_refine 1 -dm_brick_degree "$k" "$@" >"$log" 2>&1; fi
+    if [ $? = 0 ] && converged_ok "$log" $rtol && [ "$(its_of "$log")" -le 30 ]; then its="$its $(its_of "$log")"; else its="$its FAIL(k=$k)"; ok=1; fi
+  done
+  result "$name" $ok "iterations for k = $kmin..$kmax:$its"
+}
+for dim in 2 3; do
+  kmax=8; [ $dim = 3 ] && kmax=7
+  sweep defaults_laplace_${dim}d_multiplicative $EX1 1 $kmax $dim -fmg 0
+  sweep defaults_laplace_${dim}d_additive $EX1 1 $kmax $dim -fmg 0 -mg_levels_pc_vertexpatch_type additive
+  sweep defaults_laplace_${dim}d_additive_cg $EX1 1 $kmax $dim -fmg 0 -mg_levels_pc_vertexpatch_type additive -mg_levels_ksp_max_it 2 -ksp_type cg -ksp_norm_type unpreconditioned
+  sweep defaults_c0ip_${dim}d_mvs $EX2 2 $kmax $dim
+  sweep defaults_c0ip_${dim}d_avs $EX2 2 $kmax $dim -smoother avs
+done
 
 echo "== the plugin route: a PETSc-only program gets the brick from -dll_append"
 $EX1 -help >"$OUT/help.log" 2>&1
@@ -244,16 +346,16 @@ echo "== PETSc views and logs"
 $EX1 -dm_brick_cells 2,2 -dm_brick_degree 2 -dm_brick_refine 2 -ksp_view -log_view >"$OUT/views.log" 2>&1
 grep -q "brick laplace: CG Q2 in 2D, level 2" "$OUT/views.log" && grep -q "BrickInterp" "$OUT/views.log" && grep -q "type: brick" "$OUT/views.log" &&
   grep -q "multiplicative vertex-patch Schwarz, local solver fdm, local residual, damping 1" "$OUT/views.log" && grep -q "49 patches in 4 color(s), 9 interior / 25 closure DoFs per patch" "$OUT/views.log" && grep -q "VPatchSmooth" "$OUT/views.log" &&
-  grep -q "precision double, GPU kernel shared" "$OUT/views.log"
-result ksp_view_and_log_view $?
-# -dm_brick_mg_precision reaches the coarser bricks only: their matrix-free operators (level 1 here; level 0 is
-# assembled) say so in -ksp_view, the finest one does not;
-# host vectors compute in double, so the solve is the same as without it
+  if [ "$CUDA_BUILD" = 1 ]; then grep -q "precision double, GPU kernel shared" "$OUT/views.log"; else grep -q "precision double$" "$OUT/views.log" && ! grep -q "GPU" "$OUT/views.log"; fi
+result ksp_view_and_log_view $? "$([ "$CUDA_BUILD" = 1 ] && echo "CUDA build: GPU kernel named" || echo "CPU build: no GPU lines")"
+# -dm_brick_mg_precision reaches the coarser bricks only: with CUDA their matrix-free operators (level 1 here; level 0 is
+# assembled) say so in -ksp_view, the finest one does not; a CPU build accepts the option and prints no GPU line.
+# Host vectors compute in double, so the solve is the same as without it
 $EX1 -dm_brick_cells 2,2 -dm_brick_degree 2 -dm_brick_refine 2 -dm_brick_mg_precision single -ksp_view -dm_view >"$OUT/mg_precision.log" 2>&1
 n=$(grep -c "float arithmetic on VECCUDA vectors" "$OUT/mg_precision.log")
-grep -q "GPU arithmetic of the operator and transfers: double on this level, single on the coarser levels" "$OUT/mg_precision.log" && [ "$n" = 1 ] &&
+if [ "$CUDA_BUILD" = 1 ]; then grep -q "GPU arithmetic of the operator and transfers: double on this level, single on the coarser levels" "$OUT/mg_precision.log" && [ "$n" = 1 ]; else ! grep -q "GPU\|VECCUDA" "$OUT/mg_precision.log"; fi &&
   [ "$(its_of "$OUT/mg_precision.log" | tail -1)" = "$(its_of "$OUT/views.log" | tail -1)" ] && [ "$(err_of "$OUT/mg_precision.log")" = "$(err_of "$OUT/views.log")" ]
-result dm_mg_precision_levels $? "$n coarse operators in float"
+result dm_mg_precision_levels $? "$n coarse operators say float; same iterations and L2 error as in double"
 $EX1 -help >"$OUT/help_vertexpatch.log" 2>&1
 grep -q -- "pc_vertexpatch_schedule <now colored" "$OUT/help_vertexpatch.log" && grep -q -- "pc_vertexpatch_local_solver <now fdm" "$OUT/help_vertexpatch.log" && grep -q -- "pc_vertexpatch_precision <now double" "$OUT/help_vertexpatch.log" && grep -q -- "pc_vertexpatch_gpu_kernel <now auto" "$OUT/help_vertexpatch.log"
 result help_lists_vertexpatch_options $?
@@ -289,7 +391,7 @@ expect_error bad_vp_batched_additive "-pc_vertexpatch_schedule batched with -pc_
 expect_error bad_vp_single_global "-pc_vertexpatch_schedule single with -pc_vertexpatch_residual global" $EX1 -mg_levels_pc_vertexpatch_schedule single -mg_levels_pc_vertexpatch_residual global
 expect_error bad_vp_single_mpi "-pc_vertexpatch_schedule single runs on one MPI rank only" $MPI4 $EX1 -dm_brick_cells 4,4 -mg_levels_pc_vertexpatch_schedule single
 expect_error bad_vp_dense_single "-pc_vertexpatch_local_solver dense is double precision only" $EX1 -mg_levels_pc_vertexpatch_local_solver dense -mg_levels_pc_vertexpatch_precision single
-expect_error bad_vp_no_patch "has a single cell along some direction, hence no interior vertex" $EX1 -dm_brick_cells 1,1 -dm_brick_degree 2 -pc_type vertexpatch
+expect_error bad_vp_no_patch "has a single cell along some direction, hence no interior vertex" $EX1 -dm_brick_cells 1,1 -dm_brick_degree 2 -dm_brick_refine 0 -pc_type vertexpatch
 expect_error bad_vp_not_brick "PCVERTEXPATCH needs the brick (DMBRICK) of its operator" ./tests/test_vertexpatch -no_brick
 expect_error bad_vp_setter_range "PCVertexPatchOrdering 7: out of range; allowed 0..2 (lexicographic ... hierarchical)" ./tests/test_vertexpatch -bad_setter
 expect_error bad_ex1_rhs "-rhs cosine: allowed sine, one" $EX1 -rhs cosine

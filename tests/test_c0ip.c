@@ -114,6 +114,13 @@ int main(int argc, char **argv)
     PetscCall(CreateBrick(dim, cells, lower, upper, k, refine, &dm));
     PetscCall(DMBrickGetInfo(dm, NULL, ncells, NULL, NULL));
     PetscCall(DMCreateMatrix(dm, &Ashell));
+    {
+      /* the comparisons below are between two implementations only if this one is matrix-free (level >= 1) */
+      PetscBool isshell;
+      PetscCall(PetscObjectTypeCompare((PetscObject)Ashell, MATSHELL, &isshell));
+      PetscCall(PetscSNPrintf(what, sizeof(what), "%" PetscInt_FMT "D Q%" PetscInt_FMT " DMCreateMatrix on level %" PetscInt_FMT " is matrix-free (MATSHELL)", dim, k, refine));
+      PetscCall(CheckTrue(what, isshell));
+    }
     PetscCall(DMSetMatType(dm, MATAIJ));
     PetscCall(DMCreateMatrix(dm, &Aaij));
     PetscCall(DMCreateGlobalVector(dm, &x));

@@ -51,6 +51,12 @@ int main(int argc, char **argv)
 
     PetscCall(CreateBrick(dim, cells, lower, upper, k, 1, &dm));
     PetscCall(DMCreateMatrix(dm, &Ashell));
+    {
+      PetscBool isshell;
+      PetscCall(PetscObjectTypeCompare((PetscObject)Ashell, MATSHELL, &isshell));
+      PetscCall(PetscSNPrintf(what, sizeof(what), "%" PetscInt_FMT "D Q%" PetscInt_FMT " DMCreateMatrix on level 1 is matrix-free (MATSHELL)", dim, k));
+      PetscCall(CheckTrue(what, isshell));
+    }
     PetscCall(DMSetMatType(dm, MATAIJ));
     PetscCall(DMCreateMatrix(dm, &Aaij));
     PetscCall(DMCreateGlobalVector(dm, &x));

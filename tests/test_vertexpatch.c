@@ -6,6 +6,7 @@ static const char help[] = "Checks PCVERTEXPATCH on one rank against explicit de
                            "Options: -dim 2|3, -degree k, -cells Nx,Ny[,Nz].\n";
 
 #include "checks.h"
+#include "pc/vertexpatch/vpimpl.h" /* the processing order the setup made (CheckProcessingOrder) */
 #include <string.h>
 
 typedef struct {
@@ -205,6 +206,75 @@ static PetscErrorCode SetOptions(const char *opts)
   PetscCall(PetscOptionsClearValue(NULL, "-pc_vertexpatch_precision"));
   PetscCall(PetscOptionsClearValue(NULL, "-pc_vertexpatch_reverse"));
   PetscCall(PetscOptionsInsertString(NULL, opts));
+  PetscFunctionReturn(0);
+}
+
+/* The order the setup puts the patches in. Within a color of the colored schedule the order does not change the
+   result (the patches of a color are independent), so the sweeps cannot see it: check it directly, on a brick
+   with enough patches per color (9 x 9 or 7 x 7 x 7 cells) that the orderings differ. */
+static PetscErrorCode CheckProcessingOrder(PetscInt dim, PetscInt k, const char *opts, const char *order)
+{
+  const PetscInt  cells[3] = {9, 9, 7};
+  const PetscReal lo[3] = {0, 0, 0}, up[3] = {1, 1, 1};
+  DM              dm;
+  Mat             A;
+  PC              pc;
+  PC_VertexPatch *vp;
+  Dense           D;
+  PetscInt       *ord, *lex, wrong = 0, differ = 0, p = 0;
+  char            what[256];
+
+  PetscFunctionBeginUser;
+  PetscCall(SetOptions(opts));
+  PetscCall(DMBrickCreate(PETSC_COMM_WORLD, &dm));
+  PetscCall(DMBrickSetDimension(dm, dim));
+  PetscCall(DMBrickSetCells(dm, cells));
+  PetscCall(DMBrickSetDomain(dm, lo, up));
+  PetscCall(DMBrickSetDegree(dm, k));
+  PetscCall(DMSetFromOptions(dm)); /* -dm_brick_operator */
+  PetscCall(DMSetUp(dm));
+  PetscCall(DMBrickCreateOperator(dm, MATSHELL, &A));
+  PetscCall(PetscMemzero(&D, sizeof(D)));
+  D.dim = dim;
+  D.k   = k;
+  D.nv  = 1;
+  for (PetscInt d = 0; d < 3; d++) {
+    D.N[d] = d < dim ? cells[d] : 1;
+    D.M[d] = d < dim ? k * cells[d] - 1 : 1;
+    if (d < dim) D.nv *= cells[d] - 1;
+  }
+  PetscCall(PetscMalloc3(D.nv, &D.v, D.nv, &ord, D.nv, &lex));
+  for (PetscInt z = 1; z < (dim == 3 ? cells[2] : 2); z++)
+    for (PetscInt y = 1; y < cells[1]; y++)
+      for (PetscInt x = 1; x < cells[0]; x++, p++) {
+        D.v[p][0] = x;
+        D.v[p][1] = y;
+        D.v[p][2] = dim == 3 ? z : 0;
+      }
+  PetscCall(PCCreate(PETSC_COMM_WORLD, &pc));
+  PetscCall(PCSetType(pc, "vertexpatch"));
+  PetscCall(PCSetOperators(pc, A, A));
+  PetscCall(PCSetDM(pc, dm));
+  PetscCall(PCSetFromOptions(pc));
+  PetscCall(PCSetUp(pc));
+  vp = (PC_VertexPatch *)pc->data;
+  MakeOrder(&D, order, ord);
+  MakeOrder(&D, "colored-lex", lex);
+  for (p = 0; p < D.nv; p++) {
+    differ += ord[p] != lex[p];
+    for (PetscInt d = 0; d < dim; d++) wrong += vp->vertex[3 * p + d] != D.v[ord[p]][d];
+  }
+  PetscCall(PetscSNPrintf(what, sizeof(what), "%" PetscInt_FMT "D Q%" PetscInt_FMT " [%s] processes the %" PetscInt_FMT " patches in %s order (wrong coordinates: %" PetscInt_FMT ")", dim, k, opts, D.nv, order, wrong));
+  PetscCall(CheckTrue(what, (PetscBool)(vp->npatches == D.nv && wrong == 0)));
+  if (strcmp(order, "colored-lex")) {
+    /* the check can fail: on this mesh the expected order is not the default one */
+    PetscCall(PetscSNPrintf(what, sizeof(what), "%" PetscInt_FMT "D Q%" PetscInt_FMT " %s order differs from colored-lex at %" PetscInt_FMT " of %" PetscInt_FMT " positions", dim, k, order, differ, D.nv));
+    PetscCall(CheckTrue(what, (PetscBool)(differ > 0)));
+  }
+  PetscCall(PetscFree3(D.v, ord, lex));
+  PetscCall(PCDestroy(&pc));
+  PetscCall(MatDestroy(&A));
+  PetscCall(DMDestroy(&dm));
   PetscFunctionReturn(0);
 }
 
@@ -571,6 +641,12 @@ int main(int argc, char **argv)
     PetscBool   c0ip;
     PetscCall(DMBrickGetOperator(dm, &op));
     PetscCall(PetscStrcmp(op, "c0ip", &c0ip));
+    redblack_dim = c0ip ? dim : 0;
+    PetscCall(CheckProcessingOrder(dim, k, "", "colored-lex"));
+    PetscCall(CheckProcessingOrder(dim, k, "-pc_vertexpatch_ordering zcurve", "colored-zcurve"));
+    PetscCall(CheckProcessingOrder(dim, k, "-pc_vertexpatch_ordering hierarchical", "colored-hierarchical"));
+    PetscCall(CheckProcessingOrder(dim, k, "-pc_vertexpatch_schedule single -pc_vertexpatch_ordering zcurve", "zcurve"));
+    PetscCall(CheckProcessingOrder(dim, k, "-pc_vertexpatch_schedule single -pc_vertexpatch_ordering hierarchical", "hierarchical"));
     if (c0ip) {
       PetscCall(CheckC0IP(dm, A, &D, b, x0));
       goto finish;

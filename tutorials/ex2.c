@@ -3,16 +3,24 @@ static const char help[] = "The clamped plate: the biharmonic equation Delta^2 u
                            "built from the brick alone (seed 000).\n"
                            "Manufactured solution u = prod_i sin^2(pi t_i), t_i = (x_i - a_i)/(b_i - a_i): zero with zero gradient on the\n"
                            "boundary, so it satisfies the clamped conditions.\n"
-                           "  -smoother mvs (default): GMRES (right preconditioned: the true residual) with V-cycles of one colored\n"
-                           "             multiplicative vertex-patch step (2^(d+1) colors, damping 1 in 2D, 0.7 in 3D) before and after.\n"
-                           "  -smoother avs: CG with V-cycles of two additive vertex-patch steps (damping 1/2^d) before and after.\n"
-                           "  -coarse smoother (default): one step of the same smoother on the coarsest grid (the paper); -coarse lu: LU.\n"
+                           "Default problem: Q3 on a 9 x 9 coarse grid refined twice (2D; 11k DoFs, 3 levels), or Q2 on 6 x 6 x 6 refined\n"
+                           "once (with -dm_brick_dim 3; 12k DoFs); -dm_brick_* options replace any part of it. The residual of the\n"
+                           "biharmonic operator has a round-off floor that grows like h^-4: on fine meshes ask for a larger -ksp_rtol.\n"
+                           "  -smoother mvs (default): FGMRES (the true residual; the iterates of seed 000's right-preconditioned GMRES)\n"
+                           "             with V-cycles of one colored multiplicative vertex-patch step (2^(d+1) colors, damping 1 in 2D,\n"
+                           "             0.7 in 3D) before and after.\n"
+                           "  -smoother avs: CG with V-cycles of two additive vertex-patch steps (damping 1/4 in 2D, 1/8 in 3D, limited by\n"
+                           "             the lambda_max(B A) estimated at setup) before and after.\n"
+                           "  -coarse smoother: one step of the same smoother on the coarsest grid (the paper; exact on a coarse grid of 2^d\n"
+                           "             cells, which is the default there); -coarse lu: LU of the assembled coarse matrix (the default on\n"
+                           "             larger coarse grids).\n"
                            "  -rhs paper: seed 000's test problem, u = prod sin(pi t_i): zero on the boundary, its non-zero slope\n"
                            "             imposed weakly through the boundary faces (DMBrickC0IPAddNormalDerivative).\n"
                            "Prints the iterations, the fractional iterations nu_frac = -8 / log10(rbar), rbar = (|r_n|/|r_0|)^(1/n),\n"
                            "the L2 and broken H2 errors and the time. Every -ksp_*, -pc_*, -mg_* and -dm_brick_* option changes the setup;\n"
                            "-mg_levels_pc_vertexpatch_local_solver dense gives the exact local solvers of seed 000, Table 1;\n"
-                           "-mg_levels_pc_vertexpatch_precision single (mixed precision) wants -ksp_type fgmres (the V-cycle is then not linear).\n\n";
+                           "-mg_levels_pc_vertexpatch_precision single (mixed precision) needs a flexible or residual-updating Krylov method\n"
+                           "(the V-cycle is then not linear): FGMRES and CG are; GMRES is refused. Exits with status 1 if the solve did not converge.\n\n";
 
 #include <petscvpatch.h>
 #include <petsctime.h>
@@ -170,8 +178,9 @@ int main(int argc, char **argv)
   PetscReal          l2 = 0.0, h2 = 0.0, rnorm, tnorm, bnorm, nufrac;
   PetscLogDouble     ts, t0, t1;
   KSPConvergedReason reason;
-  char               smoother[32] = "mvs", coarse[32] = "smoother", rhs[32] = "sine2";
-  PetscBool          mvs, avs, paper, lu, sine2, smoothercoarse;
+  char               smoother[32] = "mvs", coarse[32] = "auto", rhs[32] = "sine2";
+  PetscBool          mvs, avs, paper, lu, sine2, smoothercoarse, autocoarse;
+  PetscInt           dim = 2, coarsecells[3] = {0, 0, 0};
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-smoother", smoother, sizeof(smoother), NULL));
@@ -182,21 +191,35 @@ int main(int argc, char **argv)
   PetscCheck(mvs || avs, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-smoother %s: allowed mvs, avs", smoother);
   PetscCall(PetscStrcmp(coarse, "lu", &lu));
   PetscCall(PetscStrcmp(coarse, "smoother", &smoothercoarse));
-  PetscCheck(lu || smoothercoarse, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-coarse %s: allowed smoother, lu", coarse);
+  PetscCall(PetscStrcmp(coarse, "auto", &autocoarse));
+  PetscCheck(lu || smoothercoarse || autocoarse, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-coarse %s: allowed auto, smoother, lu", coarse);
   PetscCall(PetscStrcmp(rhs, "paper", &paper));
   PetscCall(PetscStrcmp(rhs, "sine2", &sine2));
   PetscCheck(paper || sine2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-rhs %s: allowed sine2, paper", rhs);
 
+  /* a default problem that shows the method: several levels, and coarse cells for 1-4 ranks (c0ip reads two cells
+     of ghosts, so a rank needs three coarse cells along a split direction) */
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-dm_brick_dim", &dim, NULL));
   PetscCall(SetDefault("-dm_brick_operator", "c0ip"));
-  PetscCall(SetDefault("-dm_brick_degree", "2"));
+  PetscCall(SetDefault("-dm_brick_cells", dim == 3 ? "6,6,6" : "9,9"));
+  PetscCall(SetDefault("-dm_brick_degree", dim == 3 ? "2" : "3"));
+  PetscCall(SetDefault("-dm_brick_refine", dim == 3 ? "1" : "2"));
+  if (autocoarse) {
+    /* one smoothing step solves exactly on a coarse grid with one interior vertex (2^d cells) */
+    PetscInt n = 3;
+    PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-dm_brick_cells", coarsecells, &n, NULL));
+    smoothercoarse = PETSC_TRUE;
+    for (PetscInt d = 0; d < n; d++) smoothercoarse = (PetscBool)(smoothercoarse && coarsecells[d] == 2);
+    lu = (PetscBool)!smoothercoarse;
+  }
   PetscCall(SetDefault("-ksp_rtol", "1e-8"));
   PetscCall(SetDefault("-pc_type", "mg"));
   PetscCall(SetDefault("-mg_levels_ksp_type", "richardson"));
   PetscCall(SetDefault("-mg_levels_pc_type", "vertexpatch"));
   if (mvs) {
-    /* GMRES with right preconditioning: its residual is the true one, |b - A x| (seed 000 counts with it) */
-    PetscCall(SetDefault("-ksp_type", "gmres"));
-    PetscCall(SetDefault("-ksp_pc_side", "right"));
+    /* FGMRES: right preconditioning, so its residual is the true one, |b - A x| (seed 000 counts with right-preconditioned
+       GMRES, whose iterates FGMRES reproduces for a fixed preconditioner); exact also when the V-cycle computes in float */
+    PetscCall(SetDefault("-ksp_type", "fgmres"));
     PetscCall(SetDefault("-mg_levels_ksp_max_it", "1"));
     PetscCall(SetDefault("-mg_levels_pc_vertexpatch_type", "multiplicative"));
   } else {
@@ -244,8 +267,8 @@ int main(int argc, char **argv)
   PetscCall(VecNorm(b, NORM_2, &bnorm));
   {
     /* fractional iterations (seed 000, section 5.1): steps to reduce the residual by 1e8 at the average rate,
-       measured in the Krylov method's own norm (the true residual for right-preconditioned GMRES and for CG
-       with -ksp_norm_type unpreconditioned; the preconditioned one with -ksp_pc_side left, deal.II's GMRES
+       measured in the Krylov method's own norm (the true residual for FGMRES and for CG with -ksp_norm_type
+       unpreconditioned; the preconditioned one with -ksp_type gmres -ksp_pc_side left, deal.II's GMRES
        default). The true residual |b - A x| is printed too: on fine meshes it stalls near eps cond(A) |x|/|b|. */
     const PetscReal *hist;
     PetscInt         nhist;

@@ -221,6 +221,44 @@ PetscErrorCode DMBrickSetMGPrecision(DM dm, DMBrickPrecision precision)
 }
 
 /*@
+   DMBrickSetVerifyConvergence - whether a KSP that solves with this brick (`KSPSetDM()`) checks a claimed convergence
+   against the true residual (option -dm_brick_verify_convergence, default true)
+
+   Logically Collective
+
+   Input Parameters:
++  dm     - the brick
+-  verify - `PETSC_TRUE` to check
+
+   Notes:
+   The brick's `DMKSP` operator callback puts a guard around the KSP's convergence test at `KSPSetUp()`. When PETSc's
+   default test claims convergence and the KSP's norm is an estimate (GMRES and the like) or a recursively updated
+   residual (CG, BiCGStab), the guard forms b - A x (and B (b - A x) for a preconditioned norm) and compares it with the
+   same tolerance. If it is above, the solve goes on; if it then stalls (less than halved from one check to the
+   next: the round-off floor of an ill-conditioned operator), the solve stops with `KSP_DIVERGED_BREAKDOWN`, and
+   -ksp_converged_reason says why. A check costs one `MatMult()` (plus one `PCApply()` for a preconditioned norm) per
+   claim, normally once per solve. Richardson and Chebyshev compute their residual and get no guard.
+
+   Independently of this setting the guard refuses, with an error naming the options, a preconditioner that computes
+   in float (-pc_vertexpatch_precision single, -dm_brick_mg_precision single on the GPU) under a Krylov method that
+   assumes a fixed linear preconditioner (GMRES, MINRES, ...); FGMRES, GCR, FCG, CG, BiCGStab and Richardson are
+   allowed.
+
+   Level: intermediate
+
+.seealso: `DMBRICK`, `KSPSetDM()`, `KSPSetConvergenceTest()`, `PCVertexPatchSetPrecision()`
+@*/
+PetscErrorCode DMBrickSetVerifyConvergence(DM dm, PetscBool verify)
+{
+  DM_Brick *brick;
+
+  PetscFunctionBegin;
+  PetscCall(DMBrickGetImpl_Private(dm, &brick));
+  brick->verify_convergence = verify;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
    DMBrickGetOperator - the name of the brick's operator
 
    Not Collective
@@ -314,6 +352,8 @@ static PetscErrorCode DMSetFromOptions_Brick(DM dm, PetscOptionItems *PetscOptio
   PetscCheck(!dm->setupcalled, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONGSTATE, "DMSetFromOptions() must be called before DMSetUp() on a brick");
   PetscOptionsHeadBegin(PetscOptionsObject, "DMBRICK options");
   PetscCall(PetscOptionsInt("-dm_brick_dim", "Space dimension (2 or 3)", "DMBrickSetDimension", brick->dim, &brick->dim, NULL));
+  /* checked here too, before the options whose number of values depends on it */
+  PetscCheck(brick->dim == 2 || brick->dim == 3, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_dim %" PetscInt_FMT ": allowed 2 or 3", brick->dim);
   n = 8; /* room for extra values, so that too many are reported */
   for (PetscInt d = 0; d < 3; d++) cells[d] = brick->cells0[d];
   PetscCall(PetscOptionsIntArray("-dm_brick_cells", "Cells per direction of the coarse grid: Nx,Ny[,Nz]", "DMBrickSetCells", cells, &n, &flg));
@@ -365,6 +405,7 @@ static PetscErrorCode DMSetFromOptions_Brick(DM dm, PetscOptionItems *PetscOptio
     PetscCheck(isdouble || issingle, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_mg_precision %s: unknown precision; allowed: double, single", name);
     PetscCall(DMBrickSetMGPrecision(dm, issingle ? DMBRICK_PRECISION_SINGLE : DMBRICK_PRECISION_DOUBLE));
   }
+  PetscCall(PetscOptionsBool("-dm_brick_verify_convergence", "KSPs solving with the brick check a claimed convergence against the true residual", "DMBrickSetVerifyConvergence", brick->verify_convergence, &brick->verify_convergence, NULL));
   PetscCall(PetscStrncpy(mattype, brick->coarse_mattype, sizeof(mattype)));
   PetscCall(PetscOptionsString("-dm_brick_coarse_mat_type", "Matrix type of the coarse grid and coarser levels (level <= 0)", "DMCreateMatrix", mattype, mattype, sizeof(mattype), &flg));
   if (flg) {
@@ -422,7 +463,10 @@ static PetscErrorCode DMView_Brick(DM dm, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, ", DoFs per rank %" PetscInt_FMT "..%" PetscInt_FMT ", ghost width %" PetscInt_FMT " nodes\n", nmin, nmax, brick->op.ghost_cells * brick->degree));
   PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  matrices: %s on this level (%s on levels <= 0), vectors %s\n", brick->level <= 0 ? brick->coarse_mattype : dm->mattype, brick->coarse_mattype, dm->vectype));
+#if defined(VP_HAVE_CUDA)
   PetscCall(PetscViewerASCIIPrintf(viewer, "  GPU arithmetic of the operator and transfers: %s on this level, %s on the coarser levels (host vectors: double)\n", DMBrickPrecisions[brick->precision], DMBrickPrecisions[brick->mg_precision]));
+#endif
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  KSPs solving with it %s a claimed convergence against the true residual (-dm_brick_verify_convergence)\n", brick->verify_convergence ? "check" : "do not check"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -451,6 +495,8 @@ static PetscErrorCode DMDestroy_Brick(DM dm)
                                           penalty biharmonic, clamped plate, k >= 2)
 .  -dm_brick_refine <n>                  - this brick is the coarse grid refined n times
 .  -dm_brick_coarse_mat_type <aij>       - matrix type of levels <= 0 (coarse solves need an assembled matrix)
+.  -dm_brick_verify_convergence <true>   - KSPs solving with the brick check a claimed convergence against b - A x
+                                          (`DMBrickSetVerifyConvergence()`)
 .  -dm_mat_type <shell>                  - matrix type of the finer levels: shell (matrix-free) or an assembled type
 -  -dm_vec_type <standard>               - vector type
 
@@ -475,6 +521,7 @@ PETSC_EXTERN PetscErrorCode DMCreate_Brick(DM dm)
   brick->dim    = 2;
   brick->degree = 1;
   brick->family = DMBRICK_CG;
+  brick->verify_convergence = PETSC_TRUE;
   for (PetscInt d = 0; d < 3; d++) {
     brick->cells0[d] = 2;
     brick->lower[d]  = 0.0;

@@ -49,6 +49,8 @@ typedef struct {
   PetscInt  ghost_cells;                                         /* layers of neighbour cells a matrix-vector product reads: DMDA width = ghost_cells*k */
   PetscBool redblack;                                            /* patches of one parity class must also be red-black colored (2^(d+1) colors) */
   PetscReal multiplicative_damping[4];                           /* default damping of the multiplicative smoother, by dimension */
+  PetscReal additive_damping[4];                                 /* default damping of the additive smoother, by dimension (the papers' values) */
+  PetscBool additive_estimate;                                   /* no proven bound of lambda_max(B A) for the additive sum: estimate it at setup */
   PetscErrorCode (*createshell)(DM, Mat *);                      /* matrix-free operator */
   PetscErrorCode (*assemble)(DM, Mat);                           /* fill a preallocated assembled matrix */
   PetscErrorCode (*kronecker)(DM, BrickKronForm *, BrickLine[]); /* the Kronecker form and its 1D matrices (BrickLineDestroy) */
@@ -65,6 +67,7 @@ typedef struct {
   char            *coarse_mattype; /* matrix type of levels <= 0 */
   DMBrickPrecision precision;      /* arithmetic of this brick's operator and transfer kernels on the GPU */
   DMBrickPrecision mg_precision;   /* given to the coarser bricks (DMCoarsen): the levels below this one */
+  PetscBool        verify_convergence; /* the KSPs that solve with this brick check a claimed convergence against the true residual */
 
   /* layout (made by DMSetUp, fixed afterwards) */
   PetscInt           level;              /* DMGetRefineLevel() - DMGetCoarsenLevel() */
@@ -89,6 +92,7 @@ static inline PetscInt BrickBoxSize(const BrickBox *b)
 }
 
 PETSC_INTERN PetscErrorCode DMBrickGetImpl_Private(DM, DM_Brick **);
+PETSC_INTERN PetscErrorCode DMBrickComputeOperators_Private(KSP, Mat, Mat, void *);
 PETSC_INTERN PetscErrorCode DMBrickCellSize_Private(DM, PetscReal[]);
 PETSC_INTERN PetscErrorCode DMBrickOwnedCellBox_Private(DM, BrickBox *);
 PETSC_INTERN PetscErrorCode DMBrickOwnedNodeBox_Private(DM, BrickBox *);

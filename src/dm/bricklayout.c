@@ -186,28 +186,6 @@ static PetscErrorCode BrickCreateNodeDA(DM dm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The default DMKSP operator callback of a brick: DMCreateMatrix() already returns the operator, so
-   KSPSetDM() alone gives KSP (and every PCMG level) its matrix; an assembled matrix handed in empty is filled. */
-static PetscErrorCode DMBrickComputeOperators(KSP ksp, Mat A, Mat P, void *ctx)
-{
-  DM        dm;
-  DM_Brick *brick;
-  Mat       mats[2] = {A, P};
-
-  PetscFunctionBegin;
-  PetscCall(KSPGetDM(ksp, &dm));
-  PetscCall(DMBrickGetImpl_Private(dm, &brick));
-  for (PetscInt i = 0; i < 2; i++) {
-    PetscBool isshell, assembled;
-    if (i == 1 && P == A) break;
-    PetscCall(PetscObjectTypeCompare((PetscObject)mats[i], MATSHELL, &isshell));
-    if (isshell) continue;
-    PetscCall(MatAssembled(mats[i], &assembled));
-    if (!assembled) PetscCall(brick->op.assemble(dm, mats[i]));
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* A matrix type named by an option must exist: try it on a 1 x 1 matrix, quietly, and name the option. */
 static PetscErrorCode BrickCheckMatType(MatType type, const char option[])
 {
@@ -244,7 +222,7 @@ PetscErrorCode DMSetUp_Brick(DM dm)
   PetscCall(BrickBasisNodes(brick->degree, brick->nodes));
   PetscCall(DMSetDimension(dm, brick->dim));
   PetscCall(DMKSPGetComputeOperators(dm, &computeops, NULL));
-  if (!computeops) PetscCall(DMKSPSetComputeOperators(dm, DMBrickComputeOperators, NULL));
+  if (!computeops) PetscCall(DMKSPSetComputeOperators(dm, DMBrickComputeOperators_Private, NULL));
   PetscCall(PetscLogEventEnd(DMBRICK_Setup, dm, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -59,7 +59,11 @@ PETSC_INTERN PetscErrorCode DMBrickOperatorSetUp_Private(DM dm)
     SETERRQ(PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_UNKNOWN_TYPE, "-dm_brick_operator %s: unknown operator; allowed: %s", brick->opname, known);
   }
   PetscCall(PetscMemzero(&brick->op, sizeof(brick->op)));
-  for (PetscInt d = 0; d < 4; d++) brick->op.multiplicative_damping[d] = 1.0; /* an operator that says nothing gets the usual 1 */
+  /* an operator that says nothing gets the usual 1 (multiplicative) and one over the patches per cell (additive) */
+  for (PetscInt d = 0; d < 4; d++) {
+    brick->op.multiplicative_damping[d] = 1.0;
+    brick->op.additive_damping[d]       = 1.0 / (PetscReal)(1 << d);
+  }
   PetscCall((*setup)(dm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

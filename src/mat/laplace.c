@@ -157,7 +157,9 @@ static PetscErrorCode MatView_BrickLaplace(Mat A, PetscViewer viewer)
   PetscCall(MatShellGetContext(A, &ctx));
   brick = (DM_Brick *)ctx->dm->data;
   PetscCall(PetscViewerASCIIPrintf(viewer, "brick laplace: CG Q%" PetscInt_FMT " in %" PetscInt_FMT "D, level %" PetscInt_FMT ", matrix-free (sum factorization on Cartesian cells)\n", brick->degree, brick->dim, brick->level));
+#if defined(VP_HAVE_CUDA)
   if (brick->precision == DMBRICK_PRECISION_SINGLE) PetscCall(PetscViewerASCIIPrintf(viewer, "  float arithmetic on VECCUDA vectors (-dm_brick_mg_precision single of a finer brick)\n"));
+#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -66,7 +66,7 @@ static PetscErrorCode PCSetFromOptions_VertexPatch(PC pc, PetscOptionItems *Pets
   PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_schedule", "Order of the multiplicative sweep: colored, single (sequential loop), batched", PCVertexPatchSchedules, (PetscEnum)vp->schedule, &e, &set));
   PetscCall(PetscOptionsInt("-pc_vertexpatch_batch_size", "Patches per batch of the batched schedule", "PCVertexPatchSetSchedule", batch, &batch, NULL));
   PetscCall(PCVertexPatchSetSchedule(pc, (PCVertexPatchSchedule)e, batch));
-  PetscCall(PetscOptionsReal("-pc_vertexpatch_damping", "Damping of the patch corrections (default: 1 multiplicative, 0.7 for c0ip in 3D; 1/2^d additive)", "PCVertexPatchSetDamping", damping, &damping, &set));
+  PetscCall(PetscOptionsReal("-pc_vertexpatch_damping", "Damping of the patch corrections (default: 1 multiplicative, 0.7 for c0ip in 3D; 1/2^d additive, for c0ip limited by 1.8/lambda_max(B A) estimated at setup)", "PCVertexPatchSetDamping", damping, &damping, &set));
   if (set) PetscCall(PCVertexPatchSetDamping(pc, damping));
   PetscCall(PetscOptionsBool("-pc_vertexpatch_reverse", "Sweep colors and patches in reverse order (as post-smoother after a forward pre-smoother: a symmetric V-cycle)", "PCVertexPatchSetReverse", reverse, &reverse, NULL));
   PetscCall(PCVertexPatchSetReverse(pc, reverse));
@@ -90,7 +90,7 @@ static PetscErrorCode PCVertexPatchCheckOptions(PC pc, const DM_Brick *brick)
   PetscCheck(vp->schedule == PC_VERTEXPATCH_COLORED || size == 1, comm, PETSC_ERR_SUP, "-pc_vertexpatch_schedule %s runs on one MPI rank only (got %d); allowed in parallel: colored", PCVertexPatchSchedules[vp->schedule], size);
   PetscCheck(vp->solver == PC_VERTEXPATCH_FDM || vp->precision == PC_VERTEXPATCH_DOUBLE, comm, PETSC_ERR_SUP, "-pc_vertexpatch_local_solver %s is double precision only; with -pc_vertexpatch_precision single use -pc_vertexpatch_local_solver fdm",
              PCVertexPatchLocalSolvers[vp->solver]);
-  vp->omega = vp->damping > 0 ? vp->damping : (vp->type == PC_VERTEXPATCH_MULTIPLICATIVE ? brick->op.multiplicative_damping[dim] : 1.0 / (PetscReal)(1 << dim));
+  vp->omega = vp->damping > 0 ? vp->damping : (vp->type == PC_VERTEXPATCH_MULTIPLICATIVE ? brick->op.multiplicative_damping[dim] : brick->op.additive_damping[dim]);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -160,6 +160,7 @@ static PetscErrorCode PCSetUp_VertexPatch(PC pc)
 #endif
   PetscCall(PetscFree(vp->work));
   PetscCall(PetscMalloc1(vp->nthreads * PCVertexPatchWorkSize(vp), &vp->work));
+  PetscCall(PCVertexPatchEstimateDamping(pc));
   PetscCall(PetscLogEventEnd(PC_VertexPatchSetUp, pc, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -206,14 +207,21 @@ static PetscErrorCode PCView_VertexPatch(PC pc, PetscViewer viewer)
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
   if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscViewerASCIIPrintf(viewer, "  %s vertex-patch Schwarz, local solver %s, %s residual, damping %g\n", PCVertexPatchTypes[vp->type], PCVertexPatchLocalSolvers[vp->solver], PCVertexPatchResiduals[vp->residual],
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  %s vertex-patch Schwarz, local solver %s, %s residual, damping %g", PCVertexPatchTypes[vp->type], PCVertexPatchLocalSolvers[vp->solver], PCVertexPatchResiduals[vp->residual],
                                    (double)(vp->damping > 0 ? vp->damping : vp->omega)));
+  PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_FALSE));
+  if (vp->lambda_max > 0) PetscCall(PetscViewerASCIIPrintf(viewer, " = min(%g, 1.8/lambda_max(B A)), lambda_max(B A) estimated %.4g at setup", (double)vp->omega_default, (double)vp->lambda_max));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
+  PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  schedule %s, ordering %s", PCVertexPatchSchedules[vp->schedule], PCVertexPatchOrderings[vp->ordering]));
   PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_FALSE));
   if (vp->schedule == PC_VERTEXPATCH_BATCHED) PetscCall(PetscViewerASCIIPrintf(viewer, ", batch size %" PetscInt_FMT " (%" PetscInt_FMT " thread(s))", vp->batch_size, vp->nthreads));
   PetscCall(PetscViewerASCIIPrintf(viewer, ", precision %s%s", PCVertexPatchPrecisions[vp->precision], vp->reverse ? ", reverse order" : ""));
-  if (vp->dm) PetscCall(PetscViewerASCIIPrintf(viewer, ", GPU kernel %s\n", vp->gpu_shared ? "shared" : "global"));
-  else PetscCall(PetscViewerASCIIPrintf(viewer, ", GPU kernel %s\n", PCVertexPatchGPUKernels[vp->gpu_kernel]));
+#if defined(VP_HAVE_CUDA)
+  if (vp->dm) PetscCall(PetscViewerASCIIPrintf(viewer, ", GPU kernel %s", vp->gpu_shared ? "shared" : "global"));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, ", GPU kernel %s", PCVertexPatchGPUKernels[vp->gpu_kernel]));
+#endif
+  PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
   PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
   if (vp->dm) {
     const PetscInt ni = vp->op_d.ni, np = vp->op_d.ne, dim = vp->op_d.dim;
@@ -249,6 +257,7 @@ static PetscErrorCode PCDestroy_VertexPatch(PC pc)
 {
   PetscFunctionBegin;
   PetscCall(PCReset_VertexPatch(pc));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVertexPatchGetPrecision_C", NULL));
   PetscCall(PetscFree(pc->data));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -266,7 +275,8 @@ static PetscErrorCode PCDestroy_VertexPatch(PC pc)
 .  -pc_vertexpatch_local_solver <fdm,dense,separable_dense> - local solver: fast diagonalization of the separable part
                                                        (exact for laplace, seed 000 eq. 28/29 for c0ip), Cholesky of the exact
                                                        patch matrix, or Cholesky of the separable part (the reference of fdm)
-.  -pc_vertexpatch_damping <w>                        - damping (default 1 multiplicative (0.7 for c0ip in 3D), 1/2^d additive)
+.  -pc_vertexpatch_damping <w>                        - damping (default 1 multiplicative (0.7 for c0ip in 3D), 1/2^d additive; for
+                                                       c0ip the additive default is limited by 1.8/lambda_max(B A), estimated at setup)
 .  -pc_vertexpatch_residual <local,global>            - residual per patch inside the sweep, or one MatMult per color
 .  -pc_vertexpatch_schedule <colored,single,batched>  - colored sweep, sequential loop, batches of colors (one rank)
 .  -pc_vertexpatch_batch_size <n>                     - patches per batch (batched schedule; OpenMP threads inside a batch)
@@ -282,7 +292,9 @@ static PetscErrorCode PCDestroy_VertexPatch(PC pc)
    patch by patch from the current iterate. PCApply() is one sweep from a zero initial guess. The
    multiplicative smoother is not symmetric: use FGMRES or GMRES around it, not CG (or a symmetric V-cycle with
    -pc_mg_distinct_smoothup and -mg_levels_up_pc_vertexpatch_reverse); in single precision the V-cycle is not a
-   fixed linear operator, so use a flexible method (FGMRES) or Richardson. On a grid with a single
+   fixed linear operator, so use a flexible method (FGMRES, GCR, FCG) or one that updates its residual with A (CG,
+   BiCGStab, Richardson): a KSP that solves with the brick (KSPSetDM()) refuses GMRES and the like with such a
+   preconditioner, naming these options (see `DMBrickSetVerifyConvergence()`). On a grid with a single
    interior vertex (2^d cells) one sweep is an exact solve, so it also serves as the coarse solver.
 
    Level: intermediate
@@ -312,5 +324,6 @@ PETSC_EXTERN PetscErrorCode PCCreate_VertexPatch(PC pc)
   pc->ops->view            = PCView_VertexPatch;
   pc->ops->reset           = PCReset_VertexPatch;
   pc->ops->destroy         = PCDestroy_VertexPatch;
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVertexPatchGetPrecision_C", PCVertexPatchGetPrecision_VertexPatch));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

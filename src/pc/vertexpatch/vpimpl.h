@@ -50,6 +50,8 @@ typedef struct {
   Vec          xl, bl, dl;          /* local (ghosted) vectors */
   Vec          r;                   /* global residual (global residual variant, additive) */
   PetscReal    omega;               /* damping in use */
+  PetscReal    omega_default;       /* the operator's default damping of the type (before the estimate) */
+  PetscReal    lambda_max;          /* additive, default damping, operator without a proven bound: estimate of lambda_max(B A) (0: none) */
   PetscLogDouble flops_per_patch;   /* for -log_view */
   void          *gpu;               /* the CUDA smoother (VP_HAVE_CUDA: VPCudaSmoother), made at the first step on the GPU */
 } PC_VertexPatch;
@@ -64,6 +66,8 @@ PETSC_INTERN PetscErrorCode PCVertexPatchSmoothGPU(PC, Vec, Vec);
 PETSC_INTERN PetscErrorCode PCVertexPatchAdditiveGPU(PC, Vec, Vec, Vec);
 PETSC_INTERN PetscErrorCode PCVertexPatchDestroyGPU(PC);
 PETSC_INTERN PetscInt       PCVertexPatchClass(PetscInt, PetscInt);
+PETSC_INTERN PetscErrorCode PCVertexPatchGetPrecision_VertexPatch(PC, PCVertexPatchPrecision *);
+PETSC_INTERN PetscErrorCode PCVertexPatchEstimateDamping(PC);
 
 /* per-patch kernels on plain arrays (vpkernels.c); cls: position class per direction, xbar: closure values,
    b: interior values */

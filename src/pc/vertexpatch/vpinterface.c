@@ -217,3 +217,59 @@ PetscErrorCode PCVertexPatchSetReverse(PC pc, PetscBool reverse)
   vp->reverse = reverse;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* composed on every vertex-patch PC as "PCVertexPatchGetPrecision_C", so that other layers (the brick's
+   convergence guard) can ask a PC without linking to this one */
+PetscErrorCode PCVertexPatchGetPrecision_VertexPatch(PC pc, PCVertexPatchPrecision *precision)
+{
+  PetscFunctionBegin;
+  *precision = ((PC_VertexPatch *)pc->data)->precision;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+   PCVertexPatchGetPrecision - the precision of the patch work (-pc_vertexpatch_precision)
+
+   Not Collective
+
+   Output Parameter:
+.  precision - `PC_VERTEXPATCH_DOUBLE` or `PC_VERTEXPATCH_SINGLE_PRECISION`
+
+   Level: intermediate
+
+.seealso: `PCVERTEXPATCH`, `PCVertexPatchSetPrecision()`
+@*/
+PetscErrorCode PCVertexPatchGetPrecision(PC pc, PCVertexPatchPrecision *precision)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscUseMethod(pc, "PCVertexPatchGetPrecision_C", (PC, PCVertexPatchPrecision *), (pc, precision));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+   PCVertexPatchGetDamping - the damping the smoother uses: the one set, or after `PCSetUp()` the default of its
+   type and operator (for the additive smoother of an operator without a proven bound, limited by the
+   estimate of lambda_max(B A) made at setup)
+
+   Not Collective
+
+   Output Parameters:
++  damping - the damping in use (before `PCSetUp()`: the one set, or -1 for the default)
+-  lambda  - the estimate of lambda_max(B A), or 0 if none was made (may be NULL)
+
+   Level: intermediate
+
+.seealso: `PCVERTEXPATCH`, `PCVertexPatchSetDamping()`
+@*/
+PetscErrorCode PCVertexPatchGetDamping(PC pc, PetscReal *damping, PetscReal *lambda)
+{
+  PC_VertexPatch *vp = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(VPGetData(pc, &vp));
+  PetscCheck(vp, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONG, "PCVertexPatchGetDamping() needs a PC of type vertexpatch");
+  *damping = pc->setupcalled ? vp->omega : vp->damping;
+  if (lambda) *lambda = vp->lambda_max;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

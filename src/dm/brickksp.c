@@ -1,0 +1,254 @@
+/* What a brick does for the KSPs that solve with it (KSPSetDM): the DMKSP operator callback, and the
+   convergence guard that callback puts on the KSP.
+
+   The guard wraps the KSP's convergence test so that a reported convergence is one the true residual has:
+   - a preconditioner that is not a fixed linear operator (float arithmetic in a vertex-patch smoother or in
+     a coarse level's operator) is refused, at the first test of a solve, under a Krylov method whose
+     residual estimate assumes one (GMRES and the like); the message names the option and the methods to use;
+   - when the wrapped test (PETSc's default) claims convergence and the KSP's residual norm is an estimate
+     or a recursively updated vector, the norm of b - A x in the KSP's own norm is computed; if it is above
+     the tolerance the solve goes on, and if it then stalls (no halving between two checks: the round-off
+     floor of an ill-conditioned operator) the solve stops with KSP_DIVERGED_BREAKDOWN and says why with
+     -ksp_converged_reason. */
+#include "brickimpl.h"
+#include <petsc/private/kspimpl.h>
+#include <petsc/private/pcmgimpl.h>
+
+typedef struct {
+  PetscErrorCode (*converged)(KSP, PetscInt, PetscReal, KSPConvergedReason *, void *);
+  void *ctx;
+  PetscErrorCode (*destroy)(void *);
+  PetscBool verify;     /* check claimed convergence against the true residual (-dm_brick_verify_convergence) */
+  Vec       t, v, w;    /* work: solution, residual, preconditioned residual */
+  PetscReal denied;     /* this solve: the true residual norm at the last claim it denied (0: none yet) */
+  PetscReal truenorm;   /* this solve: the last true residual norm computed */
+  PetscBool stalled;    /* this solve ended in KSP_DIVERGED_BREAKDOWN because the true residual stalled */
+  PetscInt  nchecks;    /* this solve: true residuals computed */
+} BrickKSPGuard;
+
+/* Krylov methods whose reported norm stays the norm of a true residual when the preconditioner varies from
+   one application to the next: flexible ones (they keep the preconditioned directions), those that update
+   the residual by products with A, and those that compute it. */
+static const char *const BrickNonlinearSafeKSP[] = {KSPFGMRES, KSPPIPEFGMRES, KSPGCR, KSPPIPEGCR, KSPFCG, KSPPIPEFCG, KSPCG, KSPBCGS, KSPFBCGS, KSPFBCGSR, KSPRICHARDSON, KSPCHEBYSHEV, KSPPREONLY};
+
+/* Methods whose reported norm is b - A x computed as such: nothing to verify, no guard. */
+static const char *const BrickExplicitResidualKSP[] = {KSPRICHARDSON, KSPCHEBYSHEV, KSPPREONLY};
+
+static PetscErrorCode BrickTypeIn(PetscObject obj, const char *const list[], size_t n, PetscBool *in)
+{
+  PetscFunctionBegin;
+  *in = PETSC_FALSE;
+  for (size_t i = 0; i < n && !*in; i++) PetscCall(PetscObjectTypeCompare(obj, list[i], in));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Does applying pc involve float arithmetic (then it is not a fixed linear operator)? desc: the option that
+   makes it so, with its prefix. Walks PCMG's levels (smoothers, coarse solve, level operators). */
+static PetscErrorCode BrickPCNonlinear(PC pc, char desc[], size_t len, PetscBool *nonlinear)
+{
+  PetscErrorCode (*getprecision)(PC, PCVertexPatchPrecision *) = NULL;
+  PetscBool   ismg;
+  const char *prefix;
+
+  PetscFunctionBegin;
+  *nonlinear = PETSC_FALSE;
+  if (!pc) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PCGetOptionsPrefix(pc, &prefix));
+  PetscCall(PetscObjectQueryFunction((PetscObject)pc, "PCVertexPatchGetPrecision_C", &getprecision));
+  if (getprecision) {
+    PCVertexPatchPrecision precision;
+    PetscCall((*getprecision)(pc, &precision));
+    if (precision == PC_VERTEXPATCH_SINGLE_PRECISION) {
+      PetscCall(PetscSNPrintf(desc, len, "-%spc_vertexpatch_precision single", prefix ? prefix : ""));
+      *nonlinear = PETSC_TRUE;
+    }
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCMG, &ismg));
+  if (ismg) {
+    PC_MG *mg = (PC_MG *)pc->data;
+    for (PetscInt l = 0; l < mg->nlevels && mg->levels && !*nonlinear; l++) {
+      KSP smoothers[2] = {mg->levels[l]->smoothd, mg->levels[l]->smoothu};
+      for (PetscInt s = 0; s < 2 && !*nonlinear; s++) {
+        PC  spc;
+        Mat A;
+        DM  dm = NULL;
+        if (!smoothers[s] || (s == 1 && smoothers[1] == smoothers[0])) continue;
+        PetscCall(KSPGetPC(smoothers[s], &spc));
+        PetscCall(BrickPCNonlinear(spc, desc, len, nonlinear));
+        if (*nonlinear || !smoothers[s]->pc->mat) continue;
+        /* a coarser brick computing in float on the GPU (-dm_brick_mg_precision single) */
+        PetscCall(KSPGetOperators(smoothers[s], &A, NULL));
+        PetscCall(MatGetDM(A, &dm));
+        if (dm) {
+          PetscBool isbrick, cuda = PETSC_FALSE;
+          PetscCall(PetscObjectTypeCompare((PetscObject)dm, DMBRICK, &isbrick));
+          if (isbrick && dm->vectype) PetscCall(PetscStrInList(dm->vectype, "cuda,seqcuda,mpicuda", ',', &cuda));
+          if (isbrick && cuda && ((DM_Brick *)dm->data)->precision == DMBRICK_PRECISION_SINGLE) {
+            PetscCall(PetscSNPrintf(desc, len, "-dm_brick_mg_precision single (level %" PetscInt_FMT " of %s computes in float on the GPU)", l, prefix && prefix[0] ? prefix : "the PCMG"));
+            *nonlinear = PETSC_TRUE;
+          }
+        }
+      }
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The norm of b - A x of the current iterate, in the norm the KSP measures (NaN-free; -1 when that norm
+   cannot be formed here, e.g. a preconditioned norm with right preconditioning). */
+static PetscErrorCode BrickKSPTrueNorm(KSP ksp, BrickKSPGuard *g, PetscReal *norm)
+{
+  Vec         r;
+  KSPNormType type;
+  PCSide      side;
+
+  PetscFunctionBegin;
+  *norm = -1.0;
+  PetscCall(KSPGetNormType(ksp, &type));
+  PetscCall(KSPGetPCSide(ksp, &side));
+  if (!g->t) PetscCall(VecDuplicate(ksp->vec_sol, &g->t));
+  if (!g->v) PetscCall(VecDuplicate(ksp->vec_rhs, &g->v));
+  PetscCall(KSPBuildResidual(ksp, g->t, g->v, &r));
+  g->nchecks++;
+  switch (type) {
+  case KSP_NORM_UNPRECONDITIONED:
+    PetscCall(VecNorm(r, NORM_2, norm));
+    break;
+  case KSP_NORM_PRECONDITIONED:
+  case KSP_NORM_NATURAL:
+    if (side != PC_LEFT && side != PC_SYMMETRIC) break;
+    if (!g->w) PetscCall(VecDuplicate(ksp->vec_rhs, &g->w));
+    PetscCall(PCApply(ksp->pc, r, g->w));
+    if (type == KSP_NORM_PRECONDITIONED) PetscCall(VecNorm(g->w, NORM_2, norm));
+    else {
+      PetscScalar dot;
+      PetscCall(VecDot(r, g->w, &dot));
+      *norm = PetscSqrtReal(PetscAbsScalar(dot));
+    }
+    break;
+  default:
+    break;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode BrickKSPGuardConverged(KSP ksp, PetscInt n, PetscReal rnorm, KSPConvergedReason *reason, void *ctx)
+{
+  BrickKSPGuard *g = (BrickKSPGuard *)ctx;
+  PetscReal      tnorm;
+
+  PetscFunctionBegin;
+  if (n == 0) {
+    PetscBool safe, nonlinear;
+    char      desc[256] = "";
+    g->denied = g->truenorm = 0.0;
+    g->stalled            = PETSC_FALSE;
+    g->nchecks            = 0;
+    PetscCall(BrickTypeIn((PetscObject)ksp, BrickNonlinearSafeKSP, PETSC_STATIC_ARRAY_LENGTH(BrickNonlinearSafeKSP), &safe));
+    if (!safe) {
+      PetscCall(BrickPCNonlinear(ksp->pc, desc, sizeof(desc), &nonlinear));
+      if (nonlinear) {
+        const char *prefix;
+        PetscCall(KSPGetOptionsPrefix(ksp, &prefix));
+        SETERRQ(PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_INCOMP,
+                "-%sksp_type %s assumes a fixed linear preconditioner, but %s makes the preconditioner compute in float, so it is not one: the reported residual would not be the true one. "
+                "Use -%sksp_type fgmres (or gcr, fcg, cg for a symmetric preconditioner, bcgs, richardson), or double precision",
+                prefix ? prefix : "", ((PetscObject)ksp)->type_name, desc, prefix ? prefix : "");
+      }
+    }
+  }
+  PetscCall((*g->converged)(ksp, n, rnorm, reason, g->ctx));
+  /* only PETSc's default test has a threshold we know (ttol); KSP_CONVERGED_ITS claims no residual */
+  if (!g->verify || *reason <= 0 || *reason == KSP_CONVERGED_ITS || g->converged != KSPConvergedDefault) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(BrickKSPTrueNorm(ksp, g, &tnorm));
+  if (tnorm < 0.0) PetscFunctionReturn(PETSC_SUCCESS);
+  g->truenorm = tnorm;
+  if (tnorm <= ksp->ttol) PetscFunctionReturn(PETSC_SUCCESS);
+  if (g->denied > 0.0 && tnorm > 0.5 * g->denied) {
+    PetscCall(PetscInfo(ksp, "Iteration %" PetscInt_FMT ": residual estimate %g below the tolerance %g, but the true residual stalls at %g (previous check %g): stopping\n", n, (double)rnorm, (double)ksp->ttol, (double)tnorm, (double)g->denied));
+    g->stalled = PETSC_TRUE;
+    *reason    = KSP_DIVERGED_BREAKDOWN;
+  } else {
+    PetscCall(PetscInfo(ksp, "Iteration %" PetscInt_FMT ": residual estimate %g below the tolerance %g, but the true residual is %g: iterating on\n", n, (double)rnorm, (double)ksp->ttol, (double)tnorm));
+    g->denied = tnorm;
+    *reason   = KSP_CONVERGED_ITERATING;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode BrickKSPGuardDestroy(void *ctx)
+{
+  BrickKSPGuard *g = (BrickKSPGuard *)ctx;
+
+  PetscFunctionBegin;
+  if (g->destroy) PetscCall((*g->destroy)(g->ctx));
+  PetscCall(VecDestroy(&g->t));
+  PetscCall(VecDestroy(&g->v));
+  PetscCall(VecDestroy(&g->w));
+  PetscCall(PetscFree(g));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* with -ksp_converged_reason: why a solve the guard stopped did not converge */
+static PetscErrorCode BrickKSPGuardReasonView(KSP ksp, void *ctx)
+{
+  BrickKSPGuard *g = NULL;
+  const char    *prefix;
+  PetscBool      view;
+
+  PetscFunctionBegin;
+  if (ksp->converged != BrickKSPGuardConverged) PetscFunctionReturn(PETSC_SUCCESS);
+  g = (BrickKSPGuard *)ksp->cnvP;
+  if (!g->stalled) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(KSPGetOptionsPrefix(ksp, &prefix));
+  PetscCall(PetscOptionsHasName(((PetscObject)ksp)->options, prefix, "-ksp_converged_reason", &view));
+  if (view)
+    PetscCall(PetscPrintf(PetscObjectComm((PetscObject)ksp), "%*s(brick) the residual estimate reached the tolerance %g but the true residual stalled at %g above it: the round-off floor of the operator; ask for a larger -%sksp_rtol\n",
+                          2 * (int)((PetscObject)ksp)->tablevel, "", (double)ksp->ttol, (double)g->truenorm, prefix ? prefix : ""));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Puts the guard on ksp once (not on tests that skip the norm, not on methods that compute b - A x). */
+static PetscErrorCode BrickKSPInstallGuard(KSP ksp, DM_Brick *brick)
+{
+  BrickKSPGuard *g;
+  PetscBool      explicitres;
+
+  PetscFunctionBegin;
+  if (ksp->converged == BrickKSPGuardConverged || ksp->converged == KSPConvergedSkip) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(BrickTypeIn((PetscObject)ksp, BrickExplicitResidualKSP, PETSC_STATIC_ARRAY_LENGTH(BrickExplicitResidualKSP), &explicitres));
+  if (explicitres) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscNew(&g));
+  g->verify = brick->verify_convergence;
+  /* the destroy's declared type differs between PETSc versions (void * or void **); either way PETSc stores the
+     destroy given to KSPSetConvergenceTest(), which takes the context itself */
+  PetscCall(KSPGetAndClearConvergenceTest(ksp, &g->converged, &g->ctx, (void *)&g->destroy));
+  PetscCall(KSPSetConvergenceTest(ksp, BrickKSPGuardConverged, g, BrickKSPGuardDestroy));
+  PetscCall(KSPConvergedReasonViewSet(ksp, BrickKSPGuardReasonView, NULL, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The default DMKSP operator callback of a brick: DMCreateMatrix() already returns the operator, so
+   KSPSetDM() alone gives KSP (and every PCMG level) its matrix; an assembled matrix handed in empty is filled.
+   It runs in KSPSetUp(), before the KSP's first solve, which is where the convergence guard goes on. */
+PetscErrorCode DMBrickComputeOperators_Private(KSP ksp, Mat A, Mat P, void *ctx)
+{
+  DM        dm;
+  DM_Brick *brick;
+  Mat       mats[2] = {A, P};
+
+  PetscFunctionBegin;
+  PetscCall(KSPGetDM(ksp, &dm));
+  PetscCall(DMBrickGetImpl_Private(dm, &brick));
+  for (PetscInt i = 0; i < 2; i++) {
+    PetscBool isshell, assembled;
+    if (i == 1 && P == A) break;
+    PetscCall(PetscObjectTypeCompare((PetscObject)mats[i], MATSHELL, &isshell));
+    if (isshell) continue;
+    PetscCall(MatAssembled(mats[i], &assembled));
+    if (!assembled) PetscCall(brick->op.assemble(dm, mats[i]));
+  }
+  PetscCall(BrickKSPInstallGuard(ksp, brick));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
