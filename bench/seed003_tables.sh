@@ -4,13 +4,15 @@
 # Solver: the multigrid V-cycle as an iteration (KSP richardson), one pre- and one post-smoothing step of the
 # multiplicative vertex-patch smoother (FDM local solver, local residuals, 2^d colors), the coarsest level
 # (2^d cells = one vertex patch) solved by one patch sweep, relative residual ||b - A x|| <= 1e-9 ||b||.
-# Mapping to the paper's full multigrid (Algorithm 2.2): "V" columns start the V-cycles from zero; "FMG"
-# columns start them from one PETSc full-multigrid cycle (-fmg) and count the V-cycles after it, which is
-# the paper's definition. Usage: bench/seed003_tables.sh [2d] [3d] [gs] > bench/results/seed003-tables-....md
+# Counting: whole V-cycles, each followed by ||b - A x|| (ex1 turns off PCMG's own Richardson loop, which stops
+# inside a cycle after the pre-smoothing). "FMG" columns are the paper's convention (Algorithm 2.2): one PETSc
+# full-multigrid cycle (-fmg), then the while loop, at least one V-cycle. "V" columns start from zero instead.
+# Part "extra": the average contraction per V-cycle, (||r_n||/||b||)^(1/n), and the symmetric V-cycle (reverse
+# post-smoothing sweep). Usage: bench/seed003_tables.sh [2d] [3d] [gs] [extra] > bench/results/seed003-tables-....md
 set -uo pipefail
 cd "$(dirname "$0")/.."
 [ "$(id -u)" = 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-parts=${*:-2d 3d gs}
+parts=${*:-2d 3d gs extra}
 COMMON="-rhs one -ksp_type richardson -ksp_norm_type unpreconditioned -ksp_rtol 1e-9 -ksp_max_it 100 -mg_coarse_ksp_type preonly -mg_coarse_pc_type vertexpatch"
 its() { ./tutorials/ex1 "$@" 2>&1 | awk '/iterations/{for (i = 1; i < NF; i++) if ($i == "iterations") print $(i + 1); f=1} END{if(!f) print "err"}'; }
 dofs() { awk -v k="$1" -v L="$2" -v d="$3" 'BEGIN{n = k*2^L - 1; printf "%.0f", n^d}'; }
@@ -52,6 +54,25 @@ if [[ " $parts " == *" 3d "* ]]; then
   echo "## Table 2: 3D (largest levels up to about 2M DoFs)"
   echo
   table 3 7 6 5 5 4
+fi
+if [[ " $parts " == *" extra "* ]]; then
+  echo "## Contraction per V-cycle and the symmetric V-cycle (2D, L = 6, from zero)"
+  echo
+  echo "Contraction: (||b - A x_n|| / ||b||)^(1/n) of the V-cycle iteration from zero. Symmetric: post-smoothing sweeps the colors"
+  echo "and patches in reverse (\`-pc_mg_distinct_smoothup -mg_levels_up_ksp_type richardson -mg_levels_up_ksp_max_it 1 -mg_levels_up_pc_type vertexpatch -mg_levels_up_pc_vertexpatch_reverse\`)."
+  echo
+  echo "| | Q1 | Q2 | Q3 | Q4 | Q5 | Q6 | Q7 | Q8 |"
+  echo "|---|---|---|---|---|---|---|---|---|"
+  fw="| V-cycles (forward post-smoothing) |"; rate="| contraction per V-cycle |"; sym="| V-cycles, symmetric V-cycle |"
+  for k in 1 2 3 4 5 6 7 8; do
+    o="-fmg 0 -dm_brick_dim 2 -dm_brick_cells 1,1 -dm_brick_degree $k -dm_brick_refine 6 -pc_mg_levels 6 $COMMON"
+    out=$(./tutorials/ex1 $o 2>&1)
+    n=$(echo "$out" | awk '/iterations/{for (i = 1; i < NF; i++) if ($i == "iterations") print $(i + 1)}')
+    t=$(echo "$out" | awk '/^true residual/{print $NF}')
+    fw="$fw $n |"; rate="$rate $(awk -v t="$t" -v n="$n" 'BEGIN{printf "%.1e", t^(1/n)}') |"
+    sym="$sym $(its $o -pc_mg_distinct_smoothup -mg_levels_up_ksp_type richardson -mg_levels_up_ksp_max_it 1 -mg_levels_up_pc_type vertexpatch -mg_levels_up_pc_vertexpatch_reverse) |"
+  done
+  echo "$fw"; echo "$rate"; echo "$sym"; echo
 fi
 if [[ " $parts " == *" gs "* ]]; then
   echo "## Table 3: vertex patch vs point Gauss-Seidel (3D)"
