@@ -104,7 +104,7 @@ tests/plain_%: tests/plain_%.c
 test: all $(TESTS) $(PLAIN_TESTS)
 	@MPIEXEC="$(VP_MPIEXEC)" bash tests/run.sh
 
-# the main job: 3D Poisson, Q3, multigrid with Chebyshev/Jacobi smoothing
+# the main job: 3D Poisson, Q3, FGMRES + multigrid with vertex-patch smoothing (ex1's default solver)
 run: all
 	./tutorials/ex1 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 3 -dm_brick_refine 3 -ksp_monitor
 
