@@ -38,12 +38,12 @@ same() { # name program options...
   [ -n "$i1" ] && [ "$i1" = "$i2" ] && [ -n "$e1" ] && awk -v a="$e1" -v b="$e2" 'BEGIN{d = a - b; if (d < 0) d = -d; exit !(d <= 1e-4 * a + 1e-11)}'
   result "$name" $? "host $i1 its error $e1, cuda $i2 its error $e2"
 }
-same solve_ex1_3d_k3 ./tutorials/ex1 -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 3 -smoother chebyshev
-same solve_ex1_2d_k4_vp ./tutorials/ex1 -dm_brick_degree 4 -dm_brick_refine 5
-same solve_ex1_3d_k3_vp ./tutorials/ex1 -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 3 -fmg 0
-same solve_ex1_3d_k3_vp_global ./tutorials/ex1 -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 3 -fmg 0 -mg_levels_pc_vertexpatch_gpu_kernel global
-same solve_ex2_2d_k3_mvs ./tutorials/ex2 -dm_brick_degree 3 -dm_brick_refine 4
-same solve_ex2_3d_k2_avs ./tutorials/ex2 -smoother avs -dm_brick_dim 3 -dm_brick_degree 2 -dm_brick_refine 2
+same solve_ex1_3d_k3 ./tutorials/ex1 -dm_brick_cells 2,2,2 -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 3 -smoother chebyshev
+same solve_ex1_2d_k4_vp ./tutorials/ex1 -dm_brick_cells 2,2 -dm_brick_degree 4 -dm_brick_refine 5
+same solve_ex1_3d_k3_vp ./tutorials/ex1 -dm_brick_cells 2,2,2 -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 3 -fmg 0
+same solve_ex1_3d_k3_vp_global ./tutorials/ex1 -dm_brick_cells 2,2,2 -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 3 -fmg 0 -mg_levels_pc_vertexpatch_gpu_kernel global
+same solve_ex2_2d_k3_mvs ./tutorials/ex2 -dm_brick_cells 2,2 -dm_brick_degree 3 -dm_brick_refine 4
+same solve_ex2_3d_k2_avs ./tutorials/ex2 -dm_brick_cells 2,2,2 -smoother avs -dm_brick_dim 3 -dm_brick_degree 2 -dm_brick_refine 2
 
 # mixed precision (V-cycle smoothing in float, FGMRES in double): the L2 error of the double run (seed 003 Table 7),
 # on meshes and tolerances where the discretization error, not the algebraic one, is measured
@@ -57,19 +57,19 @@ mixed() { # name program options...
   [ -n "$e1" ] && [ -n "$e2" ] && awk -v a="$e1" -v b="$e2" 'BEGIN{d = a - b; if (d < 0) d = -d; exit !(d <= 1e-3 * a)}'
   result "$name" $? "double $i1 its error $e1, mixed $i2 its error $e2"
 }
-mixed mixed_ex1_3d_k3 ./tutorials/ex1 -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 3 -fmg 0 -mg_coarse_ksp_type richardson -mg_coarse_ksp_max_it 1 -mg_coarse_pc_type vertexpatch
-mixed mixed_ex1_2d_k5 ./tutorials/ex1 -dm_brick_degree 5 -dm_brick_refine 2 -ksp_rtol 1e-12 -fmg 0 -mg_coarse_ksp_type richardson -mg_coarse_ksp_max_it 1 -mg_coarse_pc_type vertexpatch
+mixed mixed_ex1_3d_k3 ./tutorials/ex1 -dm_brick_cells 2,2,2 -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 3 -fmg 0 -mg_coarse_ksp_type richardson -mg_coarse_ksp_max_it 1 -mg_coarse_pc_type vertexpatch
+mixed mixed_ex1_2d_k5 ./tutorials/ex1 -dm_brick_cells 2,2 -dm_brick_degree 5 -dm_brick_refine 2 -ksp_rtol 1e-12 -fmg 0 -mg_coarse_ksp_type richardson -mg_coarse_ksp_max_it 1 -mg_coarse_pc_type vertexpatch
 # the same with the coarser levels' operators and transfers in float as well
-MIXED="-mg_levels_pc_vertexpatch_precision single -dm_brick_mg_precision single" mixed mixed_levels_ex1_3d_k3 ./tutorials/ex1 -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 3 -fmg 0 -mg_coarse_ksp_type richardson -mg_coarse_ksp_max_it 1 -mg_coarse_pc_type vertexpatch
-MIXED="-mg_levels_pc_vertexpatch_precision single -dm_brick_mg_precision single" mixed mixed_levels_ex2_2d_k3 ./tutorials/ex2 -ksp_type fgmres -ksp_rtol 1e-11 -dm_brick_degree 3 -dm_brick_refine 4 -rhs paper
-mixed mixed_ex2_2d_k3 ./tutorials/ex2 -ksp_type fgmres -ksp_rtol 1e-11 -dm_brick_degree 3 -dm_brick_refine 4 -rhs paper
+MIXED="-mg_levels_pc_vertexpatch_precision single -dm_brick_mg_precision single" mixed mixed_levels_ex1_3d_k3 ./tutorials/ex1 -dm_brick_cells 2,2,2 -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 3 -fmg 0 -mg_coarse_ksp_type richardson -mg_coarse_ksp_max_it 1 -mg_coarse_pc_type vertexpatch
+MIXED="-mg_levels_pc_vertexpatch_precision single -dm_brick_mg_precision single" mixed mixed_levels_ex2_2d_k3 ./tutorials/ex2 -dm_brick_cells 2,2 -ksp_type fgmres -ksp_rtol 1e-9 -dm_brick_degree 3 -dm_brick_refine 4 -rhs paper
+mixed mixed_ex2_2d_k3 ./tutorials/ex2 -dm_brick_cells 2,2 -ksp_type fgmres -ksp_rtol 1e-9 -dm_brick_degree 3 -dm_brick_refine 4 -rhs paper
 
 if command -v compute-sanitizer >/dev/null; then
   for tool in memcheck racecheck; do
     compute-sanitizer --tool $tool --error-exitcode 99 ./tests/gpu_operator -dim 3 -kmin 2 -kmax 3 -refine 0 >"$OUT/sanitizer_$tool.log" 2>&1 &&
       compute-sanitizer --tool $tool --error-exitcode 99 ./tests/gpu_smoother -dim 3 -kmin 2 -kmax 2 -refine 0 >>"$OUT/sanitizer_$tool.log" 2>&1 &&
       compute-sanitizer --tool $tool --error-exitcode 99 ./tests/gpu_smoother -dim 2 -kmin 3 -kmax 3 -refine 1 >>"$OUT/sanitizer_$tool.log" 2>&1 &&
-      compute-sanitizer --tool $tool --error-exitcode 99 ./tutorials/ex1 -dm_vec_type cuda -dm_brick_dim 3 -dm_brick_degree 2 -dm_brick_refine 1 -fmg 0 \
+      compute-sanitizer --tool $tool --error-exitcode 99 ./tutorials/ex1 -dm_brick_cells 2,2,2 -dm_vec_type cuda -dm_brick_dim 3 -dm_brick_degree 2 -dm_brick_refine 1 -fmg 0 \
         -mg_levels_pc_vertexpatch_precision single -dm_brick_mg_precision single >>"$OUT/sanitizer_$tool.log" 2>&1
     rc=$?
     result "compute_sanitizer_$tool" $rc "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitizer_$tool.log" | tail -1)"

@@ -260,6 +260,23 @@ expect_error vp_gpu_kernel_unknown "-pc_vertexpatch_gpu_kernel fast: unknown val
 expect_error dm_mg_precision_unknown "-dm_brick_mg_precision half: unknown precision; allowed: double, single" $EX1 -dm_brick_mg_precision half
 expect_error c0ip_bad_solver "-pc_vertexpatch_local_solver lu: unknown value; allowed: fdm, dense, separable_dense" $EX2 -mg_levels_pc_vertexpatch_local_solver lu
 
+echo "== first contact: the tutorials' default problems show the method and run on 1 to 4 ranks with the same iterations"
+defaults_ranks() { # name program
+  local name=$1 prog=$2 n its="" ok=0 first=""
+  for n in 1 2 3 4; do
+    if [ $n = 1 ]; then $prog >"$OUT/$name.n$n.log" 2>&1; else $MPIEXEC -n $n --oversubscribe $prog >"$OUT/$name.n$n.log" 2>&1; fi
+    [ $? = 0 ] && grep -q "converged due to CONVERGED_RTOL" "$OUT/$name.n$n.log" || ok=1
+    its="$its $(its_of "$OUT/$name.n$n.log")"
+    [ -z "$first" ] && first=$(its_of "$OUT/$name.n$n.log")
+    [ "$(its_of "$OUT/$name.n$n.log")" = "$first" ] || ok=1
+  done
+  # the default problem has several levels: more than a few hundred DoFs
+  [ "$(awk '/^  DoFs:/{print $2; exit}' "$OUT/$name.n1.log")" -gt 10000 ] || ok=1
+  result "$name" $ok "$(awk '/^  DoFs:/{print $2 " DoFs"; exit}' "$OUT/$name.n1.log"), iterations on 1..4 ranks:$its"
+}
+defaults_ranks defaults_ex1_ranks $EX1
+defaults_ranks defaults_ex2_ranks $EX2
+
 echo "== independent references: operators assembled element by element and face by face by quadrature (no sum factorization, no Kronecker form)"
 ctest reference_laplace_2d_k1-8 ./tests/test_reference -dim 2 -kmin 1 -kmax 8
 ctest reference_laplace_3d_k1-6 ./tests/test_reference -dim 3 -kmin 1 -kmax 6
