@@ -11,6 +11,7 @@ MPIEXEC=${MPIEXEC:-mpiexec}
 if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 MPI4="$MPIEXEC -n 4 --oversubscribe"
 EX1=./tutorials/ex1
+EX2=./tutorials/ex2
 # a library built with the CUDA kernels prints GPU lines in its views; a CPU-only one must not
 CUDA_BUILD=0
 nm -D lib/libpetscvpatch.so 2>/dev/null | grep -q VPCudaSmootherCreate && CUDA_BUILD=1
@@ -130,6 +131,64 @@ ranks ranks_vp_2d_k2_additive -dm_brick_dim 2 -dm_brick_cells 4,6 -dm_brick_degr
 # single-precision V-cycles: the iterates differ by float round-off once MPI reductions reorder double sums
 RANKS_TOL=1e-8 ranks ranks_vp_2d_k3_single -dm_brick_dim 2 -dm_brick_cells 4,4 -dm_brick_degree 3 -dm_brick_refine 2 -mg_levels_pc_vertexpatch_precision single
 
+echo "== any rank count, any coarse grid: levels too small for all ranks live on fewer (agglomeration)"
+# one application of each operation (operator, prolongation, restriction, multiplicative and additive step) gives the
+# one-rank vector on other rank counts: fingerprints (norm, dot with a fixed function) equal to 1e-12 relative
+fingerprints() { # name ranks... -- test_ranks options...
+  local name=$1 n ok=0 ref=""; shift
+  local counts=()
+  while [ "$1" != "--" ]; do counts+=("$1"); shift; done
+  shift
+  for n in "${counts[@]}"; do
+    if [ "$n" = 1 ]; then ./tests/test_ranks "$@" >"$OUT/$name.n$n.log" 2>&1; else $MPIEXEC -n "$n" --oversubscribe ./tests/test_ranks "$@" >"$OUT/$name.n$n.log" 2>&1; fi || ok=1
+    grep -q "^ok ran on" "$OUT/$name.n$n.log" || ok=1
+    [ -z "$ref" ] && ref="$OUT/$name.n$n.log" && continue
+    paste <(grep ^fingerprint "$ref") <(grep ^fingerprint "$OUT/$name.n$n.log") | awk '
+      { n++; if ($2 != $8) bad = 1; a = $4; b = $10; s = a < 0 ? -a : a; d = a - b; if (d < 0) d = -d; if (d > 1e-12 * s) bad = 1
+        t = $6 < 0 ? -$6 : $6; if (t < s) t = s; d = $6 - $12; if (d < 0) d = -d; if (d > 1e-12 * t) bad = 1 }
+      END { exit (bad || n != 5) }' || ok=1
+  done
+  result "$name" $ok "ranks ${counts[*]}: 5 operations, fingerprints equal to 1e-12"
+}
+fingerprints fingerprints_laplace_2d_k3 1 2 3 4 -- -dim 2 -degree 3 -cells 2,2 -refine 3
+fingerprints fingerprints_laplace_3d_k2_agglomerated 1 3 8 -- -dim 3 -degree 2 -cells 2,2,2 -refine 1
+fingerprints fingerprints_c0ip_2d_k2 1 3 4 -- -dm_brick_operator c0ip -dim 2 -degree 2 -cells 3,2 -refine 3
+fingerprints fingerprints_c0ip_3d_k2_agglomerated 1 8 -- -dm_brick_operator c0ip -dim 3 -degree 2 -cells 2,2,2 -refine 1
+grep -q "MPI ranks: 1 of 8 (agglomerated: too few cells for all)" "$OUT/fingerprints_laplace_3d_k2_agglomerated.n8.log" && grep -q "MPI ranks: 8 as 2 x 2 x 2" "$OUT/fingerprints_laplace_3d_k2_agglomerated.n8.log" &&
+  grep -q "MPI ranks: 1 of 8 (agglomerated" "$OUT/fingerprints_c0ip_3d_k2_agglomerated.n8.log"
+result agglomerated_levels_viewed $? "on 8 ranks the 2 x 2 x 2 level lives on 1 rank, the 4 x 4 x 4 level on 8 (DMView)"
+
+# whole solves: the iteration count of one rank on 2, 3 and 4 ranks, coarse grids too small to split included
+itsranks() { # name program options...
+  local name=$1 prog=$2 n its="" first="" ok=0; shift 2
+  for n in 1 2 3 4; do
+    if [ $n = 1 ]; then $prog "$@" >"$OUT/$name.n$n.log" 2>&1; else $MPIEXEC -n $n --oversubscribe $prog "$@" >"$OUT/$name.n$n.log" 2>&1; fi || ok=1
+    grep -q "converged due to CONVERGED_" "$OUT/$name.n$n.log" || ok=1
+    its="$its $(its_of "$OUT/$name.n$n.log")"
+    [ -z "$first" ] && first=$(its_of "$OUT/$name.n$n.log")
+    [ -n "$first" ] && [ "$(its_of "$OUT/$name.n$n.log")" = "$first" ] || ok=1
+  done
+  result "$name" $ok "iterations on 1..4 ranks:$its"
+}
+itsranks itsranks_laplace_2d_mult $EX1 -dm_brick_cells 2,2 -dm_brick_degree 3 -dm_brick_refine 4 -fmg 0
+itsranks itsranks_laplace_2d_add $EX1 -dm_brick_cells 3,2 -dm_brick_degree 2 -dm_brick_refine 3 -fmg 0 -mg_levels_pc_vertexpatch_type additive -mg_levels_ksp_max_it 2
+itsranks itsranks_laplace_3d_mult $EX1 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 2 -dm_brick_refine 2 -fmg 0
+itsranks itsranks_laplace_3d_add_cg $EX1 -dm_brick_dim 3 -dm_brick_cells 1,2,1 -dm_brick_degree 3 -dm_brick_refine 2 -fmg 0 -mg_levels_pc_vertexpatch_type additive -mg_levels_ksp_max_it 2 -ksp_type cg
+itsranks itsranks_c0ip_2d_mvs $EX2 -dm_brick_cells 2,2 -dm_brick_degree 3 -dm_brick_refine 3
+itsranks itsranks_c0ip_2d_avs $EX2 -smoother avs -dm_brick_cells 2,3 -dm_brick_degree 3 -dm_brick_refine 3
+itsranks itsranks_c0ip_3d_mvs $EX2 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 2 -dm_brick_refine 2
+itsranks itsranks_c0ip_3d_avs $EX2 -smoother avs -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 2 -dm_brick_refine 2
+itsranks itsranks_laplace_3d_default $EX1 -dm_brick_dim 3
+# fewer PCMG levels than brick levels: the coarsest PCMG level gets the assembled operator for its direct solver
+itsranks itsranks_pc_mg_levels_below_refine $EX1 -dm_brick_cells 2,2 -dm_brick_degree 2 -dm_brick_refine 4 -pc_mg_levels 3 -fmg 0
+# 8 ranks on a 2 x 2 x 2 coarse grid (level 0 on one rank, the finer levels on 8)
+$EX1 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 2 -dm_brick_refine 2 -fmg 0 >"$OUT/ranks8_2x2x2.n1.log" 2>&1
+$MPIEXEC -n 8 --oversubscribe $EX1 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 2 -dm_brick_refine 2 -fmg 0 -ksp_view >"$OUT/ranks8_2x2x2.n8.log" 2>&1 &&
+  [ "$(its_of "$OUT/ranks8_2x2x2.n8.log")" = "$(its_of "$OUT/ranks8_2x2x2.n1.log")" ] && grep -q "level 1: 64 cells on 8 of 8 MPI rank(s)" "$OUT/ranks8_2x2x2.n8.log"
+result ranks8_coarse_2x2x2 $? "1 rank $(its_of "$OUT/ranks8_2x2x2.n1.log") its, 8 ranks $(its_of "$OUT/ranks8_2x2x2.n8.log") its; the coarse level agglomerated onto 1 rank"
+$MPI4 $EX1 -dm_brick_cells 1,2 -dm_brick_degree 2 >"$OUT/ranks4_cells_1x2.log" 2>&1 && grep -q "converged due to CONVERGED_RTOL" "$OUT/ranks4_cells_1x2.log"
+result ranks4_coarse_1x2 $? "a 1 x 2 coarse grid on 4 ranks"
+
 echo "== PCVERTEXPATCH: every schedule, ordering, residual and local solver vs explicit dense sweeps (one rank)"
 ctest vertexpatch_2d_k1 ./tests/test_vertexpatch -dim 2 -degree 1 -cells 5,4
 ctest vertexpatch_2d_k2 ./tests/test_vertexpatch -dim 2 -degree 2 -cells 4,3
@@ -166,7 +225,6 @@ set -- 7 5 4 3 3 3 3 3; k=1; for p in $papers2d; do paper zero 2 6 $k $1 $p; shi
 set -- 7 6 5 4 4; k=1; for p in $papers3d; do paper zero 3 3 $k $1 $p; shift; k=$((k + 1)); done
 
 echo "== C0IP biharmonic (seed 000): operator, vertex-patch smoothers, convergence orders, ranks, iteration regression"
-EX2=./tutorials/ex2
 ctest c0ip_operator_2d_k2-8 ./tests/test_c0ip -dim 2 -kmin 2 -kmax 8
 ctest c0ip_operator_3d_k2-4 ./tests/test_c0ip -dim 3 -kmin 2 -kmax 4
 # 3D k = 5..8 on the first refinement of one cell (2 x 2 x 2 cells): the operator is a shell there, so shell and assembled
@@ -392,7 +450,6 @@ expect_error bad_family_dg "-dm_brick_family dg is not supported yet; allowed: c
 expect_error bad_domain "-dm_brick_domain: along x the upper end 0. is not above the lower end 1." $EX1 -dm_brick_domain 1,0,0,1
 expect_error bad_domain_empty "-dm_brick_domain: along y the upper end 2. is not above the lower end 2." $EX1 -dm_brick_domain 0,1,2,2
 expect_error bad_no_interior_dof "-dm_brick_degree 1 with a single cell along x has no interior degree of freedom" $EX1 -dm_brick_cells 1,2 -dm_brick_degree 1
-expect_error bad_too_many_ranks "too few for 4 MPI ranks" $MPI4 $EX1 -dm_brick_cells 1,2 -dm_brick_degree 2
 expect_error bad_refine_huge "Brick level 33 (-dm_brick_refine 33, coarsened 0 times): allowed -24..24" $EX1 -dm_brick_cells 3,3 -dm_brick_refine 33
 expect_error bad_domain_inf "-dm_brick_domain: along y the ends must be finite numbers" $EX1 -dm_brick_domain 0,1,0,inf
 expect_error bad_cells_too_many "-dm_brick_cells needs 2 values (one per direction, -dm_brick_dim 2), got 4" $EX1 -dm_brick_cells 2,2,2,2

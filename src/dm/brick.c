@@ -438,7 +438,11 @@ static PetscErrorCode DMView_Brick(DM dm, PetscViewer viewer)
     PetscCall(VecGetLocalSize(v, &nlocal));
     PetscCall(DMRestoreGlobalVector(dm, &v));
   }
-  PetscCallMPI(MPI_Allreduce(&nlocal, &nmin, 1, MPIU_INT, MPI_MIN, PetscObjectComm((PetscObject)dm)));
+  {
+    /* over the active ranks: an agglomerated level leaves the others empty */
+    PetscInt n = brick->da ? nlocal : PETSC_MAX_INT;
+    PetscCallMPI(MPI_Allreduce(&n, &nmin, 1, MPIU_INT, MPI_MIN, PetscObjectComm((PetscObject)dm)));
+  }
   PetscCallMPI(MPI_Allreduce(&nlocal, &nmax, 1, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)dm)));
   for (PetscInt d = 0; d < brick->dim; d++) ncells *= brick->cells[d];
 
@@ -457,7 +461,8 @@ static PetscErrorCode DMView_Brick(DM dm, PetscViewer viewer)
   for (PetscInt d = 0; d < brick->dim; d++) PetscCall(PetscViewerASCIIPrintf(viewer, "%s%" PetscInt_FMT, d ? " x " : "", brick->degree * brick->cells[d] - 1));
   PetscCall(PetscViewerASCIIPrintf(viewer, ")\n"));
   PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "  MPI ranks: %d as ", size));
+  if (brick->nactive == size) PetscCall(PetscViewerASCIIPrintf(viewer, "  MPI ranks: %d as ", size));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "  MPI ranks: %d of %d (agglomerated: too few cells for all) as ", brick->nactive, size));
   PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_FALSE));
   for (PetscInt d = 0; d < brick->dim; d++) PetscCall(PetscViewerASCIIPrintf(viewer, "%s%d", d ? " x " : "", brick->procs[d]));
   PetscCall(PetscViewerASCIIPrintf(viewer, ", DoFs per rank %" PetscInt_FMT "..%" PetscInt_FMT ", ghost width %" PetscInt_FMT " nodes\n", nmin, nmax, brick->op.ghost_cells * brick->degree));
@@ -470,13 +475,43 @@ static PetscErrorCode DMView_Brick(DM dm, PetscViewer viewer)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* whether the brick's vectors live on the GPU (a CUDA vector type), where its operators and smoothers then run */
+PetscErrorCode DMBrickOnDevice_Private(DM dm, PetscBool *device)
+{
+  PetscFunctionBegin;
+  *device = PETSC_FALSE;
+#if defined(VP_HAVE_CUDA)
+  if (dm->vectype) PetscCall(PetscStrInList(dm->vectype, "cuda,seqcuda,mpicuda", ',', device));
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* One line for the views of a level's objects (operator, transfer): on which ranks the level lives, whether it
+   was agglomerated, and where and in which precision its work runs. */
+PetscErrorCode DMBrickViewLevel_Private(DM dm, PetscViewer viewer)
+{
+  DM_Brick   *brick = (DM_Brick *)dm->data;
+  PetscMPIInt size;
+  PetscBool   device;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
+  PetscCall(DMBrickOnDevice_Private(dm, &device));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  level %" PetscInt_FMT ": %" PetscInt_FMT " cells on %d of %d MPI rank(s)%s; runs on the %s in %s\n", brick->level, brick->cells[0] * brick->cells[1] * brick->cells[2], brick->nactive, size,
+                                   brick->nactive < size ? " (agglomerated: too few cells for all)" : "", device ? "GPU" : "host", device && brick->precision == DMBRICK_PRECISION_SINGLE ? "float (-dm_brick_mg_precision single of a finer brick)" : "double"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode DMDestroy_Brick(DM dm)
 {
   DM_Brick *brick = (DM_Brick *)dm->data;
 
   PetscFunctionBegin;
   PetscCall(DMDestroy(&brick->da));
-  for (PetscInt d = 0; d < 3; d++) PetscCall(PetscFree(brick->cellranges0[d]));
+  PetscCall(ISLocalToGlobalMappingDestroy(&brick->ltog));
+  if (brick->ownactivecomm) PetscCallMPI(MPI_Comm_free(&brick->activecomm));
+  for (PetscInt d = 0; d < 3; d++) PetscCall(PetscFree(brick->cellranges[d]));
+  PetscCall(PetscFree(brick->rankoffset));
   PetscCall(PetscFree(brick->coarse_mattype));
   PetscCall(PetscFree(dm->data));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -1,6 +1,5 @@
-/* DMRefine and DMCoarsen for DMBRICK: a new brick with the same description, one level up or down.
-   Levels share the level-0 process grid and ownership, so a coarse cell and its children always live on
-   the same rank and the grid transfer needs only the ghost layer the operator already has. */
+/* DMRefine and DMCoarsen for DMBRICK: a new brick with the same description, one level up or down. Each level
+   chooses its own partition (brickpartition.c); levels on the same process grid are nested rank by rank. */
 #include "brickimpl.h"
 
 static PetscErrorCode DMBrickCreateLevel(DM dm, MPI_Comm comm, PetscInt delta, DM *newdm)
@@ -28,9 +27,6 @@ static PetscErrorCode DMBrickCreateLevel(DM dm, MPI_Comm comm, PetscInt delta, D
     nb->cells0[d] = brick->cells0[d];
     nb->lower[d]  = brick->lower[d];
     nb->upper[d]  = brick->upper[d];
-    nb->procs[d]  = brick->procs[d];
-    PetscCall(PetscMalloc1(brick->procs[d] + 1, &nb->cellranges0[d]));
-    PetscCall(PetscArraycpy(nb->cellranges0[d], brick->cellranges0[d], brick->procs[d] + 1));
   }
   PetscCall(PetscFree(nb->coarse_mattype));
   PetscCall(PetscStrallocpy(brick->coarse_mattype, &nb->coarse_mattype));

@@ -69,13 +69,22 @@ typedef struct {
   DMBrickPrecision mg_precision;   /* given to the coarser bricks (DMCoarsen): the levels below this one */
   PetscBool        verify_convergence; /* the KSPs that solve with this brick check a claimed convergence against the true residual */
 
-  /* layout (made by DMSetUp, fixed afterwards) */
-  PetscInt           level;              /* DMGetRefineLevel() - DMGetCoarsenLevel() */
-  PetscInt           cells[3];           /* cells of this level: cells0 * 2^level */
-  PetscMPIInt        procs[3];           /* MPI process grid, the same on every level */
-  PetscInt          *cellranges0[3];     /* level-0 ownership: rank i along d owns cells [r[i], r[i+1]) times 2^level */
-  PetscInt           cstart[3], cend[3]; /* cells owned by this rank on this level */
-  DM                 da;                 /* DMDA of the interior Gauss-Lobatto nodes */
+  /* layout (made by DMSetUp, fixed afterwards). Each level is distributed on its own: over as many ranks as its
+     cells allow (ranks 0 .. nactive-1, the active ranks); a level too small for all ranks leaves the others empty
+     (agglomeration), and the grid transfer gathers what it needs across the two partitions. */
+  PetscInt               level;              /* DMGetRefineLevel() - DMGetCoarsenLevel() */
+  PetscInt               cells[3];           /* cells of this level: cells0 * 2^level */
+  PetscMPIInt            procs[3];           /* process grid of the active ranks on this level */
+  PetscMPIInt            nactive;            /* procs[0] procs[1] procs[2] */
+  MPI_Comm               activecomm;         /* the active ranks (MPI_COMM_NULL on the others); the DMDA lives on it */
+  PetscBool              ownactivecomm;      /* activecomm was split off (and is freed with the brick) */
+  PetscInt              *cellranges[3];      /* rank coordinate q along d owns cells [r[q], r[q+1]) of this level */
+  PetscInt              *rankoffset;         /* first global index of each active rank, nactive + 1 entries */
+  PetscInt               cstart[3], cend[3]; /* cells owned by this rank (empty on an inactive rank) */
+  PetscInt               ostart[3], owidth[3]; /* owned interior nodes (interior numbering: full-grid node - 1) */
+  PetscInt               gstart[3], gwidth[3]; /* the ghosted local array's nodes */
+  ISLocalToGlobalMapping ltog;               /* local (ghosted) to global indices, on the brick's communicator */
+  DM                     da;                 /* DMDA of the interior Gauss-Lobatto nodes on activecomm (NULL if inactive) */
   DMBrickOperatorOps op;
   PetscReal          nodes[BRICK_MAX_DEGREE + 1]; /* GLL points on [0,1] */
 } DM_Brick;
@@ -94,6 +103,9 @@ static inline PetscInt BrickBoxSize(const BrickBox *b)
 PETSC_INTERN PetscErrorCode DMBrickGetImpl_Private(DM, DM_Brick **);
 PETSC_INTERN PetscErrorCode DMBrickComputeOperators_Private(KSP, Mat, Mat, void *);
 PETSC_INTERN PetscErrorCode DMBrickCellSize_Private(DM, PetscReal[]);
+PETSC_INTERN PetscInt       DMBrickNodeGlobalIndex_Private(const DM_Brick *, const PetscInt[]);
+PETSC_INTERN PetscErrorCode DMBrickViewLevel_Private(DM, PetscViewer);
+PETSC_INTERN PetscErrorCode DMBrickOnDevice_Private(DM, PetscBool *);
 PETSC_INTERN PetscErrorCode DMBrickOwnedCellBox_Private(DM, BrickBox *);
 PETSC_INTERN PetscErrorCode DMBrickOwnedNodeBox_Private(DM, BrickBox *);
 PETSC_INTERN PetscErrorCode DMBrickLocalToBox_Private(DM, const PetscScalar[], const BrickBox *, PetscScalar[]);

@@ -229,14 +229,23 @@ static PetscErrorCode BrickKSPInstallGuard(KSP ksp, DM_Brick *brick)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Preconditioners that work with a matrix-free operator (products and the diagonal); any other needs entries. */
+static const char *const BrickMatrixFreePC[] = {PCNONE, PCSHELL, PCJACOBI, PCVERTEXPATCH, PCKSP, PCMG};
+
 /* The default DMKSP operator callback of a brick: DMCreateMatrix() already returns the operator, so
    KSPSetDM() alone gives KSP (and every PCMG level) its matrix; an assembled matrix handed in empty is filled.
-   It runs in KSPSetUp(), before the KSP's first solve, which is where the convergence guard goes on. */
+   When the KSP's preconditioner needs matrix entries (a direct or algebraic solver) and the operator is
+   matrix-free, which happens when PCMG stops above the brick's coarse grid (-pc_mg_levels below
+   -dm_brick_refine + 1), the preconditioning matrix becomes the assembled operator
+   (-dm_brick_coarse_mat_type). It runs in KSPSetUp(), before the KSP's first solve, which is also where the
+   convergence guard goes on. */
 PetscErrorCode DMBrickComputeOperators_Private(KSP ksp, Mat A, Mat P, void *ctx)
 {
   DM        dm;
   DM_Brick *brick;
   Mat       mats[2] = {A, P};
+  PC        pc;
+  PetscBool pshell;
 
   PetscFunctionBegin;
   PetscCall(KSPGetDM(ksp, &dm));
@@ -248,6 +257,19 @@ PetscErrorCode DMBrickComputeOperators_Private(KSP ksp, Mat A, Mat P, void *ctx)
     if (isshell) continue;
     PetscCall(MatAssembled(mats[i], &assembled));
     if (!assembled) PetscCall(brick->op.assemble(dm, mats[i]));
+  }
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PetscObjectTypeCompare((PetscObject)P, MATSHELL, &pshell));
+  if (pshell && ((PetscObject)pc)->type_name) {
+    PetscBool matrixfree;
+    PetscCall(BrickTypeIn((PetscObject)pc, BrickMatrixFreePC, PETSC_STATIC_ARRAY_LENGTH(BrickMatrixFreePC), &matrixfree));
+    if (!matrixfree) {
+      Mat Pa;
+      PetscCall(PetscInfo(ksp, "PC %s needs matrix entries: the brick's operator on level %" PetscInt_FMT " assembled as %s\n", ((PetscObject)pc)->type_name, brick->level, brick->coarse_mattype));
+      PetscCall(DMBrickCreateOperator(dm, brick->coarse_mattype, &Pa));
+      PetscCall(KSPSetOperators(ksp, A, Pa));
+      PetscCall(MatDestroy(&Pa));
+    }
   }
   PetscCall(BrickKSPInstallGuard(ksp, brick));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -1,6 +1,9 @@
 /* Grid transfer between brick levels. The prolongation is the embedding of the coarse Q_k space in the
    fine one (interpolation at the fine nodes); on a Cartesian grid it is the Kronecker product of 1D
-   embeddings, applied direction by direction. Restriction is its transpose. */
+   embeddings, applied direction by direction. Restriction is its transpose. Each rank computes its owned fine
+   nodes from a box of coarse nodes, which a VecScatter gathers from wherever the coarse level keeps them (the
+   two levels may be partitioned differently: agglomeration); the restriction scatters the box back with
+   ADD_VALUES. */
 #include "brickimpl.h"
 #if defined(VP_HAVE_CUDA)
 #  include <vpatch_cuda.h>
@@ -8,7 +11,9 @@
 
 typedef struct {
   DM           dmc, dmf;
-  Vec          clocal;                                                  /* coarse local (ghosted) vector */
+  Vec          cbox;                                                    /* the coarse nodes of stage[0] (boundary nodes: 0) */
+  VecScatter   gather;                                                  /* coarse global vector -> cbox */
+  PetscBool    cboxdirty;                                               /* cbox's boundary entries hold restriction output */
   PetscReal    P1[(2 * BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)]; /* one coarse cell into its two children */
   BrickBox     stage[4];                                                /* stage[0]: coarse nodes read; stage[d+1]: after direction d */
   PetscScalar *buf[4];
@@ -170,11 +175,13 @@ static PetscErrorCode MatMult_BrickTransfer(Mat P, Vec xc, Vec yf)
   }
   cb = (DM_Brick *)t->dmc->data;
   fb = (DM_Brick *)t->dmf->data;
-  PetscCall(DMGlobalToLocal(t->dmc, xc, INSERT_VALUES, t->clocal));
-  PetscCall(VecGetArrayRead(t->clocal, &xl));
-  PetscCall(DMBrickLocalToBox_Private(t->dmc, xl, &t->stage[0], t->buf[0]));
-  PetscCall(VecRestoreArrayRead(t->clocal, &xl));
-  for (PetscInt d = 0; d < fb->dim; d++) BrickTransfer1D(d, fb->degree, cb->cells[d], t->P1, &t->stage[d], &t->stage[d + 1], PETSC_FALSE, t->buf[d], t->buf[d + 1]);
+  if (t->cboxdirty) PetscCall(VecZeroEntries(t->cbox));
+  t->cboxdirty = PETSC_FALSE;
+  PetscCall(VecScatterBegin(t->gather, xc, t->cbox, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(t->gather, xc, t->cbox, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecGetArrayRead(t->cbox, &xl));
+  for (PetscInt d = 0; d < fb->dim; d++) BrickTransfer1D(d, fb->degree, cb->cells[d], t->P1, &t->stage[d], &t->stage[d + 1], PETSC_FALSE, d ? t->buf[d] : xl, t->buf[d + 1]);
+  PetscCall(VecRestoreArrayRead(t->cbox, &xl));
   PetscCall(VecGetArray(yf, &y));
   PetscCall(DMBrickBoxToGlobal_Private(t->dmf, &t->stage[fb->dim], t->buf[fb->dim], y));
   PetscCall(VecRestoreArray(yf, &y));
@@ -203,13 +210,13 @@ static PetscErrorCode MatMultTranspose_BrickTransfer(Mat P, Vec xf, Vec yc)
   PetscCall(VecGetArrayRead(xf, &x));
   PetscCall(DMBrickGlobalToBox_Private(t->dmf, x, &t->stage[fb->dim], t->buf[fb->dim]));
   PetscCall(VecRestoreArrayRead(xf, &x));
-  for (PetscInt d = fb->dim - 1; d >= 0; d--) BrickTransfer1D(d, fb->degree, cb->cells[d], t->P1, &t->stage[d], &t->stage[d + 1], PETSC_TRUE, t->buf[d + 1], t->buf[d]);
-  PetscCall(VecZeroEntries(t->clocal));
-  PetscCall(VecGetArray(t->clocal, &yl));
-  PetscCall(DMBrickBoxAddToLocal_Private(t->dmc, &t->stage[0], t->buf[0], yl));
-  PetscCall(VecRestoreArray(t->clocal, &yl));
+  PetscCall(VecGetArrayWrite(t->cbox, &yl));
+  for (PetscInt d = fb->dim - 1; d >= 0; d--) BrickTransfer1D(d, fb->degree, cb->cells[d], t->P1, &t->stage[d], &t->stage[d + 1], PETSC_TRUE, t->buf[d + 1], d ? t->buf[d] : yl);
+  PetscCall(VecRestoreArrayWrite(t->cbox, &yl));
+  t->cboxdirty = PETSC_TRUE;
   PetscCall(VecZeroEntries(yc));
-  PetscCall(DMLocalToGlobal(t->dmc, t->clocal, ADD_VALUES, yc));
+  PetscCall(VecScatterBegin(t->gather, t->cbox, yc, ADD_VALUES, SCATTER_REVERSE));
+  PetscCall(VecScatterEnd(t->gather, t->cbox, yc, ADD_VALUES, SCATTER_REVERSE));
   PetscCall(PetscLogEventEnd(DMBRICK_Restrict, P, xf, yc, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -226,8 +233,9 @@ static PetscErrorCode BrickTransferDestroy(void *ctx)
     PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaTransferDestroy: %s", VPCudaErrorString(err));
   }
 #endif
-  PetscCall(VecDestroy(&t->clocal));
-  for (PetscInt i = 0; i < 4; i++) PetscCall(PetscFree(t->buf[i]));
+  PetscCall(VecDestroy(&t->cbox));
+  PetscCall(VecScatterDestroy(&t->gather));
+  for (PetscInt i = 1; i < 4; i++) PetscCall(PetscFree(t->buf[i]));
   PetscCall(DMDestroy(&t->dmc));
   PetscCall(DMDestroy(&t->dmf));
   PetscCall(PetscFree(t));
@@ -261,10 +269,43 @@ static PetscErrorCode BrickTransferCheck(DM dmc, DM dmf)
              "Brick interpolation needs two levels of one hierarchy: got %" PetscInt_FMT "D Q%" PetscInt_FMT " level %" PetscInt_FMT " and %" PetscInt_FMT "D Q%" PetscInt_FMT " level %" PetscInt_FMT, cb->dim, cb->degree, cb->level, fb->dim,
              fb->degree, fb->level);
   for (PetscInt d = 0; d < fb->dim; d++) {
-    PetscCheck(cb->cells0[d] == fb->cells0[d] && cb->procs[d] == fb->procs[d] && cb->lower[d] == fb->lower[d] && cb->upper[d] == fb->upper[d], comm, PETSC_ERR_ARG_INCOMP,
-               "Bricks of different hierarchies (coarse grid, domain or process grid differ along %c)", "xyz"[d]);
-    PetscCheck(2 * cb->cstart[d] == fb->cstart[d] && 2 * cb->cend[d] == fb->cend[d], comm, PETSC_ERR_PLIB, "Brick levels are not nested on this rank");
+    PetscCheck(cb->cells0[d] == fb->cells0[d] && cb->lower[d] == fb->lower[d] && cb->upper[d] == fb->upper[d], comm, PETSC_ERR_ARG_INCOMP, "Bricks of different hierarchies (coarse grid or domain differ along %c)", "xyz"[d]);
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The scatter of the coarse nodes of stage[0] (interior ones, by their global index on the coarse level) into cbox, a
+   sequential vector of the whole box (boundary nodes stay zero), of the coarse level's vector type. */
+static PetscErrorCode BrickTransferCreateGather(BrickTransfer *t)
+{
+  DM_Brick      *cb   = (DM_Brick *)t->dmc->data;
+  const BrickBox box  = t->stage[0];
+  PetscInt       size = PetscMax(BrickBoxSize(&box), 0), n = 0, *from, *to, b = 0;
+  IS             isfrom, isto;
+  Vec            vc;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc2(size, &from, size, &to));
+  for (PetscInt z = box.lo[2]; z <= box.hi[2]; z++)
+    for (PetscInt y = box.lo[1]; y <= box.hi[1]; y++)
+      for (PetscInt x = box.lo[0]; x <= box.hi[0]; x++, b++) {
+        const PetscInt f[3] = {x, y, z}, g = DMBrickNodeGlobalIndex_Private(cb, f);
+        if (g < 0) continue;
+        from[n] = g;
+        to[n++] = b;
+      }
+  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, n, from, PETSC_COPY_VALUES, &isfrom));
+  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, n, to, PETSC_COPY_VALUES, &isto));
+  PetscCall(PetscFree2(from, to));
+  PetscCall(VecCreate(PETSC_COMM_SELF, &t->cbox));
+  PetscCall(VecSetSizes(t->cbox, size, PETSC_DETERMINE));
+  PetscCall(VecSetType(t->cbox, t->dmc->vectype));
+  PetscCall(VecZeroEntries(t->cbox));
+  PetscCall(DMGetGlobalVector(t->dmc, &vc));
+  PetscCall(VecScatterCreate(vc, isfrom, t->cbox, isto, &t->gather));
+  PetscCall(DMRestoreGlobalVector(t->dmc, &vc));
+  PetscCall(ISDestroy(&isfrom));
+  PetscCall(ISDestroy(&isto));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -283,11 +324,15 @@ static PetscErrorCode BrickTransferCreateShell(DM dmc, DM dmf, Mat *P)
   t->dmc = dmc;
   t->dmf = dmf;
   PetscCall(BrickBasisProlongation(k, fb->nodes, t->P1));
-  PetscCall(DMCreateLocalVector(dmc, &t->clocal));
   /* the stages: coarse box, then one direction at a time switched to the owned fine nodes */
   PetscCall(DMBrickOwnedNodeBox_Private(dmf, &t->stage[fb->dim]));
   for (PetscInt d = 0; d < 3; d++) {
     PetscInt c0, c1, r;
+    if (BrickBoxSize(&t->stage[fb->dim]) <= 0) { /* no fine nodes here (an inactive rank of the fine level) */
+      t->stage[0].lo[d] = 0;
+      t->stage[0].hi[d] = -1;
+      continue;
+    }
     if (d >= fb->dim) {
       t->stage[0].lo[d] = t->stage[0].hi[d] = 0;
       continue;
@@ -303,7 +348,8 @@ static PetscErrorCode BrickTransferCreateShell(DM dmc, DM dmf, Mat *P)
       t->stage[s].hi[d] = d < s ? t->stage[fb->dim].hi[d] : t->stage[0].hi[d];
     }
   }
-  for (PetscInt s = 0; s <= fb->dim; s++) PetscCall(PetscMalloc1(BrickBoxSize(&t->stage[s]), &t->buf[s]));
+  for (PetscInt s = 1; s <= fb->dim; s++) PetscCall(PetscMalloc1(PetscMax(BrickBoxSize(&t->stage[s]), 1), &t->buf[s]));
+  PetscCall(BrickTransferCreateGather(t));
 
   PetscCall(DMGetGlobalVector(dmc, &vc));
   PetscCall(DMGetGlobalVector(dmf, &vf));
@@ -324,22 +370,17 @@ static PetscErrorCode BrickTransferCreateShell(DM dmc, DM dmf, Mat *P)
 
 static PetscErrorCode BrickTransferAssemble(DM dmc, DM dmf, MatType type, Mat *P)
 {
-  DM_Brick              *cb = (DM_Brick *)dmc->data, *fb = (DM_Brick *)dmf->data;
-  const PetscInt         k = fb->degree, nk = k + 1;
-  PetscReal              P1[(2 * BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)];
-  BrickBox               fbox;
-  ISLocalToGlobalMapping lc, lf;
-  PetscInt               cg[3], cgw[3], fg[3], fgw[3], mf, mc, Mc, nz = 1;
-  Vec                    vc, vf;
+  DM_Brick      *cb = (DM_Brick *)dmc->data, *fb = (DM_Brick *)dmf->data;
+  const PetscInt k = fb->degree, nk = k + 1;
+  PetscReal      P1[(2 * BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)];
+  BrickBox       fbox;
+  PetscInt       mf, mc, Mc, nz = 1;
+  Vec            vc, vf;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(DMBRICK_Assemble, dmf, 0, 0, 0));
   PetscCall(BrickBasisProlongation(k, fb->nodes, P1));
   PetscCall(DMBrickOwnedNodeBox_Private(dmf, &fbox));
-  PetscCall(DMDAGetGhostCorners(cb->da, &cg[0], &cg[1], &cg[2], &cgw[0], &cgw[1], &cgw[2]));
-  PetscCall(DMDAGetGhostCorners(fb->da, &fg[0], &fg[1], &fg[2], &fgw[0], &fgw[1], &fgw[2]));
-  PetscCall(DMGetLocalToGlobalMapping(cb->da, &lc));
-  PetscCall(DMGetLocalToGlobalMapping(fb->da, &lf));
   PetscCall(DMGetGlobalVector(dmc, &vc));
   PetscCall(DMGetGlobalVector(dmf, &vf));
   PetscCall(VecGetLocalSize(vc, &mc));
@@ -352,7 +393,8 @@ static PetscErrorCode BrickTransferAssemble(DM dmc, DM dmf, MatType type, Mat *P
   PetscCall(MatSetSizes(*P, mf, mc, PETSC_DETERMINE, PETSC_DETERMINE));
   PetscCall(MatSetType(*P, type));
   {
-    /* at most (k+1)^dim coarse nodes per fine row; XAIJ covers every AIJ-like type (aij, baij, aijcusparse, ...) */
+    /* at most (k+1)^dim coarse nodes per fine row (on the coarse level's ranks, which may be other ones);
+       XAIJ covers every AIJ-like type (aij, baij, aijcusparse, ...) */
     PetscInt *dnz, *onz;
     PetscCall(PetscMalloc2(mf, &dnz, mf, &onz));
     for (PetscInt i = 0; i < mf; i++) {
@@ -362,12 +404,12 @@ static PetscErrorCode BrickTransferAssemble(DM dmc, DM dmf, MatType type, Mat *P
     PetscCall(MatXAIJSetPreallocation(*P, 1, dnz, onz, NULL, NULL));
     PetscCall(PetscFree2(dnz, onz));
   }
-  PetscCall(MatSetLocalToGlobalMapping(*P, lf, lc));
+  /* rows and columns by their global indices: the two levels need not share a partition */
   for (PetscInt fz = fbox.lo[2]; fz <= fbox.hi[2]; fz++) {
     for (PetscInt fy = fbox.lo[1]; fy <= fbox.hi[1]; fy++) {
       for (PetscInt fx = fbox.lo[0]; fx <= fbox.hi[0]; fx++) {
-        const PetscInt F[3] = {fx, fy, fz};
-        PetscInt       cols[729], row = 0, ncols = 0, C[3][BRICK_MAX_DEGREE + 1], n[3] = {1, 1, 1}, stride = 1;
+        const PetscInt F[3] = {fx, fy, fz}, row = DMBrickNodeGlobalIndex_Private(fb, F);
+        PetscInt       cols[729], ncols = 0, C[3][BRICK_MAX_DEGREE + 1], n[3] = {1, 1, 1};
         PetscReal      W[3][BRICK_MAX_DEGREE + 1];
         PetscScalar    vals[729];
         for (PetscInt d = 0; d < 3; d++) {
@@ -378,11 +420,9 @@ static PetscErrorCode BrickTransferAssemble(DM dmc, DM dmf, MatType type, Mat *P
             for (PetscInt j = 0; j <= k; j++) {
               const PetscInt Cn = c * k + j;
               if (P1[r * nk + j] == 0.0 || Cn <= 0 || Cn >= k * cb->cells[d]) continue; /* boundary nodes carry no DoF */
-              C[d][n[d]]   = Cn - 1 - cg[d];
+              C[d][n[d]]   = Cn;
               W[d][n[d]++] = P1[r * nk + j];
             }
-            row += (F[d] - 1 - fg[d]) * stride;
-            stride *= fgw[d];
           } else {
             C[d][0] = 0;
             W[d][0] = 1.0;
@@ -391,10 +431,11 @@ static PetscErrorCode BrickTransferAssemble(DM dmc, DM dmf, MatType type, Mat *P
         for (PetscInt a = 0; a < n[2]; a++)
           for (PetscInt b = 0; b < n[1]; b++)
             for (PetscInt c = 0; c < n[0]; c++) {
-              cols[ncols]   = C[0][c] + cgw[0] * (C[1][b] + cgw[1] * C[2][a]);
-              vals[ncols++] = W[0][c] * W[1][b] * W[2][a];
+              const PetscInt Cf[3] = {C[0][c], C[1][b], C[2][a]};
+              cols[ncols]          = DMBrickNodeGlobalIndex_Private(cb, Cf);
+              vals[ncols++]        = W[0][c] * W[1][b] * W[2][a];
             }
-        PetscCall(MatSetValuesLocal(*P, 1, &row, ncols, cols, vals, INSERT_VALUES));
+        PetscCall(MatSetValues(*P, 1, &row, ncols, cols, vals, INSERT_VALUES));
       }
     }
   }

@@ -43,7 +43,10 @@ PetscErrorCode BrickCellLocalIndices(DM dm, const PetscInt cell[], PetscInt idx[
   PetscInt       gs[3], gw[3], off[3][BRICK_MAX_N], m[3], c = 0;
 
   PetscFunctionBegin;
-  PetscCall(DMDAGetGhostCorners(brick->da, &gs[0], &gs[1], &gs[2], &gw[0], &gw[1], &gw[2]));
+  for (PetscInt d = 0; d < 3; d++) {
+    gs[d] = brick->gstart[d];
+    gw[d] = brick->gwidth[d];
+  }
   for (PetscInt d = 0, stride = 1; d < 3; d++) {
     m[d] = d < brick->dim ? n : 1;
     for (PetscInt i = 0; i < m[d]; i++) {

@@ -147,6 +147,7 @@ PetscErrorCode BrickKronApplyBox(PetscInt dim, const BrickKronForm *form, const 
   PetscBool    done[BRICK_LINE_NKINDS] = {PETSC_FALSE, PETSC_FALSE, PETSC_FALSE};
 
   PetscFunctionBegin;
+  if (BrickBoxSize(obox) <= 0) PetscFunctionReturn(PETSC_SUCCESS); /* a rank without cells on this level */
   for (PetscInt d = 0; d < 3; d++) {
     ie[d] = ibox->hi[d] - ibox->lo[d] + 1;
     oe[d] = obox->hi[d] - obox->lo[d] + 1;

@@ -123,9 +123,7 @@ static PetscErrorCode MatView_BrickC0IP(Mat A, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(
       viewer, "brick c0ip: C0 interior penalty biharmonic, CG Q%" PetscInt_FMT " in %" PetscInt_FMT "D, level %" PetscInt_FMT ", penalty gamma = k(k+1) = %g (2 gamma on boundary faces), matrix-free (%" PetscInt_FMT " Kronecker terms)\n",
       brick->degree, brick->dim, brick->level, (double)BrickC0IPPenalty(brick->degree), ctx->form.nterms));
-#if defined(VP_HAVE_CUDA)
-  if (brick->precision == DMBRICK_PRECISION_SINGLE) PetscCall(PetscViewerASCIIPrintf(viewer, "  float arithmetic on VECCUDA vectors (-dm_brick_mg_precision single of a finer brick)\n"));
-#endif
+  PetscCall(DMBrickViewLevel_Private(ctx->dm, viewer));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -152,6 +150,7 @@ static PetscErrorCode BrickC0IPReadBox(DM dm, const BrickBox *obox, BrickBox *ib
 
   PetscFunctionBegin;
   *ibox = *obox;
+  if (BrickBoxSize(obox) <= 0) PetscFunctionReturn(PETSC_SUCCESS); /* no owned nodes (a rank without cells on this level) */
   for (PetscInt d = 0; d < brick->dim; d++) {
     ibox->lo[d] = PetscMax(obox->lo[d] - 2 * brick->degree, 0);
     ibox->hi[d] = PetscMin(obox->hi[d] + 2 * brick->degree, brick->degree * brick->cells[d]);
@@ -170,7 +169,7 @@ static PetscErrorCode BrickC0IPCreateShell(DM dm, Mat *A)
   PetscCall(BrickC0IPKronecker(dm, &ctx->form, ctx->lines));
   PetscCall(DMBrickOwnedNodeBox_Private(dm, &ctx->obox));
   PetscCall(BrickC0IPReadBox(dm, &ctx->obox, &ctx->ibox));
-  PetscCall(PetscMalloc3(BrickBoxSize(&ctx->ibox), &ctx->in, BrickBoxSize(&ctx->obox), &ctx->out, BrickKronApplyWorkSize(3, &ctx->ibox, &ctx->obox), &ctx->work));
+  PetscCall(PetscMalloc3(PetscMax(BrickBoxSize(&ctx->ibox), 1), &ctx->in, PetscMax(BrickBoxSize(&ctx->obox), 1), &ctx->out, PetscMax(BrickKronApplyWorkSize(3, &ctx->ibox, &ctx->obox), 1), &ctx->work));
   PetscCall(DMCreateLocalVector(dm, &ctx->xl));
   PetscCall(BrickShellCreate(dm, ctx, BrickC0IPDestroy, MatMult_BrickC0IP, MatGetDiagonal_BrickC0IP, MatView_BrickC0IP, A));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -193,8 +192,11 @@ static PetscErrorCode BrickC0IPAssemble(DM dm, Mat A)
   PetscCall(PetscLogEventBegin(DMBRICK_Assemble, dm, A, 0, 0));
   PetscCall(BrickC0IPKronecker(dm, &form, lines));
   PetscCall(DMBrickOwnedNodeBox_Private(dm, &obox));
-  PetscCall(DMGetLocalToGlobalMapping(brick->da, &ltog));
-  PetscCall(DMDAGetGhostCorners(brick->da, &gs[0], &gs[1], &gs[2], &gw[0], &gw[1], &gw[2]));
+  ltog = brick->ltog;
+  for (PetscInt d = 0; d < 3; d++) {
+    gs[d] = brick->gstart[d];
+    gw[d] = brick->gwidth[d];
+  }
   PetscCall(PetscMalloc2(maxcols, &cols, maxcols, &vals));
   {
     PetscBool assembled;

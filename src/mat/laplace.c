@@ -157,9 +157,7 @@ static PetscErrorCode MatView_BrickLaplace(Mat A, PetscViewer viewer)
   PetscCall(MatShellGetContext(A, &ctx));
   brick = (DM_Brick *)ctx->dm->data;
   PetscCall(PetscViewerASCIIPrintf(viewer, "brick laplace: CG Q%" PetscInt_FMT " in %" PetscInt_FMT "D, level %" PetscInt_FMT ", matrix-free (sum factorization on Cartesian cells)\n", brick->degree, brick->dim, brick->level));
-#if defined(VP_HAVE_CUDA)
-  if (brick->precision == DMBRICK_PRECISION_SINGLE) PetscCall(PetscViewerASCIIPrintf(viewer, "  float arithmetic on VECCUDA vectors (-dm_brick_mg_precision single of a finer brick)\n"));
-#endif
+  PetscCall(DMBrickViewLevel_Private(ctx->dm, viewer));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -210,7 +208,7 @@ static PetscErrorCode BrickLaplaceAssemble(DM dm, Mat A)
   PetscCall(PetscMalloc1(nloc * nloc, &E));
   for (PetscInt i = 0; i < nloc; i++)
     for (PetscInt j = 0; j < nloc; j++) E[i * nloc + j] = BrickLaplaceEntry(brick->dim, n, M, K, i, j);
-  PetscCall(DMGetLocalToGlobalMapping(brick->da, &ltog));
+  ltog = brick->ltog;
   PetscCall(DMBrickOwnedCellBox_Private(dm, &cells));
   {
     PetscBool assembled;

@@ -17,7 +17,10 @@ static PetscErrorCode VPGetLayout(PC_VertexPatch *vp, VPLayout *L)
   DM_Brick *brick = (DM_Brick *)vp->dm->data;
 
   PetscFunctionBegin;
-  PetscCall(DMDAGetGhostCorners(brick->da, &L->gs[0], &L->gs[1], &L->gs[2], &L->gw[0], &L->gw[1], &L->gw[2]));
+  for (PetscInt d = 0; d < 3; d++) {
+    L->gs[d] = brick->gstart[d];
+    L->gw[d] = brick->gwidth[d];
+  }
   for (PetscInt d = 0; d < 3; d++) L->nk[d] = d < brick->dim ? brick->degree * brick->cells[d] : 1;
   L->k   = brick->degree;
   L->dim = brick->dim;

@@ -41,8 +41,14 @@ static PetscErrorCode VPStartVector(DM dm, Vec v)
   PetscScalar *a;
 
   PetscFunctionBegin;
-  PetscCall(DMDAGetCorners(brick->da, &xs, &ys, &zs, &xm, &ym, &zm));
-  PetscCall(DMDAGetInfo(brick->da, NULL, &M, &N, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
+  xs = brick->ostart[0];
+  ys = brick->ostart[1];
+  zs = brick->ostart[2];
+  xm = brick->owidth[0];
+  ym = brick->owidth[1];
+  zm = brick->owidth[2];
+  M  = brick->degree * brick->cells[0] - 1;
+  N  = brick->degree * brick->cells[1] - 1;
   PetscCall(VecGetArrayWrite(v, &a));
   for (PetscInt k = zs; k < zs + zm; k++)
     for (PetscInt j = ys; j < ys + ym; j++)

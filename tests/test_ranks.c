@@ -1,0 +1,114 @@
+static const char help[] = "Prints partition-independent fingerprints of one application of each brick operation on any number of ranks:\n"
+                           "the operator, the grid transfer both ways, one multiplicative and one additive vertex-patch step from a nonzero\n"
+                           "iterate. tests/run.sh compares the lines of runs on different rank counts (relative 1e-12): every operation must\n"
+                           "give the one-rank vector to round-off, whatever the partition (also agglomerated coarse levels).\n"
+                           "Options: -dim 2|3, -degree k, -cells (coarse grid), -refine (of the fine level), and -dm_brick_*.\n";
+
+#include "checks.h"
+
+/* smooth and rough parts, the same function of the coordinates on every partition */
+static PetscErrorCode Wavy(PetscInt dim, const PetscReal x[], PetscScalar *u, void *ctx)
+{
+  const PetscReal s = *(PetscReal *)ctx;
+
+  *u = PetscSinReal(3.1 * x[0] + 1.3 * s) * PetscCosReal(2.3 * x[1] - s) + 0.3 * PetscSinReal(41.0 * x[0] + 29.0 * x[1] + s);
+  if (dim == 3) *u *= PetscCosReal(1.7 * x[2] + 0.5 * s) + 0.2 * PetscSinReal(37.0 * x[2]);
+  return 0;
+}
+
+/* ||y|| and (y, w) with w a fixed function: partition-independent numbers */
+static PetscErrorCode Fingerprint(DM dm, const char what[], Vec y)
+{
+  Vec       w;
+  PetscReal nrm, seed = 0.77;
+  PetscScalar dot;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMGetGlobalVector(dm, &w));
+  PetscCall(DMBrickInterpolateFunction(dm, Wavy, &seed, w));
+  PetscCall(VecNorm(y, NORM_2, &nrm));
+  PetscCall(VecDot(y, w, &dot));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "fingerprint %s norm %.16e dot %.16e\n", what, (double)nrm, (double)PetscRealPart(dot)));
+  PetscCall(DMRestoreGlobalVector(dm, &w));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode SmoothStep(DM dm, Mat A, const char type[], Vec b, Vec x0, Vec y)
+{
+  PC                          pc;
+  Vec                         w;
+  PetscInt                    its;
+  PCRichardsonConvergedReason reason;
+
+  PetscFunctionBeginUser;
+  PetscCall(PCCreate(PETSC_COMM_WORLD, &pc));
+  PetscCall(PCSetType(pc, PCVERTEXPATCH));
+  PetscCall(PCSetOperators(pc, A, A));
+  PetscCall(PCSetDM(pc, dm));
+  PetscCall(PCSetFromOptions(pc));
+  PetscCall(PCVertexPatchSetType(pc, strcmp(type, "additive") ? PC_VERTEXPATCH_MULTIPLICATIVE : PC_VERTEXPATCH_ADDITIVE));
+  PetscCall(PCSetUp(pc));
+  PetscCall(VecDuplicate(b, &w));
+  PetscCall(VecCopy(x0, y));
+  PetscCall(PCApplyRichardson(pc, b, y, w, 0.0, 0.0, 0.0, 1, PETSC_FALSE, &its, &reason));
+  PetscCall(VecDestroy(&w));
+  PetscCall(PCDestroy(&pc));
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  PetscInt        dim = 2, degree = 2, refine = 2, cells[3] = {2, 2, 2};
+  const PetscReal lower[3] = {0.0, -0.5, 0.25}, upper[3] = {1.5, 1.0, 1.0};
+  DM              dm, dmc;
+  Mat             A, P;
+  Vec             b, x0, y, yc, xc;
+  PetscReal       s1 = 0.1, s2 = 1.9;
+  PetscMPIInt     size;
+  char            what[128];
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-dim", &dim, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-degree", &degree, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-refine", &refine, NULL));
+  PetscCall(CreateBrick(dim, cells, lower, upper, degree, refine, &dm));
+  PetscCall(DMCoarsen(dm, MPI_COMM_NULL, &dmc));
+  PetscCall(DMView(dm, PETSC_VIEWER_STDOUT_WORLD));
+  PetscCall(DMView(dmc, PETSC_VIEWER_STDOUT_WORLD));
+  PetscCall(DMBrickCreateOperator(dm, MATSHELL, &A));
+  PetscCall(DMBrickCreateInterpolation(dmc, dm, MATSHELL, &P));
+  PetscCall(DMCreateGlobalVector(dm, &b));
+  PetscCall(VecDuplicate(b, &x0));
+  PetscCall(VecDuplicate(b, &y));
+  PetscCall(DMCreateGlobalVector(dmc, &xc));
+  PetscCall(VecDuplicate(xc, &yc));
+  PetscCall(DMBrickInterpolateFunction(dm, Wavy, &s1, b));
+  PetscCall(DMBrickInterpolateFunction(dm, Wavy, &s2, x0));
+  PetscCall(DMBrickInterpolateFunction(dmc, Wavy, &s2, xc));
+
+  PetscCall(MatMult(A, x0, y));
+  PetscCall(Fingerprint(dm, "operator", y));
+  PetscCall(MatMult(P, xc, y));
+  PetscCall(Fingerprint(dm, "prolongation", y));
+  PetscCall(MatMultTranspose(P, x0, yc));
+  PetscCall(Fingerprint(dmc, "restriction", yc));
+  PetscCall(SmoothStep(dm, A, "multiplicative", b, x0, y));
+  PetscCall(Fingerprint(dm, "multiplicative_step", y));
+  PetscCall(SmoothStep(dm, A, "additive", b, x0, y));
+  PetscCall(Fingerprint(dm, "additive_step", y));
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCall(PetscSNPrintf(what, sizeof(what), "ran on %d rank(s)", size));
+  PetscCall(CheckTrue(what, PETSC_TRUE));
+
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&x0));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&xc));
+  PetscCall(VecDestroy(&yc));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&P));
+  PetscCall(DMDestroy(&dmc));
+  PetscCall(DMDestroy(&dm));
+  PetscCall(PetscFinalize());
+  return (int)check_failures;
+}
