@@ -5,11 +5,15 @@
    - a preconditioner that is not a fixed linear operator (float arithmetic in a vertex-patch smoother or in
      a coarse level's operator) is refused, at the first test of a solve, under a Krylov method whose
      residual estimate assumes one (GMRES and the like); the message names the option and the methods to use;
-   - when the wrapped test (PETSc's default) claims convergence and the KSP's residual norm is an estimate
-     or a recursively updated vector, the norm of b - A x in the KSP's own norm is computed; if it is above
-     the tolerance the solve goes on, and if it then stalls (no halving between two checks: the round-off
-     floor of an ill-conditioned operator) the solve stops with KSP_DIVERGED_BREAKDOWN and says why with
-     -ksp_converged_reason. */
+   - when the wrapped test (PETSc's default) claims convergence and the KSP is one whose current iterate can be
+     built in the middle of a solve (the GMRES family, GCR, FCG, CG, CR, MINRES), the norm of b - A x in the KSP's
+     own norm is computed; if it is above the tolerance the solve goes on, and if it then stops decreasing (not
+     halved in BRICK_GUARD_PATIENCE further checks; an ill-conditioned operator's round-off floor is the usual
+     cause) the solve stops with KSP_DIVERGED_BREAKDOWN and says why with -ksp_converged_reason. Other methods
+     (the BiCGStab variants among them, whose KSPBuildSolution() mid-iteration is not the iterate) are checked
+     once, after the solve, on the solution they return (unpreconditioned norm).
+   The guard is put on every KSP that solves with the brick and has a convergence test, also on nested ones
+   (a PCMG coarse solve with a tolerance). */
 #include "brickimpl.h"
 #include <petsc/private/kspimpl.h>
 #include <petsc/private/pcmgimpl.h>
@@ -17,19 +21,26 @@
 typedef struct {
   PetscErrorCode (*converged)(KSP, PetscInt, PetscReal, KSPConvergedReason *, void *);
   void *ctx;
-  PetscErrorCode (*destroy)(void *);
+  PetscErrorCode (*destroy)(VP_CTX_DESTROY_ARG);
   PetscBool verify;     /* check claimed convergence against the true residual (-dm_brick_verify_convergence) */
   Vec       t, v, w;    /* work: solution, residual, preconditioned residual */
   PetscReal denied;     /* this solve: the true residual norm at the last claim it denied (0: none yet) */
   PetscReal truenorm;   /* this solve: the last true residual norm computed */
   PetscBool stalled;    /* this solve ended in KSP_DIVERGED_BREAKDOWN because the true residual stalled */
   PetscInt  nchecks;    /* this solve: true residuals computed */
+  PetscInt  nostep;     /* this solve: denied checks since the best true residual last halved */
 } BrickKSPGuard;
+
+#define BRICK_GUARD_PATIENCE 3
 
 /* Krylov methods whose reported norm stays the norm of a true residual when the preconditioner varies from
    one application to the next: flexible ones (they keep the preconditioned directions), those that update
    the residual by products with A, and those that compute it. */
-static const char *const BrickNonlinearSafeKSP[] = {KSPFGMRES, KSPPIPEFGMRES, KSPGCR, KSPPIPEGCR, KSPFCG, KSPPIPEFCG, KSPCG, KSPBCGS, KSPFBCGS, KSPFBCGSR, KSPRICHARDSON, KSPCHEBYSHEV, KSPPREONLY};
+static const char *const BrickNonlinearSafeKSP[] = {KSPFGMRES, KSPPIPEFGMRES, KSPGCR, KSPPIPEGCR, KSPFCG, KSPPIPEFCG, KSPCG, KSPRICHARDSON, KSPCHEBYSHEV, KSPPREONLY};
+
+/* Methods whose KSPBuildSolution() gives the current iterate in the middle of a solve: the true residual can be
+   checked at a claimed convergence. */
+static const char *const BrickCheckableKSP[] = {KSPGMRES, KSPFGMRES, KSPLGMRES, KSPDGMRES, KSPPGMRES, KSPGCR, KSPFCG, KSPCG, KSPCR, KSPMINRES};
 
 /* Methods whose reported norm is b - A x computed as such: nothing to verify, no guard. */
 static const char *const BrickExplicitResidualKSP[] = {KSPRICHARDSON, KSPCHEBYSHEV, KSPPREONLY};
@@ -133,10 +144,34 @@ static PetscErrorCode BrickKSPTrueNorm(KSP ksp, BrickKSPGuard *g, PetscReal *nor
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A solve may come with new vectors (KSPReset(), another brick): work vectors that do not fit are remade. */
+static PetscErrorCode BrickKSPGuardRefresh(KSP ksp, BrickKSPGuard *g)
+{
+  Vec *w[3] = {&g->t, &g->v, &g->w};
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < 3; i++) {
+    PetscInt  n, m;
+    PetscBool same;
+    if (!*w[i]) continue;
+    PetscCall(VecGetLocalSize(*w[i], &n));
+    PetscCall(VecGetLocalSize(ksp->vec_rhs, &m));
+    PetscCall(PetscObjectTypeCompare((PetscObject)*w[i], ((PetscObject)ksp->vec_rhs)->type_name, &same));
+    if (n != m || !same) PetscCall(VecDestroy(w[i]));
+  }
+  if (ksp->dm) {
+    PetscBool isbrick;
+    PetscCall(PetscObjectTypeCompare((PetscObject)ksp->dm, DMBRICK, &isbrick));
+    if (isbrick) g->verify = ((DM_Brick *)ksp->dm->data)->verify_convergence;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode BrickKSPGuardConverged(KSP ksp, PetscInt n, PetscReal rnorm, KSPConvergedReason *reason, void *ctx)
 {
   BrickKSPGuard *g = (BrickKSPGuard *)ctx;
   PetscReal      tnorm;
+  PetscBool      checkable;
 
   PetscFunctionBegin;
   if (n == 0) {
@@ -144,7 +179,8 @@ static PetscErrorCode BrickKSPGuardConverged(KSP ksp, PetscInt n, PetscReal rnor
     char      desc[256] = "";
     g->denied = g->truenorm = 0.0;
     g->stalled            = PETSC_FALSE;
-    g->nchecks            = 0;
+    g->nchecks = g->nostep = 0;
+    PetscCall(BrickKSPGuardRefresh(ksp, g));
     PetscCall(BrickTypeIn((PetscObject)ksp, BrickNonlinearSafeKSP, PETSC_STATIC_ARRAY_LENGTH(BrickNonlinearSafeKSP), &safe));
     if (!safe) {
       PetscCall(BrickPCNonlinear(ksp->pc, desc, sizeof(desc), &nonlinear));
@@ -153,7 +189,7 @@ static PetscErrorCode BrickKSPGuardConverged(KSP ksp, PetscInt n, PetscReal rnor
         PetscCall(KSPGetOptionsPrefix(ksp, &prefix));
         SETERRQ(PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_INCOMP,
                 "-%sksp_type %s assumes a fixed linear preconditioner, but %s makes the preconditioner compute in float, so it is not one: the reported residual would not be the true one. "
-                "Use -%sksp_type fgmres (or gcr, fcg, cg for a symmetric preconditioner, bcgs, richardson), or double precision",
+                "Use -%sksp_type fgmres (or gcr, fcg, cg for a symmetric preconditioner, richardson), or double precision",
                 prefix ? prefix : "", ((PetscObject)ksp)->type_name, desc, prefix ? prefix : "");
       }
     }
@@ -161,28 +197,38 @@ static PetscErrorCode BrickKSPGuardConverged(KSP ksp, PetscInt n, PetscReal rnor
   PetscCall((*g->converged)(ksp, n, rnorm, reason, g->ctx));
   /* only PETSc's default test has a threshold we know (ttol); KSP_CONVERGED_ITS claims no residual */
   if (!g->verify || *reason <= 0 || *reason == KSP_CONVERGED_ITS || g->converged != KSPConvergedDefault) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(BrickTypeIn((PetscObject)ksp, BrickCheckableKSP, PETSC_STATIC_ARRAY_LENGTH(BrickCheckableKSP), &checkable));
+  if (!checkable) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(BrickKSPTrueNorm(ksp, g, &tnorm));
   if (tnorm < 0.0) PetscFunctionReturn(PETSC_SUCCESS);
+  if (tnorm <= ksp->ttol) {
+    PetscCall(PetscInfo(ksp, "Iteration %" PetscInt_FMT ": claimed convergence checked, true residual %g <= tolerance %g\n", n, (double)tnorm, (double)ksp->ttol));
+    g->truenorm = tnorm;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  /* denied: go on while the true residual still decreases (halves within BRICK_GUARD_PATIENCE checks) */
+  if (g->denied == 0.0 || tnorm <= 0.5 * g->denied) {
+    g->denied = g->denied == 0.0 ? tnorm : PetscMin(g->denied, tnorm);
+    g->nostep = 0;
+  } else g->nostep++;
   g->truenorm = tnorm;
-  if (tnorm <= ksp->ttol) PetscFunctionReturn(PETSC_SUCCESS);
-  if (g->denied > 0.0 && tnorm > 0.5 * g->denied) {
-    PetscCall(PetscInfo(ksp, "Iteration %" PetscInt_FMT ": residual estimate %g below the tolerance %g, but the true residual stalls at %g (previous check %g): stopping\n", n, (double)rnorm, (double)ksp->ttol, (double)tnorm, (double)g->denied));
+  if (g->nostep >= BRICK_GUARD_PATIENCE) {
+    PetscCall(PetscInfo(ksp, "Iteration %" PetscInt_FMT ": residual estimate %g below the tolerance %g, but the true residual %g has not halved in %d checks: stopping\n", n, (double)rnorm, (double)ksp->ttol, (double)tnorm, BRICK_GUARD_PATIENCE));
     g->stalled = PETSC_TRUE;
     *reason    = KSP_DIVERGED_BREAKDOWN;
   } else {
     PetscCall(PetscInfo(ksp, "Iteration %" PetscInt_FMT ": residual estimate %g below the tolerance %g, but the true residual is %g: iterating on\n", n, (double)rnorm, (double)ksp->ttol, (double)tnorm));
-    g->denied = tnorm;
-    *reason   = KSP_CONVERGED_ITERATING;
+    *reason = KSP_CONVERGED_ITERATING;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode BrickKSPGuardDestroy(void *ctx)
+static PetscErrorCode BrickKSPGuardDestroy(VP_CTX_DESTROY_ARG arg)
 {
-  BrickKSPGuard *g = (BrickKSPGuard *)ctx;
+  BrickKSPGuard *g = (BrickKSPGuard *)VP_CTX_DESTROY_DEREF(arg);
 
   PetscFunctionBegin;
-  if (g->destroy) PetscCall((*g->destroy)(g->ctx));
+  if (g->destroy) PetscCall(VP_CTX_DESTROY_CALL(*g->destroy, g->ctx));
   PetscCall(VecDestroy(&g->t));
   PetscCall(VecDestroy(&g->v));
   PetscCall(VecDestroy(&g->w));
@@ -204,8 +250,41 @@ static PetscErrorCode BrickKSPGuardReasonView(KSP ksp, void *ctx)
   PetscCall(KSPGetOptionsPrefix(ksp, &prefix));
   PetscCall(PetscOptionsHasName(((PetscObject)ksp)->options, prefix, "-ksp_converged_reason", &view));
   if (view)
-    PetscCall(PetscPrintf(PetscObjectComm((PetscObject)ksp), "%*s(brick) the residual estimate reached the tolerance %g but the true residual stalled at %g above it: the round-off floor of the operator; ask for a larger -%sksp_rtol\n",
+    PetscCall(PetscPrintf(PetscObjectComm((PetscObject)ksp),
+                          "%*s(brick) the residual estimate reached the tolerance %g but the true residual stopped decreasing at %g above it (for an ill-conditioned operator, often its round-off floor: then ask for a larger -%sksp_rtol)\n",
                           2 * (int)((PetscObject)ksp)->tablevel, "", (double)ksp->ttol, (double)g->truenorm, prefix ? prefix : ""));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* After the solve, for the methods whose iterate could not be checked during it: the returned solution's true
+   residual (unpreconditioned norm: one MatMult) against the tolerance the solve claimed to reach. A claim it denies
+   becomes KSP_DIVERGED_BREAKDOWN (the reason printed by -ksp_converged_reason before this runs still says converged). */
+static PetscErrorCode BrickKSPGuardPostSolve(KSP ksp, Vec b, Vec x, void *ctx)
+{
+  BrickKSPGuard *g = (BrickKSPGuard *)ctx;
+  PetscBool      checkable;
+  KSPNormType    type;
+  Mat            A;
+  PetscReal      tnorm;
+
+  PetscFunctionBegin;
+  /* the guard may have been replaced by another convergence test since: then ctx is gone */
+  if (ksp->converged != BrickKSPGuardConverged || ksp->cnvP != ctx) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!g->verify || ksp->reason <= 0 || ksp->reason == KSP_CONVERGED_ITS || g->converged != KSPConvergedDefault) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(BrickTypeIn((PetscObject)ksp, BrickCheckableKSP, PETSC_STATIC_ARRAY_LENGTH(BrickCheckableKSP), &checkable));
+  PetscCall(KSPGetNormType(ksp, &type));
+  if (checkable || type != KSP_NORM_UNPRECONDITIONED) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!g->v) PetscCall(VecDuplicate(b, &g->v));
+  PetscCall(KSPGetOperators(ksp, &A, NULL));
+  PetscCall(MatMult(A, x, g->v));
+  PetscCall(VecAYPX(g->v, -1.0, b));
+  PetscCall(VecNorm(g->v, NORM_2, &tnorm));
+  g->truenorm = tnorm;
+  if (tnorm > ksp->ttol) {
+    PetscCall(PetscInfo(ksp, "%s claimed convergence, but the solution it returned has the true residual %g above the tolerance %g: DIVERGED_BREAKDOWN\n", ((PetscObject)ksp)->type_name, (double)tnorm, (double)ksp->ttol));
+    g->stalled  = PETSC_TRUE;
+    ksp->reason = KSP_DIVERGED_BREAKDOWN;
+  } else PetscCall(PetscInfo(ksp, "the returned solution checked: true residual %g <= tolerance %g\n", (double)tnorm, (double)ksp->ttol));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -221,11 +300,11 @@ static PetscErrorCode BrickKSPInstallGuard(KSP ksp, DM_Brick *brick)
   if (explicitres) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscNew(&g));
   g->verify = brick->verify_convergence;
-  /* the destroy's declared type differs between PETSc versions (void * or void **); either way PETSc stores the
-     destroy given to KSPSetConvergenceTest(), which takes the context itself */
+  /* the destroy's declared type differs between PETSc versions (src/vpatchcompat.h) */
   PetscCall(KSPGetAndClearConvergenceTest(ksp, &g->converged, &g->ctx, (void *)&g->destroy));
   PetscCall(KSPSetConvergenceTest(ksp, BrickKSPGuardConverged, g, BrickKSPGuardDestroy));
   PetscCall(KSPConvergedReasonViewSet(ksp, BrickKSPGuardReasonView, NULL, NULL));
+  if (!ksp->postsolve) PetscCall(KSPSetPostSolve(ksp, BrickKSPGuardPostSolve, g)); /* a user's post-solve hook stays */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

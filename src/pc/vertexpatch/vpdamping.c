@@ -77,6 +77,13 @@ PetscErrorCode PCVertexPatchEstimateDamping(PC pc)
   vp->lambda_max = 0.0;
   if (vp->type != PC_VERTEXPATCH_ADDITIVE || vp->damping > 0 || !brick->op.additive_estimate) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(KSPCreate(PetscObjectComm((PetscObject)pc), &ksp));
+  {
+    /* its own prefix, so that options meant for the user's KSPs (-ksp_converged_reason, ...) do not reach it */
+    const char *prefix;
+    PetscCall(PCGetOptionsPrefix(pc, &prefix));
+    PetscCall(KSPSetOptionsPrefix(ksp, prefix));
+    PetscCall(KSPAppendOptionsPrefix(ksp, "pc_vertexpatch_estimate_"));
+  }
   PetscCall(KSPSetType(ksp, KSPCG));
   PetscCall(KSPSetOperators(ksp, pc->pmat, pc->pmat));
   PetscCall(KSPGetPC(ksp, &shell));
