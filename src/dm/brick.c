@@ -232,17 +232,21 @@ PetscErrorCode DMBrickSetMGPrecision(DM dm, DMBrickPrecision precision)
 
    Notes:
    The brick's `DMKSP` operator callback puts a guard around the KSP's convergence test at `KSPSetUp()`. When PETSc's
-   default test claims convergence and the KSP's norm is an estimate (GMRES and the like) or a recursively updated
-   residual (CG, BiCGStab), the guard forms b - A x (and B (b - A x) for a preconditioned norm) and compares it with the
-   same tolerance. If it is above, the solve goes on; if it then stalls (less than halved from one check to the
-   next: the round-off floor of an ill-conditioned operator), the solve stops with `KSP_DIVERGED_BREAKDOWN`, and
-   -ksp_converged_reason says why. A check costs one `MatMult()` (plus one `PCApply()` for a preconditioned norm) per
-   claim, normally once per solve. Richardson and Chebyshev compute their residual and get no guard.
+   default test claims convergence and the KSP can build its current iterate in the middle of a solve (the GMRES
+   family, GCR, FCG, CG, CR, MINRES), the guard forms b - A x (and B (b - A x) for a preconditioned norm) and compares
+   it with the same tolerance. If it is above, the solve goes on; if it then stops decreasing (not halved in three
+   further checks; for an ill-conditioned operator usually its round-off floor), the solve stops with
+   `KSP_DIVERGED_BREAKDOWN`, and -ksp_converged_reason says why. A check costs one `MatMult()` (plus one `PCApply()` for
+   a preconditioned norm) per claim, normally once per solve. Other methods (BiCGStab and its variants) are checked
+   after the solve, on the solution they return, in the unpreconditioned norm. Richardson and Chebyshev compute their
+   residual and get no guard. Set PETSc's `KSPConvergedDefaultSet*()` options before `KSPSetUp()`: afterwards they no
+   longer reach the wrapped test.
 
    Independently of this setting the guard refuses, with an error naming the options, a preconditioner that computes
    in float (-pc_vertexpatch_precision single, -dm_brick_mg_precision single on the GPU) under a Krylov method that
-   assumes a fixed linear preconditioner (GMRES, MINRES, ...); FGMRES, GCR, FCG, CG, BiCGStab and Richardson are
-   allowed.
+   assumes a fixed linear preconditioner (GMRES, BiCGStab, MINRES, ...); FGMRES, GCR, FCG, CG and Richardson are
+   allowed. It looks through PCMG's levels; float arithmetic behind PCKSP, PCCOMPOSITE or PCFIELDSPLIT is not seen.
+   Nested KSPs that solve with a brick (a PCMG coarse solve with a tolerance) are guarded too.
 
    Level: intermediate
 

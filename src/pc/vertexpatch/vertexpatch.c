@@ -293,7 +293,7 @@ static PetscErrorCode PCDestroy_VertexPatch(PC pc)
    multiplicative smoother is not symmetric: use FGMRES or GMRES around it, not CG (or a symmetric V-cycle with
    -pc_mg_distinct_smoothup and -mg_levels_up_pc_vertexpatch_reverse); in single precision the V-cycle is not a
    fixed linear operator, so use a flexible method (FGMRES, GCR, FCG) or one that updates its residual with A (CG,
-   BiCGStab, Richardson): a KSP that solves with the brick (KSPSetDM()) refuses GMRES and the like with such a
+   Richardson): a KSP that solves with the brick (KSPSetDM()) refuses GMRES, BiCGStab and the like with such a
    preconditioner, naming these options (see `DMBrickSetVerifyConvergence()`). On a grid with a single
    interior vertex (2^d cells) one sweep is an exact solve, so it also serves as the coarse solver.
 
