@@ -21,7 +21,8 @@ TIMEOUT=${TIMEOUT:-600}
 SMOOTHERS=${SMOOTHERS:-avs mvs}
 EXTRA=${EXTRA:-}
 run() { # prints "nu_frac (iterations, true residual, solve-time)"
-  timeout "$TIMEOUT" ./tutorials/ex2 -rhs paper -dm_brick_verify_convergence false "$@" 2>&1 | awk '/iterations [0-9]/{for (i = 1; i < NF; i++) if ($i == "iterations") it = $(i + 1)} /^fractional/{nu = $4; tr = $NF; gsub(/\)/, "", tr)} /^solve time/{t = $3} END{if (nu == "" || nu == "none,") print "err"; else printf "%s (%s, %s, %.1fs)", nu, it, tr, t}'
+  timeout "$TIMEOUT" ./tutorials/ex2 -rhs paper -dm_brick_verify_convergence false "$@" 2>&1 | awk '/iterations [0-9]/{for (i = 1; i < NF; i++) if ($i == "iterations") it = $(i + 1)} /^Linear solve did not converge/{why = $8} /^fractional/{nu = $4; tr = $NF; gsub(/\)/, "", tr)} /^solve time/{t = $3}
+    END{if (why != "") printf "%s after %s its", why, it; else if (nu == "" || nu == "none,") print "err"; else printf "%s (%s, %s, %.1fs)", nu, it, tr, t}'
 }
 
 echo "# Seed 000 Tables 1-3 on the CPU"

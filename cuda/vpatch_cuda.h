@@ -31,6 +31,13 @@ extern "C" {
 VPC_DECLARE_PATCHOP(double, _d)
 VPC_DECLARE_PATCHOP(float, _f)
 
+/* Where a level's node arrays lie: the brick has n[d] interior nodes per direction (full-grid node f = interior index
+   + 1; boundary nodes are not stored), and an array holds the box of interior indices [lo[d], lo[d] + m[d]), x fastest.
+   One rank: lo = 0, m = n; several: a rank's ghosted local array, or its owned nodes. */
+typedef struct {
+  int n[3], lo[3], m[3];
+} VPCudaBox;
+
 /* The colored multiplicative or the additive vertex-patch step on the GPU, one rank, local residuals, fdm:
    a smoother object holds the patch operator (both precisions), the patch vertices in processing order
    (x, y, z per patch; colors are ranges of it), and per-block scratch. Arrays: the interior nodes of the brick
@@ -52,12 +59,14 @@ static inline int VPCudaSmootherSharedSupported(const VPCudaPatchOp_d *op, int g
       if (op->coloff[op->kind[t][d]] != 0 || op->ncols[op->kind[t][d]] != op->ne) return 0;
   return 1;
 }
-/* kernel: VPC_KERNEL_*; VPC_KERNEL_SHARED where it is not supported returns cudaErrorNotSupported */
-int VPCudaSmootherCreate(const VPCudaPatchOp_d *op_d, const VPCudaPatchOp_f *op_f, const int n[3], int k, int g, int npatches, const int *vertex, int kernel, VPCudaSmoother *sm);
-/* one color (patches [start, end)) of the multiplicative step, in place: x[interior] += omega A_j^-1 r_j(x, b) */
-int VPCudaSmootherColor(VPCudaSmoother sm, int start, int end, int single, double omega, const double *b, double *x);
-/* the same with a given (global) residual r instead of the local one: x[interior] += omega A_j^-1 R_j r */
-int VPCudaSmootherColorResidual(VPCudaSmoother sm, int start, int end, int single, double omega, const double *r, double *x);
+/* kernel: VPC_KERNEL_*; VPC_KERNEL_SHARED where it is not supported returns cudaErrorNotSupported. b, x and the target of
+   the steps lie in box (one rank: the whole grid; several: the rank's ghosted local arrays); vertex: the patches' vertices. */
+int VPCudaSmootherCreate(const VPCudaPatchOp_d *op_d, const VPCudaPatchOp_f *op_f, const VPCudaBox *box, int k, int g, int npatches, const int *vertex, int kernel, VPCudaSmoother *sm);
+/* one color (patches [start, end)) of the multiplicative step: target[interior] += omega A_j^-1 r_j(x, b); target may be x
+   (in place, one rank) or a zeroed correction array (several ranks: added to the owners afterwards) */
+int VPCudaSmootherColor(VPCudaSmoother sm, int start, int end, int single, double omega, const double *b, const double *x, double *target);
+/* the same with a given (global) residual r instead of the local one: target[interior] += omega A_j^-1 R_j r */
+int VPCudaSmootherColorResidual(VPCudaSmoother sm, int start, int end, int single, double omega, const double *r, double *target);
 /* the additive step: y += omega sum_j R_j^T A_j^-1 r_j(x, b) (atomic updates); x NULL: residual b */
 int VPCudaSmootherAdditive(VPCudaSmoother sm, int single, double omega, const double *b, const double *x, double *y);
 int VPCudaSmootherDestroy(VPCudaSmoother *sm);
@@ -72,14 +81,17 @@ int VPCudaKronApply_d(VPCudaKron op, const double *x, double *y);
 /* double vectors, float arithmetic and intermediates (the mixed-precision multigrid levels) */
 int VPCudaKronApply_mixed(VPCudaKron op, const double *x, double *y);
 int VPCudaKronDestroy(VPCudaKron *op);
+/* The diagonal of a Kronecker form on an m[0] x m[1] x m[2] box of nodes into the device array y: y = sum_t coef_t
+   (x)_d diag[d][kind_t,d], diag[d][kind] host arrays of the 1D diagonals on the box's nodes along d (NULL: kind unused). */
+int VPCudaKronDiagonal(int dim, const int m[3], int nterms, const double coef[], const int kind[][3], const double *const diag[3][3], double *y);
 
-/* The CG Q_k Laplacian cell by cell with atomic updates (degree a template argument, k = 1..8): cells[d] cells per
-   direction, the interior nodes (cells[d] k - 1 per direction, x fastest) as vectors, and per direction the cell
-   mass and stiffness matrices M[d], K[d] ((k+1) x (k+1), row-major, scaled by the cell width). single: float
-   arithmetic on the double vectors. */
+/* The CG Q_k Laplacian cell by cell with atomic updates (degree a template argument, k = 1..8): the cells
+   [c0[d], c0[d] + cells[d]) per direction, x read from an array holding xbox, y written where ybox holds the node
+   (y's whole box is zeroed first), and per direction the cell mass and stiffness matrices M[d], K[d] ((k+1) x (k+1),
+   row-major, scaled by the cell width). single: float arithmetic on the double vectors. */
 typedef struct VPCudaCellLaplace_s *VPCudaCellLaplace;
 
-int VPCudaCellLaplaceCreate(int dim, int k, const int cells[3], const double *const M[3], const double *const K[3], VPCudaCellLaplace *op);
+int VPCudaCellLaplaceCreate(int dim, int k, const int c0[3], const int cells[3], const VPCudaBox *xbox, const VPCudaBox *ybox, const double *const M[3], const double *const K[3], VPCudaCellLaplace *op);
 int VPCudaCellLaplaceApply(VPCudaCellLaplace op, int single, const double *x, double *y);
 int VPCudaCellLaplaceDestroy(VPCudaCellLaplace *op);
 

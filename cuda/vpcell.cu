@@ -10,8 +10,9 @@
 #include <cuda_runtime.h>
 
 struct VPCudaCellLaplace_s {
-  int     dim, k, cells[3], n[3], nblocks;
-  size_t  npts;
+  int     dim, k, c0[3], cells[3], nblocks;
+  VPCudaBox xb, yb; // where x and y lie: the input box (ghosted) and the output box (owned nodes)
+  size_t  npts;     // points of y
   double *mk_d; // M[3][N*N] then K[3][N*N]
   float  *mk_f;
 };
@@ -32,21 +33,35 @@ __device__ inline void VPCellRow(const T *__restrict__ A, int i, T (&r)[N])
   for (int j = 0; j < N; j++) r[j] = A[i * N + j];
 }
 
-// y += A_K x on cell c (3D); mk: M[3][N*N] then K[3][N*N]
+// whether interior index i lies in the box along d
+__device__ inline bool VPInBox(const VPCudaBox &b, int d, int i)
+{
+  return i >= b.lo[d] && i < b.lo[d] + b.m[d];
+}
+
+// position of interior node (i0, i1, i2) in an array holding box b
+__device__ inline size_t VPBoxIndex(const VPCudaBox &b, int i0, int i1, int i2)
+{
+  return (size_t)(i0 - b.lo[0]) + (size_t)b.m[0] * ((size_t)(i1 - b.lo[1]) + (size_t)b.m[1] * (size_t)(i2 - b.lo[2]));
+}
+
+// y += A_K x on cell c (3D); mk: M[3][N*N] then K[3][N*N]; x and y lie in the boxes xb and yb (interior indices
+// f - 1 of full-grid node f; boundary nodes are not stored), y only where yb holds the node
 template <typename T, int K>
-__device__ void VPCell3D(const T *__restrict__ mk, const int nn[3], const int c[3], bool active, int lt, const double *__restrict__ x, double *y, T *mem)
+__device__ void VPCell3D(const T *__restrict__ mk, const VPCudaBox &xb, const VPCudaBox &yb, const int c[3], bool active, int lt, const double *__restrict__ x, double *y, T *mem)
 {
   constexpr int N = K + 1, NN = N * N;
   const T      *M = mk, *Kd = mk + 3 * NN;
   const int     a = lt % N, b = lt / N;
   const int     f0 = c[0] * K + a, f1 = c[1] * K + b, base2 = c[2] * K; // full-grid nodes; interior index f - 1
-  const bool    in01 = active && f0 > 0 && f0 <= nn[0] && f1 > 0 && f1 <= nn[1];
+  const bool    in01 = active && f0 > 0 && f0 <= xb.n[0] && f1 > 0 && f1 <= xb.n[1];
+  const bool    out01 = in01 && VPInBox(yb, 0, f0 - 1) && VPInBox(yb, 1, f1 - 1);
   T            *u = mem, *XM = mem + N * NN, *XK = mem + 2 * N * NN;
 
 #pragma unroll
   for (int z = 0; z < N; z++) {
     const int f2  = base2 + z;
-    u[a + N * (b + N * z)] = (in01 && f2 > 0 && f2 <= nn[2]) ? (T)x[(f0 - 1) + nn[0] * ((size_t)(f1 - 1) + (size_t)nn[1] * (f2 - 1))] : (T)0;
+    u[a + N * (b + N * z)] = (in01 && f2 > 0 && f2 <= xb.n[2]) ? (T)x[VPBoxIndex(xb, f0 - 1, f1 - 1, f2 - 1)] : (T)0;
   }
   __syncthreads();
   {
@@ -89,7 +104,7 @@ __device__ void VPCell3D(const T *__restrict__ mk, const int nn[3], const int c[
       T         v  = 0;
 #pragma unroll
       for (int j = 0; j < N; j++) v += M[2 * NN + z * N + j] * t1[j] + Kd[2 * NN + z * N + j] * t3[j];
-      if (in01 && f2 > 0 && f2 <= nn[2]) atomicAdd(&y[(f0 - 1) + nn[0] * ((size_t)(f1 - 1) + (size_t)nn[1] * (f2 - 1))], (double)v);
+      if (out01 && f2 > 0 && f2 <= xb.n[2] && VPInBox(yb, 2, f2 - 1)) atomicAdd(&y[VPBoxIndex(yb, f0 - 1, f1 - 1, f2 - 1)], (double)v);
     }
   }
   __syncthreads(); // the next cell of this block overwrites u, XM, XK
@@ -97,18 +112,19 @@ __device__ void VPCell3D(const T *__restrict__ mk, const int nn[3], const int c[
 
 // y += A_K x on cell c (2D): thread a owns the y line x = a
 template <typename T, int K>
-__device__ void VPCell2D(const T *__restrict__ mk, const int nn[3], const int c[3], bool active, int a, const double *__restrict__ x, double *y, T *u)
+__device__ void VPCell2D(const T *__restrict__ mk, const VPCudaBox &xb, const VPCudaBox &yb, const int c[3], bool active, int a, const double *__restrict__ x, double *y, T *u)
 {
   constexpr int N = K + 1, NN = N * N;
   const T      *M = mk, *Kd = mk + 3 * NN;
   const int     f0 = c[0] * K + a, base1 = c[1] * K;
-  const bool    in0 = active && f0 > 0 && f0 <= nn[0];
+  const bool    in0 = active && f0 > 0 && f0 <= xb.n[0];
+  const bool    out0 = in0 && VPInBox(yb, 0, f0 - 1);
   T             Ma[N], Ka[N], xm[N], xk[N];
 
 #pragma unroll
   for (int yy = 0; yy < N; yy++) {
     const int f1 = base1 + yy;
-    u[a + N * yy] = (in0 && f1 > 0 && f1 <= nn[1]) ? (T)x[(f0 - 1) + (size_t)nn[0] * (f1 - 1)] : (T)0;
+    u[a + N * yy] = (in0 && f1 > 0 && f1 <= xb.n[1]) ? (T)x[VPBoxIndex(xb, f0 - 1, f1 - 1, 0)] : (T)0;
   }
   __syncthreads();
   VPCellRow<T, N>(M, a, Ma);
@@ -130,24 +146,24 @@ __device__ void VPCell2D(const T *__restrict__ mk, const int nn[3], const int c[
     T         v  = 0;
 #pragma unroll
     for (int j = 0; j < N; j++) v += M[NN + yy * N + j] * xk[j] + Kd[NN + yy * N + j] * xm[j]; // M_y K_x + K_y M_x
-    if (in0 && f1 > 0 && f1 <= nn[1]) atomicAdd(&y[(f0 - 1) + (size_t)nn[0] * (f1 - 1)], (double)v);
+    if (out0 && f1 > 0 && f1 <= xb.n[1] && VPInBox(yb, 1, f1 - 1)) atomicAdd(&y[VPBoxIndex(yb, f0 - 1, f1 - 1, 0)], (double)v);
   }
   __syncthreads();
 }
 
 template <typename T, int K, int DIM>
-__global__ void __launch_bounds__(VPCellTile<K, DIM>::BLOCK) VPCellKernel(const T *__restrict__ mk, int c0, int c1, int c2, int n0, int n1, int n2, const double *__restrict__ x, double *y)
+__global__ void __launch_bounds__(VPCellTile<K, DIM>::BLOCK) VPCellKernel(const T *__restrict__ mk, int3 first_cell, int3 cells, VPCudaBox xb, VPCudaBox yb, const double *__restrict__ x, double *y)
 {
   using CT = VPCellTile<K, DIM>;
   __shared__ T mem[CT::CELLS * CT::WORDS];
-  const int    nn[3] = {n0, n1, n2}, pc = threadIdx.x / CT::THREADS, lt = threadIdx.x % CT::THREADS;
-  const size_t ncells = (size_t)c0 * c1 * c2;
+  const int    pc = threadIdx.x / CT::THREADS, lt = threadIdx.x % CT::THREADS;
+  const size_t ncells = (size_t)cells.x * cells.y * cells.z;
   for (size_t first = (size_t)blockIdx.x * CT::CELLS; first < ncells; first += (size_t)gridDim.x * CT::CELLS) {
     const size_t id     = first + pc;
     const bool   active = id < ncells;
-    const int    c[3]   = {(int)(id % c0), (int)((id / c0) % c1), (int)(id / ((size_t)c0 * c1))};
-    if constexpr (DIM == 3) VPCell3D<T, K>(mk, nn, c, active, lt, x, y, mem + pc * CT::WORDS);
-    else VPCell2D<T, K>(mk, nn, c, active, lt, x, y, mem + pc * CT::WORDS);
+    const int    c[3]   = {first_cell.x + (int)(id % cells.x), first_cell.y + (int)((id / cells.x) % cells.y), first_cell.z + (int)(id / ((size_t)cells.x * cells.y))};
+    if constexpr (DIM == 3) VPCell3D<T, K>(mk, xb, yb, c, active, lt, x, y, mem + pc * CT::WORDS);
+    else VPCell2D<T, K>(mk, xb, yb, c, active, lt, x, y, mem + pc * CT::WORDS);
   }
 }
 
@@ -158,7 +174,8 @@ static int VPCellLaunch(VPCudaCellLaplace op, const T *mk, const double *x, doub
   const size_t ncells = (size_t)op->cells[0] * op->cells[1] * op->cells[2];
   const size_t need   = (ncells + CT::CELLS - 1) / CT::CELLS;
   const int    blocks = (int)(need < (size_t)op->nblocks ? need : (size_t)op->nblocks);
-  VPCellKernel<T, K, DIM><<<blocks, CT::BLOCK>>>(mk, op->cells[0], op->cells[1], op->cells[2], op->n[0], op->n[1], op->n[2], x, y);
+  if (ncells == 0) return 0;
+  VPCellKernel<T, K, DIM><<<blocks, CT::BLOCK>>>(mk, make_int3(op->c0[0], op->c0[1], op->c0[2]), make_int3(op->cells[0], op->cells[1], op->cells[2]), op->xb, op->yb, x, y);
   VP_CHECK(cudaGetLastError());
   return 0;
 }
@@ -184,7 +201,7 @@ static int VPCellDispatch(VPCudaCellLaplace op, const T *mk, const double *x, do
 #undef VP_CELL_CASE
 }
 
-extern "C" int VPCudaCellLaplaceCreate(int dim, int k, const int cells[3], const double *const M[3], const double *const K[3], VPCudaCellLaplace *out)
+extern "C" int VPCudaCellLaplaceCreate(int dim, int k, const int c0[3], const int cells[3], const VPCudaBox *xbox, const VPCudaBox *ybox, const double *const M[3], const double *const K[3], VPCudaCellLaplace *out)
 {
   const int      N = k + 1, NN = N * N;
   double         hd[6 * 81];
@@ -195,10 +212,12 @@ extern "C" int VPCudaCellLaplaceCreate(int dim, int k, const int cells[3], const
   op->dim              = dim;
   op->k                = k;
   op->npts             = 1;
+  op->xb               = *xbox;
+  op->yb               = *ybox;
   for (int d = 0; d < 3; d++) {
+    op->c0[d]    = d < dim ? c0[d] : 0;
     op->cells[d] = d < dim ? cells[d] : 1;
-    op->n[d]     = d < dim ? cells[d] * k - 1 : 1;
-    op->npts *= op->n[d];
+    op->npts *= (size_t)ybox->m[d];
   }
   // direction d < dim: its matrices; a missing third direction is never read (2D reads M and K of x and y only)
   for (int d = 0; d < 3; d++)
@@ -220,7 +239,7 @@ extern "C" int VPCudaCellLaplaceCreate(int dim, int k, const int cells[3], const
 
 extern "C" int VPCudaCellLaplaceApply(VPCudaCellLaplace op, int single, const double *x, double *y)
 {
-  VP_CHECK(cudaMemsetAsync(y, 0, op->npts * sizeof(double)));
+  if (op->npts) VP_CHECK(cudaMemsetAsync(y, 0, op->npts * sizeof(double)));
   return single ? VPCellDispatch<float>(op, op->mk_f, x, y) : VPCellDispatch<double>(op, op->mk_d, x, y);
 }
 

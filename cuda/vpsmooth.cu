@@ -12,7 +12,8 @@
 struct VPCudaSmoother_s {
   VPCudaPatchOp_d *op_d;
   VPCudaPatchOp_f *op_f;
-  int              n[3], k, g, dim, npatches, nblocks;
+  VPCudaBox        box; // where b, x and the target lie
+  int              k, g, dim, npatches, nblocks;
   int             *vertex; // 3 per patch, device
   char            *scratch;
   size_t           block_scratch; // bytes per block
@@ -40,14 +41,14 @@ __device__ void VPContract(int dir, const int ext[3], int nrows, int off, int nc
   __syncthreads();
 }
 
-// position in the interior-node vectors of node p (x fastest) of the interior of the patch at vertex v
-__device__ inline int VPInteriorIndex(int p, int ni, int dim, const int *v, int g, int k, const int nn[3])
+// position in the box's array of node p (x fastest) of the interior of the patch at vertex v
+__device__ inline size_t VPInteriorIndex(int p, int ni, int dim, const int *v, int g, int k, const VPCudaBox &bx)
 {
   const int c[3] = {p % ni, (p / ni) % ni, p / (ni * ni)}, first = (g - 1) * k + 1;
-  int       idx = 0, stride = 1;
+  size_t    idx = 0, stride = 1;
   for (int d = 0; d < dim; d++) {
-    idx += ((v[d] - g) * k + first + c[d] - 1) * stride;
-    stride *= nn[d];
+    idx += (size_t)((v[d] - g) * k + first + c[d] - 1 - bx.lo[d]) * stride;
+    stride *= (size_t)bx.m[d];
   }
   return idx;
 }
@@ -60,31 +61,32 @@ __device__ inline int VPClass(int v, int N)
 
 // One patch: residual from the closure of x and b, FDM solve, then target[interior] += omega delta (atomic for the additive step).
 template <typename T, typename Op>
-__device__ void VPPatch(const Op *op, const int nn[3], int k, int g, const int *v, const double *b, const double *x, double *target, double omega, bool atomic, T *w)
+__device__ void VPPatch(const Op *op, const VPCudaBox &bx, int k, int g, const int *v, const double *b, const double *x, double *target, double omega, bool atomic, T *w)
 {
   const int dim = op->dim, ne = op->ne, ni = op->ni, nz = dim == 3 ? ne : 1, niz = dim == 3 ? ni : 1;
   const int nc = ne * ne * nz, nint = ni * ni * niz, nx = ni * ne * nz;
   const int ilo = op->inner_lo, ihi = op->inner_hi;
   T        *xbar = w, *r = xbar + nc, *X[3] = {r + nint, r + nint + nx, r + nint + 2 * nx}, *XY = r + nint + 3 * nx, *Z = XY + ni * ni * ne, *a = Z + nint, *bb = a + nint;
   int       cls[3] = {0, 0, 0};
-  for (int d = 0; d < dim; d++) cls[d] = VPClass(v[d], (nn[d] + 1) / k);
+  for (int d = 0; d < dim; d++) cls[d] = VPClass(v[d], (bx.n[d] + 1) / k);
   // closure (cross-shaped: nodes outside the patch cells in at most one direction), boundary nodes zero
   for (int p = threadIdx.x; p < nc; p += blockDim.x) {
     const int c[3] = {p % ne, (p / ne) % ne, p / (ne * ne)};
-    int       outside = 0, idx = 0, stride = 1, valid = 1;
+    int       outside = 0, valid = 1;
+    size_t    idx = 0, stride = 1;
     for (int d = 0; d < 3; d++) {
       if (d < dim) {
         const int f = (v[d] - g) * k + c[d]; // full-grid node; interior index f - 1
         outside += (c[d] < ilo || c[d] > ihi);
-        if (f <= 0 || f >= nn[d] + 1) valid = 0;
-        idx += (f - 1) * stride;
-        stride *= nn[d];
+        if (f <= 0 || f >= bx.n[d] + 1) valid = 0;
+        idx += (size_t)(f - 1 - bx.lo[d]) * stride;
+        stride *= (size_t)bx.m[d];
       }
     }
     xbar[p] = (x && valid && outside <= 1) ? (T)x[idx] : (T)0; /* no x: the residual of zero */
   }
   // r = b on the interior
-  for (int p = threadIdx.x; p < nint; p += blockDim.x) r[p] = (T)b[VPInteriorIndex(p, ni, dim, v, g, k, nn)];
+  for (int p = threadIdx.x; p < nint; p += blockDim.x) r[p] = (T)b[VPInteriorIndex(p, ni, dim, v, g, k, bx)];
   __syncthreads();
   // residual: r -= sum_t coef_t (rows of the 1D factors) xbar, the x contraction shared by terms of one x kind
   // (without x, b is already the residual: the global-residual variant)
@@ -131,7 +133,7 @@ __device__ void VPPatch(const Op *op, const int nn[3], int k, int g, const int *
   }
   // update the interior
   for (int p = threadIdx.x; p < nint; p += blockDim.x) {
-    const int    idx = VPInteriorIndex(p, ni, dim, v, g, k, nn);
+    const size_t idx = VPInteriorIndex(p, ni, dim, v, g, k, bx);
     const double upd = omega * (double)Z[p];
     if (atomic) atomicAdd(&target[idx], upd);
     else target[idx] += upd;
@@ -140,14 +142,13 @@ __device__ void VPPatch(const Op *op, const int nn[3], int k, int g, const int *
 }
 
 template <typename T, typename Op>
-__global__ void VPSmoothKernel(const Op *op, int n0, int n1, int n2, int k, int g, const int *vertex, int start, int end, const double *b, const double *x, double *target, double omega, bool atomic, char *scratch, size_t block_scratch)
+__global__ void VPSmoothKernel(const Op *op, VPCudaBox bx, int k, int g, const int *vertex, int start, int end, const double *b, const double *x, double *target, double omega, bool atomic, char *scratch, size_t block_scratch)
 {
-  const int nn[3] = {n0, n1, n2};
-  T        *w     = (T *)(scratch + blockIdx.x * block_scratch);
-  for (int p = start + blockIdx.x; p < end; p += gridDim.x) VPPatch<T, Op>(op, nn, k, g, vertex + 3 * p, b, x, target, omega, atomic, w);
+  T *w = (T *)(scratch + blockIdx.x * block_scratch);
+  for (int p = start + blockIdx.x; p < end; p += gridDim.x) VPPatch<T, Op>(op, bx, k, g, vertex + 3 * p, b, x, target, omega, atomic, w);
 }
 
-extern "C" int VPCudaSmootherCreate(const VPCudaPatchOp_d *op_d, const VPCudaPatchOp_f *op_f, const int n[3], int k, int g, int npatches, const int *vertex, int kernel, VPCudaSmoother *out)
+extern "C" int VPCudaSmootherCreate(const VPCudaPatchOp_d *op_d, const VPCudaPatchOp_f *op_f, const VPCudaBox *box, int k, int g, int npatches, const int *vertex, int kernel, VPCudaSmoother *out)
 {
   if (kernel != VPC_KERNEL_GLOBAL && kernel != VPC_KERNEL_SHARED) return (int)cudaErrorInvalidValue;
   if (kernel == VPC_KERNEL_SHARED && !VPCudaSmootherSharedSupported(op_d, g, k)) return (int)cudaErrorNotSupported;
@@ -161,7 +162,8 @@ extern "C" int VPCudaSmootherCreate(const VPCudaPatchOp_d *op_d, const VPCudaPat
   sm->g        = g;
   sm->dim      = dim;
   sm->npatches = npatches;
-  for (int d = 0; d < 3; d++) sm->n[d] = d < dim ? n[d] : 1;
+  sm->box = *box;
+  for (int d = dim; d < 3; d++) sm->box.n[d] = sm->box.m[d] = 1, sm->box.lo[d] = 0;
   VP_CHECK(cudaGetDevice(&dev));
   VP_CHECK(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));
   sm->nblocks       = 8 * nsm;
@@ -185,22 +187,22 @@ extern "C" int VPCudaSmootherCreate(const VPCudaPatchOp_d *op_d, const VPCudaPat
 static int VPLaunch(VPCudaSmoother sm, int start, int end, int single, double omega, const double *b, const double *x, double *target, bool atomic)
 {
   if (end <= start) return 0;
-  if (sm->kernel == VPC_KERNEL_SHARED) return VPTileLaunch(&sm->tile, single, single ? (const void *)sm->op_f : (const void *)sm->op_d, sm->n, sm->vertex, start, end, b, x, target, omega, atomic, sm->tile_blocks);
+  if (sm->kernel == VPC_KERNEL_SHARED) return VPTileLaunch(&sm->tile, single, single ? (const void *)sm->op_f : (const void *)sm->op_d, &sm->box, sm->vertex, start, end, b, x, target, omega, atomic, sm->tile_blocks);
   const int blocks = end - start < sm->nblocks ? end - start : sm->nblocks, threads = 128;
-  if (single) VPSmoothKernel<float, VPCudaPatchOp_f><<<blocks, threads>>>(sm->op_f, sm->n[0], sm->n[1], sm->n[2], sm->k, sm->g, sm->vertex, start, end, b, x, target, omega, atomic, sm->scratch, sm->block_scratch);
-  else VPSmoothKernel<double, VPCudaPatchOp_d><<<blocks, threads>>>(sm->op_d, sm->n[0], sm->n[1], sm->n[2], sm->k, sm->g, sm->vertex, start, end, b, x, target, omega, atomic, sm->scratch, sm->block_scratch);
+  if (single) VPSmoothKernel<float, VPCudaPatchOp_f><<<blocks, threads>>>(sm->op_f, sm->box, sm->k, sm->g, sm->vertex, start, end, b, x, target, omega, atomic, sm->scratch, sm->block_scratch);
+  else VPSmoothKernel<double, VPCudaPatchOp_d><<<blocks, threads>>>(sm->op_d, sm->box, sm->k, sm->g, sm->vertex, start, end, b, x, target, omega, atomic, sm->scratch, sm->block_scratch);
   VP_CHECK(cudaGetLastError());
   return 0;
 }
 
-extern "C" int VPCudaSmootherColor(VPCudaSmoother sm, int start, int end, int single, double omega, const double *b, double *x)
+extern "C" int VPCudaSmootherColor(VPCudaSmoother sm, int start, int end, int single, double omega, const double *b, const double *x, double *target)
 {
-  return VPLaunch(sm, start, end, single, omega, b, x, x, false);
+  return VPLaunch(sm, start, end, single, omega, b, x, target, false);
 }
 
-extern "C" int VPCudaSmootherColorResidual(VPCudaSmoother sm, int start, int end, int single, double omega, const double *r, double *x)
+extern "C" int VPCudaSmootherColorResidual(VPCudaSmoother sm, int start, int end, int single, double omega, const double *r, double *target)
 {
-  return VPLaunch(sm, start, end, single, omega, r, nullptr, x, false);
+  return VPLaunch(sm, start, end, single, omega, r, nullptr, target, false);
 }
 
 extern "C" int VPCudaSmootherAdditive(VPCudaSmoother sm, int single, double omega, const double *b, const double *x, double *y)

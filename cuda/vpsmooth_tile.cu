@@ -155,9 +155,15 @@ __device__ inline T VPDot(const T *__restrict__ row, const T *in, int js)
   return acc;
 }
 
-// One 3D patch. mem: this patch's shared words; lt: the thread's index in the patch.
+// position of interior node (i0, i1, i2) in an array holding box bx
+__device__ inline size_t VPTileIndex(const VPCudaBox &bx, int i0, int i1, int i2)
+{
+  return (size_t)(i0 - bx.lo[0]) + (size_t)bx.m[0] * ((size_t)(i1 - bx.lo[1]) + (size_t)bx.m[1] * (size_t)(i2 - bx.lo[2]));
+}
+
+// One 3D patch. mem: this patch's shared words; lt: the thread's index in the patch; b, x, target lie in box bx.
 template <typename T, int K, typename Op>
-__device__ void VPTilePatch3D(const Op *__restrict__ op, const int nn[3], const int *v, bool active, int lt, const double *__restrict__ b, const double *x, double *target, double omega, bool atomic, T *mem, const int slot[VPC_KINDS])
+__device__ void VPTilePatch3D(const Op *__restrict__ op, const VPCudaBox &bx, const int *v, bool active, int lt, const double *__restrict__ b, const double *x, double *target, double omega, bool atomic, T *mem, const int slot[VPC_KINDS])
 {
   using TL         = VPTile<K, 3>;
   constexpr int NE = TL::NE, NI = TL::NI, NX = NI * NE * NE;
@@ -168,7 +174,7 @@ __device__ void VPTilePatch3D(const Op *__restrict__ op, const int nn[3], const 
 
   if (active)
     for (int d = 0; d < 3; d++) {
-      cls[d]  = VPTileClass(v[d], (nn[d] + 1) / K);
+      cls[d]  = VPTileClass(v[d], (bx.n[d] + 1) / K);
       base[d] = (v[d] - 1) * K; // full-grid node of closure index 0; interior index of closure c: base + c - 1
     }
   // the closure of x (boundary nodes zero) and the line of b
@@ -176,11 +182,11 @@ __device__ void VPTilePatch3D(const Op *__restrict__ op, const int nn[3], const 
     for (int p = lt; p < NE * NE * NE; p += TL::THREADS) {
       const int f0 = base[0] + p % NE, f1 = base[1] + (p / NE) % NE, f2 = base[2] + p / (NE * NE);
       T         val = 0;
-      if (active && f0 > 0 && f0 <= nn[0] && f1 > 0 && f1 <= nn[1] && f2 > 0 && f2 <= nn[2]) val = (T)x[(f0 - 1) + nn[0] * ((size_t)(f1 - 1) + (size_t)nn[1] * (f2 - 1))];
+      if (active && f0 > 0 && f0 <= bx.n[0] && f1 > 0 && f1 <= bx.n[1] && f2 > 0 && f2 <= bx.n[2]) val = (T)x[VPTileIndex(bx, f0 - 1, f1 - 1, f2 - 1)];
       xs[p] = val;
     }
 #pragma unroll
-  for (int z = 0; z < NI; z++) r[z] = (active && q < NI) ? (T)b[(base[0] + a) + nn[0] * ((size_t)(base[1] + q) + (size_t)nn[1] * (base[2] + z))] : (T)0;
+  for (int z = 0; z < NI; z++) r[z] = (active && q < NI) ? (T)b[VPTileIndex(bx, base[0] + a, base[1] + q, base[2] + z)] : (T)0;
   __syncthreads();
 
   if (x) {
@@ -235,7 +241,7 @@ __device__ void VPTilePatch3D(const Op *__restrict__ op, const int nn[3], const 
     VPLineContract<T, NI, NI>(op->S[0][cls[0]] + a * NI, F2 + NI * q, 1, NI * NI, w);
 #pragma unroll
     for (int z = 0; z < NI; z++) {
-      double *dst = target + (base[0] + a) + nn[0] * ((size_t)(base[1] + q) + (size_t)nn[1] * (base[2] + z));
+      double *dst = target + VPTileIndex(bx, base[0] + a, base[1] + q, base[2] + z);
       if (atomic) atomicAdd(dst, omega * (double)w[z]);
       else *dst += omega * (double)w[z];
     }
@@ -246,7 +252,7 @@ __device__ void VPTilePatch3D(const Op *__restrict__ op, const int nn[3], const 
 // One 2D patch: thread (a, q) owns the point x = a, y = q; every contraction goes through shared memory (lines in
 // registers, as in 3D, would be whole rows of the patch per thread: register spills from k = 5 on).
 template <typename T, int K, typename Op>
-__device__ void VPTilePatch2D(const Op *__restrict__ op, const int nn[3], const int *v, bool active, int lt, const double *__restrict__ b, const double *x, double *target, double omega, bool atomic, T *mem, const int slot[VPC_KINDS])
+__device__ void VPTilePatch2D(const Op *__restrict__ op, const VPCudaBox &bx, const int *v, bool active, int lt, const double *__restrict__ b, const double *x, double *target, double omega, bool atomic, T *mem, const int slot[VPC_KINDS])
 {
   using TL         = VPTile<K, 2>;
   constexpr int NE = TL::NE, NI = TL::NI, NX = NI * NE;
@@ -257,15 +263,15 @@ __device__ void VPTilePatch2D(const Op *__restrict__ op, const int nn[3], const 
 
   if (active)
     for (int d = 0; d < 2; d++) {
-      cls[d]  = VPTileClass(v[d], (nn[d] + 1) / K);
+      cls[d]  = VPTileClass(v[d], (bx.n[d] + 1) / K);
       base[d] = (v[d] - 1) * K;
     }
   if (x)
     for (int p = lt; p < NE * NE; p += TL::THREADS) {
       const int f0 = base[0] + p % NE, f1 = base[1] + p / NE;
-      xs[p]        = (active && f0 > 0 && f0 <= nn[0] && f1 > 0 && f1 <= nn[1]) ? (T)x[(f0 - 1) + (size_t)nn[0] * (f1 - 1)] : (T)0;
+      xs[p]        = (active && f0 > 0 && f0 <= bx.n[0] && f1 > 0 && f1 <= bx.n[1]) ? (T)x[VPTileIndex(bx, f0 - 1, f1 - 1, 0)] : (T)0;
     }
-  if (active && q < NI) r = (T)b[(base[0] + a) + (size_t)nn[0] * (base[1] + q)];
+  if (active && q < NI) r = (T)b[VPTileIndex(bx, base[0] + a, base[1] + q, 0)];
   __syncthreads();
   if (x) {
     for (int kind = 0; kind < VPC_KINDS; kind++)
@@ -285,7 +291,7 @@ __device__ void VPTilePatch2D(const Op *__restrict__ op, const int nn[3], const 
   __syncthreads();
   if (active && q < NI) {
     const T d   = VPDot<T, NI>(op->S[0][cls[0]] + a * NI, F2 + NI * q, 1);
-    double *dst = target + (base[0] + a) + (size_t)nn[0] * (base[1] + q);
+    double *dst = target + VPTileIndex(bx, base[0] + a, base[1] + q, 0);
     if (atomic) atomicAdd(dst, omega * (double)d);
     else *dst += omega * (double)d;
   }
@@ -293,11 +299,11 @@ __device__ void VPTilePatch2D(const Op *__restrict__ op, const int nn[3], const 
 }
 
 template <typename T, int K, int DIM, typename Op>
-__global__ void __launch_bounds__(VPTile<K, DIM>::BLOCK) VPTileKernel(const Op *__restrict__ op, int n0, int n1, int n2, const int *__restrict__ vertex, int start, int end, const double *__restrict__ b, const double *x, double *target, double omega, bool atomic, int stride, int s0, int s1, int s2)
+__global__ void __launch_bounds__(VPTile<K, DIM>::BLOCK) VPTileKernel(const Op *__restrict__ op, VPCudaBox bx, const int *__restrict__ vertex, int start, int end, const double *__restrict__ b, const double *x, double *target, double omega, bool atomic, int stride, int s0, int s1, int s2)
 {
   using TL = VPTile<K, DIM>;
   extern __shared__ __align__(16) unsigned char vp_tile_smem[];
-  const int nn[3] = {n0, n1, n2}, slot[VPC_KINDS] = {s0, s1, s2};
+  const int slot[VPC_KINDS] = {s0, s1, s2};
   const int pp = threadIdx.x / TL::THREADS, lt = threadIdx.x % TL::THREADS;
   T        *mem = reinterpret_cast<T *>(vp_tile_smem) + pp * stride;
 
@@ -305,15 +311,15 @@ __global__ void __launch_bounds__(VPTile<K, DIM>::BLOCK) VPTileKernel(const Op *
     const int  p      = first + pp;
     const bool active = p < end;
     const int *v      = vertex + 3 * (active ? p : start);
-    if constexpr (DIM == 3) VPTilePatch3D<T, K, Op>(op, nn, v, active, lt, b, x, target, omega, atomic, mem, slot);
-    else VPTilePatch2D<T, K, Op>(op, nn, v, active, lt, b, x, target, omega, atomic, mem, slot);
+    if constexpr (DIM == 3) VPTilePatch3D<T, K, Op>(op, bx, v, active, lt, b, x, target, omega, atomic, mem, slot);
+    else VPTilePatch2D<T, K, Op>(op, bx, v, active, lt, b, x, target, omega, atomic, mem, slot);
   }
 }
 
 // the kernel of (T, k, dim) with its block size and patches per block
 template <typename T, typename Op>
 struct VPTileEntry {
-  void (*kernel)(const Op *, int, int, int, const int *, int, int, const double *, const double *, double *, double, bool, int, int, int, int);
+  void (*kernel)(const Op *, VPCudaBox, const int *, int, int, const double *, const double *, double *, double, bool, int, int, int, int);
   int block, patches;
 };
 
@@ -375,21 +381,21 @@ int VPTilePrepare(const VPTileLayout *layout, size_t *bytes_d, size_t *bytes_f)
 }
 
 template <typename T, typename Op>
-static int VPTileLaunchT(const VPTileLayout *l, const Op *op, const int n[3], const int *vertex, int start, int end, const double *b, const double *x, double *target, double omega, bool atomic, int maxblocks)
+static int VPTileLaunchT(const VPTileLayout *l, const Op *op, const VPCudaBox *bx, const int *vertex, int start, int end, const double *b, const double *x, double *target, double omega, bool atomic, int maxblocks)
 {
   VPTileEntry<T, Op> e;
   const int          stride = l->stride[sizeof(T) == 8 ? 0 : 1];
   const int          err    = VPTileGet<T, Op>(l->dim, l->k, &e);
   if (err) return err;
   const int need = (end - start + e.patches - 1) / e.patches, blocks = need < maxblocks ? need : maxblocks;
-  e.kernel<<<blocks, e.block, (size_t)e.patches * stride * sizeof(T)>>>(op, n[0], n[1], n[2], vertex, start, end, b, x, target, omega, atomic, stride, l->slot[0], l->slot[1], l->slot[2]);
+  e.kernel<<<blocks, e.block, (size_t)e.patches * stride * sizeof(T)>>>(op, *bx, vertex, start, end, b, x, target, omega, atomic, stride, l->slot[0], l->slot[1], l->slot[2]);
   VP_CHECK(cudaGetLastError());
   return 0;
 }
 
-int VPTileLaunch(const VPTileLayout *layout, int single, const void *op, const int n[3], const int *vertex, int start, int end, const double *b, const double *x, double *target, double omega, bool atomic, int maxblocks)
+int VPTileLaunch(const VPTileLayout *layout, int single, const void *op, const VPCudaBox *bx, const int *vertex, int start, int end, const double *b, const double *x, double *target, double omega, bool atomic, int maxblocks)
 {
   if (end <= start) return 0;
-  if (single) return VPTileLaunchT<float, VPCudaPatchOp_f>(layout, (const VPCudaPatchOp_f *)op, n, vertex, start, end, b, x, target, omega, atomic, maxblocks);
-  return VPTileLaunchT<double, VPCudaPatchOp_d>(layout, (const VPCudaPatchOp_d *)op, n, vertex, start, end, b, x, target, omega, atomic, maxblocks);
+  if (single) return VPTileLaunchT<float, VPCudaPatchOp_f>(layout, (const VPCudaPatchOp_f *)op, bx, vertex, start, end, b, x, target, omega, atomic, maxblocks);
+  return VPTileLaunchT<double, VPCudaPatchOp_d>(layout, (const VPCudaPatchOp_d *)op, bx, vertex, start, end, b, x, target, omega, atomic, maxblocks);
 }

@@ -15,4 +15,4 @@ void VPTileLayoutCreate(const VPCudaPatchOp_d *op, int k, VPTileLayout *layout);
 // raises the dynamic shared-memory limit of the kernels this layout uses; bytes per block of each precision
 int VPTilePrepare(const VPTileLayout *layout, size_t *bytes_d, size_t *bytes_f);
 // the patches [start, end) of the processing order, one step (see VPCudaSmootherColor / Additive)
-int VPTileLaunch(const VPTileLayout *layout, int single, const void *op, const int n[3], const int *vertex, int start, int end, const double *b, const double *x, double *target, double omega, bool atomic, int maxblocks);
+int VPTileLaunch(const VPTileLayout *layout, int single, const void *op, const VPCudaBox *bx, const int *vertex, int start, int end, const double *b, const double *x, double *target, double omega, bool atomic, int maxblocks);

@@ -17,28 +17,27 @@ typedef struct {
   PetscReal    P1[(2 * BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)]; /* one coarse cell into its two children */
   BrickBox     stage[4];                                                /* stage[0]: coarse nodes read; stage[d+1]: after direction d */
   PetscScalar *buf[4];
-  void        *gpu; /* the CUDA transfer (VP_HAVE_CUDA), made at the first transfer of VECCUDA vectors on one rank */
+  void        *gpu; /* the CUDA transfer (VP_HAVE_CUDA), made at the first transfer of VECCUDA vectors */
 } BrickTransfer;
 
 #if defined(VP_HAVE_CUDA)
 static inline void BrickTransferCell(PetscInt, PetscInt, PetscInt, PetscInt *, PetscInt *);
 
-/* one rank and VECSEQCUDA vectors: the transfer runs on the device arrays */
-static PetscErrorCode BrickTransferUseGPU(Mat P, Vec x, Vec y, PetscBool *gpu)
+/* VECCUDA vectors (one rank or several): the transfer runs on the device arrays */
+static PetscErrorCode BrickTransferUseGPU(Vec x, Vec y, PetscBool *gpu)
 {
-  PetscMPIInt size;
-  PetscBool   xc, yc;
+  PetscBool xc, yc;
 
   PetscFunctionBegin;
-  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)P), &size));
-  PetscCall(PetscObjectTypeCompare((PetscObject)x, VECSEQCUDA, &xc));
-  PetscCall(PetscObjectTypeCompare((PetscObject)y, VECSEQCUDA, &yc));
-  *gpu = (PetscBool)(size == 1 && xc && yc);
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &xc, VECSEQCUDA, VECMPICUDA, ""));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)y, &yc, VECSEQCUDA, VECMPICUDA, ""));
+  *gpu = (PetscBool)(xc && yc);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The 1D prolongation on the interior nodes, row-wise with width k+1 (fine row i: coarse columns c k - 1 + j),
-   and its transpose with width 4k+1 (a coarse node reaches the fine nodes of at most two coarse cells). */
+/* The 1D prolongation from the coarse box (stage[0], boundary nodes included: they hold zero) to the owned fine nodes,
+   row-wise with width k+1 (fine row i: box columns c k - lo + j), and its transpose with width 4k+1 (a coarse node
+   reaches the fine nodes of at most two coarse cells). */
 static PetscErrorCode BrickTransferCreateGPU(BrickTransfer *t)
 {
   DM_Brick *cb = (DM_Brick *)t->dmc->data, *fb = (DM_Brick *)t->dmf->data;
@@ -48,16 +47,17 @@ static PetscErrorCode BrickTransferCreateGPU(BrickTransfer *t)
 
   PetscFunctionBegin;
   for (PetscInt d = 0; d < fb->dim; d++) {
-    nc[d] = (int)(k * cb->cells[d] - 1);
-    nf[d] = (int)(k * fb->cells[d] - 1);
+    const BrickBox *cbox = &t->stage[0], *fbox = &t->stage[fb->dim];
+    nc[d]                = (int)(cbox->hi[d] - cbox->lo[d] + 1);
+    nf[d]                = (int)(fbox->hi[d] - fbox->lo[d] + 1);
     PetscCall(PetscMalloc2(nf[d], &ps[d], nf[d] * wp, &pv[d]));
     PetscCall(PetscMalloc1(nc[d], &rs[d]));
     PetscCall(PetscCalloc1(nc[d] * wr, &rv[d]));
     for (int J = 0; J < nc[d]; J++) rs[d][J] = -1;
     for (int i = 0; i < nf[d]; i++) {
       PetscInt c, row;
-      BrickTransferCell(k, cb->cells[d], i + 1, &c, &row);
-      ps[d][i] = (int)(c * k - 1);
+      BrickTransferCell(k, cb->cells[d], fbox->lo[d] + i, &c, &row);
+      ps[d][i] = (int)(c * k - cbox->lo[d]);
       for (int j = 0; j < wp; j++) {
         const int J       = ps[d][i] + j;
         pv[d][i * wp + j] = t->P1[row * (k + 1) + j];
@@ -80,31 +80,49 @@ static PetscErrorCode BrickTransferCreateGPU(BrickTransfer *t)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* prolong: gather the coarse box (device scatter), then the kernel into the owned fine nodes; restrict: the kernel
+   into the box, then its scatter back into the coarse vector with ADD_VALUES */
 static PetscErrorCode BrickTransferApplyGPU(BrickTransfer *t, PetscBool prolong, Vec x, Vec y)
 {
   const PetscScalar *xa;
   PetscScalar       *ya;
-  int                err;
+  const PetscBool    empty  = (PetscBool)(BrickBoxSize(&t->stage[((DM_Brick *)t->dmf->data)->dim]) <= 0);
+  const int          single = ((DM_Brick *)t->dmc->data)->precision == DMBRICK_PRECISION_SINGLE; /* a transfer into or out of a coarse brick computes in that brick's precision */
+  int                err    = 0;
 
   PetscFunctionBegin;
-  if (!t->gpu) PetscCall(BrickTransferCreateGPU(t));
-  PetscCall(VecCUDAGetArrayRead(x, &xa));
-  PetscCall(VecCUDAGetArrayWrite(y, &ya));
-  PetscCall(PetscLogGpuTimeBegin());
-  {
-    /* a transfer into or out of a coarse brick computes in that brick's precision */
-    const int single = ((DM_Brick *)t->dmc->data)->precision == DMBRICK_PRECISION_SINGLE;
-    err              = prolong ? VPCudaTransferProlong((VPCudaTransfer)t->gpu, single, xa, ya) : VPCudaTransferRestrict((VPCudaTransfer)t->gpu, single, xa, ya);
+  if (!t->gpu && !empty) PetscCall(BrickTransferCreateGPU(t));
+  if (prolong) {
+    if (t->cboxdirty) PetscCall(VecZeroEntries(t->cbox));
+    t->cboxdirty = PETSC_FALSE;
+    PetscCall(VecScatterBegin(t->gather, x, t->cbox, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(t->gather, x, t->cbox, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecCUDAGetArrayRead(t->cbox, &xa));
+    PetscCall(VecCUDAGetArrayWrite(y, &ya));
+    PetscCall(PetscLogGpuTimeBegin());
+    if (!empty) err = VPCudaTransferProlong((VPCudaTransfer)t->gpu, single, xa, ya);
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(VecCUDARestoreArrayRead(t->cbox, &xa));
+    PetscCall(VecCUDARestoreArrayWrite(y, &ya));
+  } else {
+    PetscCall(VecCUDAGetArrayRead(x, &xa));
+    PetscCall(VecCUDAGetArrayWrite(t->cbox, &ya));
+    PetscCall(PetscLogGpuTimeBegin());
+    if (!empty) err = VPCudaTransferRestrict((VPCudaTransfer)t->gpu, single, xa, ya);
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(VecCUDARestoreArrayRead(x, &xa));
+    PetscCall(VecCUDARestoreArrayWrite(t->cbox, &ya));
+    t->cboxdirty = PETSC_TRUE;
+    PetscCall(VecZeroEntries(y));
+    PetscCall(VecScatterBegin(t->gather, t->cbox, y, ADD_VALUES, SCATTER_REVERSE));
+    PetscCall(VecScatterEnd(t->gather, t->cbox, y, ADD_VALUES, SCATTER_REVERSE));
   }
-  PetscCall(PetscLogGpuTimeEnd());
   PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in the brick transfer: %s", VPCudaErrorString(err));
-  PetscCall(VecCUDARestoreArrayRead(x, &xa));
-  PetscCall(VecCUDARestoreArrayWrite(y, &ya));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #endif
 
-/* the GPU path when it applies (VECCUDA vectors, one rank; a no-op without CUDA): done says whether it ran */
+/* the GPU path when it applies (VECCUDA vectors; a no-op without CUDA): done says whether it ran */
 static PetscErrorCode BrickTransferTryGPU(Mat P, PetscBool prolong, Vec x, Vec y, PetscBool *done)
 {
   PetscFunctionBegin;
@@ -112,7 +130,7 @@ static PetscErrorCode BrickTransferTryGPU(Mat P, PetscBool prolong, Vec x, Vec y
 #if defined(VP_HAVE_CUDA)
   {
     BrickTransfer *t;
-    PetscCall(BrickTransferUseGPU(P, x, y, done));
+    PetscCall(BrickTransferUseGPU(x, y, done));
     PetscCall(MatShellGetContext(P, &t));
     if (*done) PetscCall(BrickTransferApplyGPU(t, prolong, x, y));
   }

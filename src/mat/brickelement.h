@@ -25,12 +25,14 @@ PETSC_INTERN PetscErrorCode BrickKronApplyBox(PetscInt, const BrickKronForm *, c
 PETSC_INTERN PetscInt       BrickKronApplyWorkSize(PetscInt, const BrickBox *, const BrickBox *);
 PETSC_INTERN PetscReal      BrickKronEntry(PetscInt, const BrickKronForm *, const BrickLine[], const PetscInt[], const PetscInt[]);
 
-/* the GPU path (brickgpu.c): gpu is a VPCudaKron (or VPCudaCellLaplace) of cuda/ behind a void pointer */
+/* the GPU path (brickgpu.c): gpu holds a VPCudaKron (or VPCudaCellLaplace) of cuda/ behind a void pointer */
 PETSC_INTERN PetscErrorCode BrickUseGPU(DM, Vec, Vec, PetscBool *);
 #if defined(VP_HAVE_CUDA)
 PETSC_INTERN PetscErrorCode BrickKronGPUCreate(DM, const BrickKronForm *, const BrickLine[], void **);
 PETSC_INTERN PetscErrorCode BrickKronGPUDestroy(void **);
-PETSC_INTERN PetscErrorCode BrickKronGPUMult(void *, PetscInt, PetscInt, PetscInt, PetscBool, Vec, Vec);
+PETSC_INTERN PetscErrorCode BrickKronGPUMult(DM, void *, PetscBool, Vec, Vec);
+/* the operator's diagonal from its Kronecker form, on the device */
+PETSC_INTERN PetscErrorCode BrickGPUDiagonal(DM, Vec);
 /* the Laplacian's cell-wise kernel (a VPCudaCellLaplace) */
 PETSC_INTERN PetscErrorCode BrickLaplaceGPUCreate(DM, const PetscReal[][BRICK_MAX_N * BRICK_MAX_N], const PetscReal[][BRICK_MAX_N * BRICK_MAX_N], void **);
 PETSC_INTERN PetscErrorCode BrickLaplaceGPUDestroy(void **);

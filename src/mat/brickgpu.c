@@ -1,110 +1,175 @@
-/* The GPU path of the brick operators (built with -DVP_HAVE_CUDA when PETSc has CUDA): the operator's
-   Kronecker form handed to the CUDA kernels of cuda/ (which know no PETSc types) as banded 1D matrices on the
-   interior nodes, and applied to the device arrays of VECCUDA vectors. One rank for now; with several ranks,
-   or host vectors, the shells keep their CPU path. */
+/* The GPU path of the brick operators (built with -DVP_HAVE_CUDA when PETSc has CUDA): the operators handed to the CUDA
+   kernels of cuda/ (which know no PETSc types) and applied to the device arrays of VECCUDA vectors, on every rank.
+   With one active rank the kernels read and write the global vectors; with several, each rank reads its ghosted
+   local vector (DMGlobalToLocal on the device vectors: PetscSF, staged through the host by an MPI that is not
+   GPU-aware) and writes its owned nodes. */
 #include "brickelement.h"
 #if defined(VP_HAVE_CUDA)
 #  include <vpatch_cuda.h>
+#  include <petscdevice_cuda.h>
 
-/* The interior rows and columns of the 1D matrices (full-grid node f = interior index + 1). */
+/* the box of a level's arrays as the kernels see it: the whole grid on one active rank, else the ghosted local box */
+static void BrickGPUBox(const DM_Brick *brick, PetscBool ghosted, VPCudaBox *box)
+{
+  for (PetscInt d = 0; d < 3; d++) {
+    box->n[d]  = d < brick->dim ? (int)(brick->degree * brick->cells[d] - 1) : 1;
+    box->lo[d] = (int)(ghosted ? brick->gstart[d] : brick->ostart[d]);
+    box->m[d]  = (int)(ghosted ? brick->gwidth[d] : brick->owidth[d]);
+  }
+}
+
+typedef struct {
+  VPCudaKron op;     /* on the local box (several ranks) or the grid (one); NULL on a rank without nodes */
+  PetscBool  local;  /* several active ranks: through the ghosted local vectors */
+  Vec        xl, yl; /* local work vectors (device) */
+  PetscInt   nterms, bw, dim;
+} BrickKronGPU;
+
+/* The 1D matrices on the nodes the kernel holds: the grid's interior nodes, or those of the ghosted local box (rows
+   and columns outside the box dropped: the owned rows only need columns within the ghost width, which the box has). */
 PetscErrorCode BrickKronGPUCreate(DM dm, const BrickKronForm *form, const BrickLine lines[], void **gpu)
 {
-  DM_Brick  *brick      = (DM_Brick *)dm->data;
-  PetscInt   bw         = lines[0].bw;
-  int        n[3]       = {1, 1, 1}, kind[BRICK_KRON_MAX_TERMS][3], err;
-  double    *band[3][3] = {{NULL}}, coef[BRICK_KRON_MAX_TERMS];
-  VPCudaKron op;
+  DM_Brick     *brick      = (DM_Brick *)dm->data;
+  PetscInt      bw         = lines[0].bw;
+  int           n[3]       = {1, 1, 1}, kind[BRICK_KRON_MAX_TERMS][3], err;
+  double       *band[3][3] = {{NULL}}, coef[BRICK_KRON_MAX_TERMS];
+  BrickKronGPU *g;
+  VPCudaBox     box;
 
   PetscFunctionBegin;
-  for (PetscInt d = 0; d < brick->dim; d++) {
-    const PetscInt ni = lines[d].n - 2, w = 2 * bw + 1;
-    n[d] = (int)ni;
-    for (PetscInt k = 0; k < BRICK_LINE_NKINDS; k++) {
-      if (!lines[d].a[k]) continue;
-      PetscCall(PetscCalloc1(ni * w, &band[d][k]));
-      for (PetscInt i = 0; i < ni; i++)
-        for (PetscInt o = -bw; o <= bw; o++)
-          if (i + o >= 0 && i + o < ni) band[d][k][i * w + o + bw] = BrickLineEntry(&lines[d], (BrickLineKind)k, i + 1, i + 1 + o);
+  PetscCall(PetscNew(&g));
+  g->local  = (PetscBool)(brick->nactive > 1);
+  g->nterms = form->nterms;
+  g->bw     = bw;
+  g->dim    = brick->dim;
+  BrickGPUBox(brick, PETSC_TRUE, &box);
+  if (g->local) {
+    PetscCall(DMCreateLocalVector(dm, &g->xl));
+    PetscCall(VecDuplicate(g->xl, &g->yl));
+  }
+  if (brick->da) {
+    for (PetscInt d = 0; d < brick->dim; d++) {
+      const PetscInt ni = box.m[d], first = box.lo[d], w = 2 * bw + 1;
+      n[d] = (int)ni;
+      for (PetscInt k = 0; k < BRICK_LINE_NKINDS; k++) {
+        if (!lines[d].a[k]) continue;
+        PetscCall(PetscCalloc1(ni * w, &band[d][k]));
+        for (PetscInt i = 0; i < ni; i++)
+          for (PetscInt o = -bw; o <= bw; o++)
+            if (i + o >= 0 && i + o < ni) band[d][k][i * w + o + bw] = BrickLineEntry(&lines[d], (BrickLineKind)k, first + i + 1, first + i + 1 + o);
+      }
     }
+    for (PetscInt t = 0; t < form->nterms; t++) {
+      coef[t] = form->coef[t];
+      for (PetscInt d = 0; d < 3; d++) kind[t][d] = (int)form->kind[t][d];
+    }
+    err = VPCudaKronCreate((int)brick->dim, n, (int)bw, (int)form->nterms, coef, (const int(*)[3])kind, (const double *const(*)[3])band, &g->op);
+    for (PetscInt d = 0; d < 3; d++)
+      for (PetscInt k = 0; k < 3; k++) PetscCall(PetscFree(band[d][k]));
+    PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaKronCreate: %s", VPCudaErrorString(err));
   }
-  for (PetscInt t = 0; t < form->nterms; t++) {
-    coef[t] = form->coef[t];
-    for (PetscInt d = 0; d < 3; d++) kind[t][d] = (int)form->kind[t][d];
-  }
-  err = VPCudaKronCreate((int)brick->dim, n, (int)bw, (int)form->nterms, coef, (const int(*)[3])kind, (const double *const(*)[3])band, &op);
-  for (PetscInt d = 0; d < 3; d++)
-    for (PetscInt k = 0; k < 3; k++) PetscCall(PetscFree(band[d][k]));
-  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaKronCreate: %s", VPCudaErrorString(err));
-  *gpu = op;
+  *gpu = g;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode BrickKronGPUDestroy(void **gpu)
 {
-  VPCudaKron op = (VPCudaKron)*gpu;
-  int        err;
+  BrickKronGPU *g = (BrickKronGPU *)*gpu;
+  int           err;
 
   PetscFunctionBegin;
-  if (!op) PetscFunctionReturn(PETSC_SUCCESS);
-  err = VPCudaKronDestroy(&op);
-  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaKronDestroy: %s", VPCudaErrorString(err));
+  if (!g) PetscFunctionReturn(PETSC_SUCCESS);
+  if (g->op) {
+    err = VPCudaKronDestroy(&g->op);
+    PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaKronDestroy: %s", VPCudaErrorString(err));
+  }
+  PetscCall(VecDestroy(&g->xl));
+  PetscCall(VecDestroy(&g->yl));
+  PetscCall(PetscFree(g));
   *gpu = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* y = A x on the device arrays, in double or (single) in float arithmetic; flops: 2 (2 bw + 1) per point and contraction */
-PetscErrorCode BrickKronGPUMult(void *gpu, PetscInt dim, PetscInt nterms, PetscInt bw, PetscBool single, Vec x, Vec y)
+PetscErrorCode BrickKronGPUMult(DM dm, void *gpu, PetscBool single, Vec x, Vec y)
 {
+  BrickKronGPU      *g = (BrickKronGPU *)gpu;
+  Vec                in = x, out = y;
   const PetscScalar *xa;
   PetscScalar       *ya;
   PetscInt           n;
-  int                err;
+  int                err = 0;
 
   PetscFunctionBegin;
-  PetscCall(VecGetLocalSize(x, &n));
-  PetscCall(VecCUDAGetArrayRead(x, &xa));
-  PetscCall(VecCUDAGetArrayWrite(y, &ya));
+  if (g->local) {
+    PetscCall(DMGlobalToLocal(dm, x, INSERT_VALUES, g->xl));
+    in  = g->xl;
+    out = g->yl;
+  }
+  PetscCall(VecGetLocalSize(in, &n));
+  PetscCall(VecCUDAGetArrayRead(in, &xa));
+  PetscCall(VecCUDAGetArrayWrite(out, &ya));
   PetscCall(PetscLogGpuTimeBegin());
-  err = single ? VPCudaKronApply_mixed((VPCudaKron)gpu, xa, ya) : VPCudaKronApply_d((VPCudaKron)gpu, xa, ya);
+  if (g->op) err = single ? VPCudaKronApply_mixed(g->op, xa, ya) : VPCudaKronApply_d(g->op, xa, ya);
   PetscCall(PetscLogGpuTimeEnd());
   PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in the Kronecker-form operator: %s", VPCudaErrorString(err));
-  PetscCall(VecCUDARestoreArrayRead(x, &xa));
-  PetscCall(VecCUDARestoreArrayWrite(y, &ya));
-  PetscCall(PetscLogGpuFlops((PetscLogDouble)n * nterms * dim * 2.0 * (2 * bw + 1)));
+  PetscCall(VecCUDARestoreArrayRead(in, &xa));
+  PetscCall(VecCUDARestoreArrayWrite(out, &ya));
+  if (g->local) PetscCall(DMLocalToGlobal(dm, g->yl, INSERT_VALUES, y)); /* the owned rows: a copy on the device */
+  PetscCall(PetscLogGpuFlops((PetscLogDouble)n * g->nterms * g->dim * 2.0 * (2 * g->bw + 1)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-#endif
 
-#if defined(VP_HAVE_CUDA)
-/* The Laplacian's cell kernel (cuda/vpcell.cu) from its per-direction cell matrices (n = k + 1) */
+typedef struct {
+  VPCudaCellLaplace op;
+  PetscBool         local; /* several active ranks: x through the ghosted local vector */
+  Vec               xl;
+  PetscLogDouble    ncells;
+} BrickLaplaceGPU;
+
+/* The Laplacian's cell kernel (cuda/vpcell.cu) from its per-direction cell matrices (n = k + 1). A rank computes its
+   owned nodes: its cells and the layer of cells below them, whose upper faces carry its first nodes. */
 PetscErrorCode BrickLaplaceGPUCreate(DM dm, const PetscReal M[][BRICK_MAX_N * BRICK_MAX_N], const PetscReal K[][BRICK_MAX_N * BRICK_MAX_N], void **gpu)
 {
-  DM_Brick         *brick    = (DM_Brick *)dm->data;
-  int               cells[3] = {1, 1, 1}, err;
-  const double     *m[3], *k[3];
-  VPCudaCellLaplace op;
+  DM_Brick        *brick = (DM_Brick *)dm->data;
+  int              c0[3] = {0, 0, 0}, cells[3] = {1, 1, 1}, err;
+  const double    *m[3], *k[3];
+  VPCudaBox        xb, yb;
+  BrickLaplaceGPU *g;
 
   PetscFunctionBegin;
+  PetscCall(PetscNew(&g));
+  g->local = (PetscBool)(brick->nactive > 1);
+  if (g->local) PetscCall(DMCreateLocalVector(dm, &g->xl));
+  BrickGPUBox(brick, PETSC_TRUE, &xb);
+  BrickGPUBox(brick, PETSC_FALSE, &yb);
+  g->ncells = 1;
   for (PetscInt d = 0; d < 3; d++) {
-    if (d < brick->dim) cells[d] = (int)brick->cells[d];
+    if (d < brick->dim) {
+      c0[d]    = (int)PetscMax(brick->cstart[d] - 1, 0);
+      cells[d] = brick->da ? (int)(brick->cend[d] - c0[d]) : 0;
+    }
+    g->ncells *= cells[d];
     m[d] = M[d];
     k[d] = K[d];
   }
-  err = VPCudaCellLaplaceCreate((int)brick->dim, (int)brick->degree, cells, m, k, &op);
+  err = VPCudaCellLaplaceCreate((int)brick->dim, (int)brick->degree, c0, cells, &xb, &yb, m, k, &g->op);
   PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaCellLaplaceCreate: %s", VPCudaErrorString(err));
-  *gpu = op;
+  *gpu = g;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode BrickLaplaceGPUDestroy(void **gpu)
 {
-  VPCudaCellLaplace op = (VPCudaCellLaplace)*gpu;
-  int               err;
+  BrickLaplaceGPU *g = (BrickLaplaceGPU *)*gpu;
+  int              err;
 
   PetscFunctionBegin;
-  if (!op) PetscFunctionReturn(PETSC_SUCCESS);
-  err = VPCudaCellLaplaceDestroy(&op);
+  if (!g) PetscFunctionReturn(PETSC_SUCCESS);
+  err = VPCudaCellLaplaceDestroy(&g->op);
   PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaCellLaplaceDestroy: %s", VPCudaErrorString(err));
+  PetscCall(VecDestroy(&g->xl));
+  PetscCall(PetscFree(g));
   *gpu = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -113,40 +178,78 @@ PetscErrorCode BrickLaplaceGPUDestroy(void **gpu)
 PetscErrorCode BrickLaplaceGPUMult(DM dm, void *gpu, Vec x, Vec y)
 {
   DM_Brick          *brick = (DM_Brick *)dm->data;
+  BrickLaplaceGPU   *g     = (BrickLaplaceGPU *)gpu;
+  Vec                in    = x;
   const PetscScalar *xa;
   PetscScalar       *ya;
-  const PetscReal    n      = (PetscReal)(brick->degree + 1);
-  PetscLogDouble     ncells = 1;
+  const PetscReal    n = (PetscReal)(brick->degree + 1);
   int                err;
 
   PetscFunctionBegin;
-  for (PetscInt d = 0; d < brick->dim; d++) ncells *= (PetscLogDouble)brick->cells[d];
-  PetscCall(VecCUDAGetArrayRead(x, &xa));
+  if (g->local) {
+    PetscCall(DMGlobalToLocal(dm, x, INSERT_VALUES, g->xl));
+    in = g->xl;
+  }
+  PetscCall(VecCUDAGetArrayRead(in, &xa));
   PetscCall(VecCUDAGetArrayWrite(y, &ya));
   PetscCall(PetscLogGpuTimeBegin());
-  err = VPCudaCellLaplaceApply((VPCudaCellLaplace)gpu, brick->precision == DMBRICK_PRECISION_SINGLE, xa, ya);
+  err = VPCudaCellLaplaceApply(g->op, brick->precision == DMBRICK_PRECISION_SINGLE, xa, ya);
   PetscCall(PetscLogGpuTimeEnd());
   PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in the cell-wise Laplacian: %s", VPCudaErrorString(err));
-  PetscCall(VecCUDARestoreArrayRead(x, &xa));
+  PetscCall(VecCUDARestoreArrayRead(in, &xa));
   PetscCall(VecCUDARestoreArrayWrite(y, &ya));
-  PetscCall(PetscLogGpuFlops(ncells * (brick->dim == 3 ? 14 * n * n * n * n : 8 * n * n * n)));
+  PetscCall(PetscLogGpuFlops(g->ncells * (brick->dim == 3 ? 14 * n * n * n * n : 8 * n * n * n)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The operator's diagonal on the device from its Kronecker form: per direction the 1D diagonals on the owned nodes,
+   combined by one kernel (no host arrays of the vector's length). */
+PetscErrorCode BrickGPUDiagonal(DM dm, Vec diag)
+{
+  DM_Brick     *brick = (DM_Brick *)dm->data;
+  BrickKronForm form;
+  BrickLine     lines[3];
+  double       *d1[3][3] = {{NULL}}, coef[BRICK_KRON_MAX_TERMS];
+  int           m[3] = {1, 1, 1}, kind[BRICK_KRON_MAX_TERMS][3], err;
+  PetscScalar  *da;
+
+  PetscFunctionBegin;
+  PetscCall(brick->op.kronecker(dm, &form, lines));
+  for (PetscInt d = 0; d < brick->dim; d++) {
+    m[d] = (int)brick->owidth[d];
+    for (PetscInt k = 0; k < BRICK_LINE_NKINDS; k++) {
+      if (!lines[d].a[k]) continue;
+      PetscCall(PetscMalloc1(m[d] + 1, &d1[d][k]));
+      for (PetscInt i = 0; i < m[d]; i++) d1[d][k][i] = BrickLineEntry(&lines[d], (BrickLineKind)k, brick->ostart[d] + i + 1, brick->ostart[d] + i + 1);
+    }
+  }
+  for (PetscInt t = 0; t < form.nterms; t++) {
+    coef[t] = form.coef[t];
+    for (PetscInt d = 0; d < 3; d++) kind[t][d] = (int)form.kind[t][d];
+  }
+  PetscCall(VecCUDAGetArrayWrite(diag, &da));
+  err = VPCudaKronDiagonal((int)brick->dim, m, (int)form.nterms, coef, (const int(*)[3])kind, (const double *const(*)[3])d1, da);
+  PetscCall(VecCUDARestoreArrayWrite(diag, &da));
+  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaKronDiagonal: %s", VPCudaErrorString(err));
+  for (PetscInt d = 0; d < 3; d++) {
+    for (PetscInt k = 0; k < 3; k++) PetscCall(PetscFree(d1[d][k]));
+    PetscCall(BrickLineDestroy(&lines[d]));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #endif
 
-/* whether both vectors live on the GPU (VECSEQCUDA) and the operator runs on one rank: the GPU path applies */
+/* whether both vectors live on the GPU (VECSEQCUDA or VECMPICUDA): the GPU path applies */
 PetscErrorCode BrickUseGPU(DM dm, Vec x, Vec y, PetscBool *gpu)
 {
   PetscFunctionBegin;
   *gpu = PETSC_FALSE;
 #if defined(VP_HAVE_CUDA)
   {
-    PetscMPIInt size;
-    PetscBool   xc, yc;
-    PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
-    PetscCall(PetscObjectTypeCompare((PetscObject)x, VECSEQCUDA, &xc));
-    PetscCall(PetscObjectTypeCompare((PetscObject)y, VECSEQCUDA, &yc));
-    *gpu = (PetscBool)(size == 1 && xc && yc);
+    PetscBool xc, yc = PETSC_TRUE;
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &xc, VECSEQCUDA, VECMPICUDA, ""));
+    if (y) PetscCall(PetscObjectTypeCompareAny((PetscObject)y, &yc, VECSEQCUDA, VECMPICUDA, ""));
+    *gpu = (PetscBool)(xc && yc);
   }
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);

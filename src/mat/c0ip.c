@@ -67,7 +67,7 @@ static PetscErrorCode MatMult_BrickC0IP(Mat A, Vec x, Vec y)
 #if defined(VP_HAVE_CUDA)
   if (gpu) {
     if (!ctx->gpu) PetscCall(BrickKronGPUCreate(ctx->dm, &ctx->form, ctx->lines, &ctx->gpu));
-    PetscCall(BrickKronGPUMult(ctx->gpu, brick->dim, ctx->form.nterms, ctx->lines[0].bw, (PetscBool)(brick->precision == DMBRICK_PRECISION_SINGLE), x, y));
+    PetscCall(BrickKronGPUMult(ctx->dm, ctx->gpu, (PetscBool)(brick->precision == DMBRICK_PRECISION_SINGLE), x, y));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 #endif
@@ -97,6 +97,16 @@ static PetscErrorCode MatGetDiagonal_BrickC0IP(Mat A, Vec diag)
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &ctx));
   brick = (DM_Brick *)ctx->dm->data;
+#if defined(VP_HAVE_CUDA)
+  {
+    PetscBool gpu;
+    PetscCall(BrickUseGPU(ctx->dm, diag, NULL, &gpu));
+    if (gpu) {
+      PetscCall(BrickGPUDiagonal(ctx->dm, diag));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
+#endif
   for (PetscInt z = ctx->obox.lo[2]; z <= ctx->obox.hi[2]; z++)
     for (PetscInt y = ctx->obox.lo[1]; y <= ctx->obox.hi[1]; y++)
       for (PetscInt x = ctx->obox.lo[0]; x <= ctx->obox.hi[0]; x++, p++) {

@@ -126,8 +126,18 @@ static PetscErrorCode MatGetDiagonal_BrickLaplace(Mat A, Vec diag)
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &ctx));
   brick = (DM_Brick *)ctx->dm->data;
-  n     = brick->degree + 1;
-  nloc  = brick->dim == 2 ? n * n : n * n * n;
+#if defined(VP_HAVE_CUDA)
+  {
+    PetscBool gpu;
+    PetscCall(BrickUseGPU(ctx->dm, diag, NULL, &gpu));
+    if (gpu) {
+      PetscCall(BrickGPUDiagonal(ctx->dm, diag));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
+#endif
+  n    = brick->degree + 1;
+  nloc = brick->dim == 2 ? n * n : n * n * n;
   PetscCall(DMBrickOwnedCellBox_Private(ctx->dm, &cells));
   PetscCall(VecZeroEntries(ctx->yl));
   PetscCall(VecGetArray(ctx->yl, &yl));

@@ -5,7 +5,7 @@
    (usable by CG) exactly when omega lambda_max(B A) < 2. For laplace the patch solves are exact and the 2^d
    colors are A-orthogonal, so lambda_max(B A) <= 2^d and the papers' omega = 1/2^d is safe. For c0ip neither
    holds (the fdm solve drops the mixed terms, seed 000 eq. 28, and patches couple through faces): measured
-   lambda_max(B A) is 6.2-7.2 in 2D and 13.6-19 in 3D for k = 2..7, so the paper's 1/8 is indefinite in 3D
+   lambda_max(B A) is 5.7-6.9 in 2D and 13.6-19.0 in 3D for k = 2..7 (bench/c0ip_checks.sh), so the paper's 1/8 is indefinite in 3D
    from k = 5 on. There the default is min(paper value, 1.8 / lambda), lambda from a few Lanczos steps (CG on
    A with B as preconditioner) at setup; 1.8 leaves 10 % for the estimate falling short of lambda_max. */
 #include "vpimpl.h"

@@ -1,13 +1,16 @@
-/* The GPU path of PCVERTEXPATCH (VP_HAVE_CUDA): on one rank, with VECCUDA vectors, the colored
+/* The GPU path of PCVERTEXPATCH (VP_HAVE_CUDA): with VECCUDA vectors, on any number of ranks, the colored
    multiplicative and the additive steps with the fdm solver, local or global residuals, run as CUDA kernels
-   (cuda/vpsmooth.cu) on the device arrays; the patch operator and the processing order are the CPU
-   smoother's, copied once per setup. Everything else (dense solvers, single and batched schedules, several
-   ranks) takes the CPU path. */
+   (cuda/vpsmooth*.cu) on the device arrays; the patch operator and the processing order are the CPU smoother's,
+   copied once per setup. With one active rank the kernels work in place on the global vectors. With several, as
+   on the host: per color the ghosts of x are refreshed (DMGlobalToLocal on the device vectors), the corrections go
+   into a zeroed local vector, and DMLocalToGlobal(ADD_VALUES) adds them to their owners; the additive step does the
+   same once. Combinations without a device implementation are errors, not host paths. */
 #include "vpimpl.h"
 #if defined(VP_HAVE_CUDA)
 #  include <petscdevice_cuda.h>
 #endif
 
+/* gpu: whether the step runs on the GPU (VECCUDA vectors); an option without a device implementation stops it */
 PetscErrorCode PCVertexPatchUseGPU(PC pc, Vec b, Vec x, PetscBool *gpu)
 {
   PetscFunctionBegin;
@@ -15,12 +18,17 @@ PetscErrorCode PCVertexPatchUseGPU(PC pc, Vec b, Vec x, PetscBool *gpu)
 #if defined(VP_HAVE_CUDA)
   {
     PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
-    PetscMPIInt     size;
     PetscBool       bc, xc = PETSC_TRUE;
-    PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &size));
-    PetscCall(PetscObjectTypeCompare((PetscObject)b, VECSEQCUDA, &bc));
-    if (x) PetscCall(PetscObjectTypeCompare((PetscObject)x, VECSEQCUDA, &xc));
-    *gpu = (PetscBool)(size == 1 && bc && xc && vp->solver == PC_VERTEXPATCH_FDM && vp->schedule == PC_VERTEXPATCH_COLORED);
+    const char     *prefix;
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)b, &bc, VECSEQCUDA, VECMPICUDA, ""));
+    if (x) PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &xc, VECSEQCUDA, VECMPICUDA, ""));
+    if (!bc || !xc) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCall(PCGetOptionsPrefix(pc, &prefix));
+    PetscCheck(vp->solver == PC_VERTEXPATCH_FDM, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "-%spc_vertexpatch_local_solver %s has no GPU implementation; with VECCUDA vectors (-dm_vec_type cuda) use -%spc_vertexpatch_local_solver fdm",
+               prefix ? prefix : "", PCVertexPatchLocalSolvers[vp->solver], prefix ? prefix : "");
+    PetscCheck(vp->schedule == PC_VERTEXPATCH_COLORED, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "-%spc_vertexpatch_schedule %s has no GPU implementation; with VECCUDA vectors (-dm_vec_type cuda) use -%spc_vertexpatch_schedule colored",
+               prefix ? prefix : "", PCVertexPatchSchedules[vp->schedule], prefix ? prefix : "");
+    *gpu = PETSC_TRUE;
   }
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -42,6 +50,7 @@ PetscErrorCode PCVertexPatchDestroyGPU(PC pc)
 }
 
 #if defined(VP_HAVE_CUDA)
+/* the kernels' view of the arrays: the ghosted local box (the whole grid on one active rank) */
 static PetscErrorCode PCVertexPatchGetGPU(PC pc, VPCudaSmoother *sm)
 {
   PC_VertexPatch *vp    = (PC_VertexPatch *)pc->data;
@@ -49,48 +58,76 @@ static PetscErrorCode PCVertexPatchGetGPU(PC pc, VPCudaSmoother *sm)
 
   PetscFunctionBegin;
   if (!vp->gpu) {
-    int *vtx, n[3] = {1, 1, 1}, err;
+    int      *vtx, err;
+    VPCudaBox box;
     PetscCall(PetscMalloc1(3 * vp->npatches + 1, &vtx));
     for (PetscInt i = 0; i < 3 * vp->npatches; i++) vtx[i] = (int)vp->vertex[i];
-    for (PetscInt d = 0; d < brick->dim; d++) n[d] = (int)(brick->degree * brick->cells[d] - 1);
-    err = VPCudaSmootherCreate(&vp->op_d, &vp->op_f, n, (int)brick->degree, (int)brick->op.ghost_cells, (int)vp->npatches, vtx, vp->gpu_shared ? VPC_KERNEL_SHARED : VPC_KERNEL_GLOBAL, (VPCudaSmoother *)&vp->gpu);
+    for (PetscInt d = 0; d < 3; d++) {
+      box.n[d]  = d < brick->dim ? (int)(brick->degree * brick->cells[d] - 1) : 1;
+      box.lo[d] = (int)brick->gstart[d];
+      box.m[d]  = (int)brick->gwidth[d];
+    }
+    err = VPCudaSmootherCreate(&vp->op_d, &vp->op_f, &box, (int)brick->degree, (int)brick->op.ghost_cells, (int)vp->npatches, vtx, vp->gpu_shared ? VPC_KERNEL_SHARED : VPC_KERNEL_GLOBAL, (VPCudaSmoother *)&vp->gpu);
     PetscCall(PetscFree(vtx));
     PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaSmootherCreate: %s", VPCudaErrorString(err));
   }
   *sm = (VPCudaSmoother)vp->gpu;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* one color on the device: target += omega A_j^-1 r_j; r_j from (b, x) or, without x, from the residual b */
+static PetscErrorCode VPColorGPU(PC pc, VPCudaSmoother sm, PetscInt c, Vec b, Vec x, Vec target)
+{
+  PC_VertexPatch    *vp     = (PC_VertexPatch *)pc->data;
+  const int          single = vp->precision == PC_VERTEXPATCH_SINGLE_PRECISION;
+  const PetscScalar *ba, *xa = NULL;
+  PetscScalar       *ta;
+  int                err;
+
+  PetscFunctionBegin;
+  PetscCall(VecCUDAGetArrayRead(b, &ba));
+  if (x && x != target) PetscCall(VecCUDAGetArrayRead(x, &xa));
+  PetscCall(VecCUDAGetArray(target, &ta));
+  if (x == target) xa = ta;
+  PetscCall(PetscLogGpuTimeBegin());
+  if (x) err = VPCudaSmootherColor(sm, (int)vp->colorptr[c], (int)vp->colorptr[c + 1], single, vp->omega, ba, xa, ta);
+  else err = VPCudaSmootherColorResidual(sm, (int)vp->colorptr[c], (int)vp->colorptr[c + 1], single, vp->omega, ba, ta);
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in the vertex-patch color step: %s", VPCudaErrorString(err));
+  PetscCall(VecCUDARestoreArray(target, &ta));
+  if (x && x != target) PetscCall(VecCUDARestoreArrayRead(x, &xa));
+  PetscCall(VecCUDARestoreArrayRead(b, &ba));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 #endif
 
-/* one multiplicative step on the GPU: the colors in order (or reversed), each one launch, in place */
+/* one multiplicative step on the GPU: the colors in order (or reversed), each one launch */
 PetscErrorCode PCVertexPatchSmoothGPU(PC pc, Vec b, Vec x)
 {
   PetscFunctionBegin;
 #if defined(VP_HAVE_CUDA)
   {
-    PC_VertexPatch    *vp = (PC_VertexPatch *)pc->data;
-    VPCudaSmoother     sm;
-    const PetscScalar *ba;
-    PetscScalar       *xa;
-    const int          single = vp->precision == PC_VERTEXPATCH_SINGLE_PRECISION;
+    PC_VertexPatch *vp     = (PC_VertexPatch *)pc->data;
+    DM_Brick       *brick  = (DM_Brick *)vp->dm->data;
+    const PetscBool global = (PetscBool)(vp->residual == PC_VERTEXPATCH_RESIDUAL_GLOBAL), local = (PetscBool)(brick->nactive > 1);
+    VPCudaSmoother  sm;
     PetscCall(PCVertexPatchGetGPU(pc, &sm));
+    if (local && !global) PetscCall(DMGlobalToLocal(vp->dm, b, INSERT_VALUES, vp->bl));
     for (PetscInt ic = 0; ic < vp->ncolors; ic++) {
       const PetscInt c = vp->reverse ? vp->ncolors - 1 - ic : ic;
-      int            err;
-      if (vp->residual == PC_VERTEXPATCH_RESIDUAL_GLOBAL) {
+      if (global) {
         /* the residual of the current iterate, once per color, by the operator's own (GPU) product */
         PetscCall(MatMult(pc->pmat, x, vp->r));
         PetscCall(VecAYPX(vp->r, -1.0, b));
-        PetscCall(VecCUDAGetArrayRead(vp->r, &ba));
-      } else PetscCall(VecCUDAGetArrayRead(b, &ba));
-      PetscCall(VecCUDAGetArray(x, &xa));
-      PetscCall(PetscLogGpuTimeBegin());
-      if (vp->residual == PC_VERTEXPATCH_RESIDUAL_GLOBAL) err = VPCudaSmootherColorResidual(sm, (int)vp->colorptr[c], (int)vp->colorptr[c + 1], single, vp->omega, ba, xa);
-      else err = VPCudaSmootherColor(sm, (int)vp->colorptr[c], (int)vp->colorptr[c + 1], single, vp->omega, ba, xa);
-      PetscCall(PetscLogGpuTimeEnd());
-      PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in the vertex-patch color step: %s", VPCudaErrorString(err));
-      PetscCall(VecCUDARestoreArray(x, &xa));
-      PetscCall(VecCUDARestoreArrayRead(vp->residual == PC_VERTEXPATCH_RESIDUAL_GLOBAL ? vp->r : b, &ba));
+      }
+      if (!local) PetscCall(VPColorGPU(pc, sm, c, global ? vp->r : b, global ? NULL : x, x)); /* in place */
+      else {
+        if (global) PetscCall(DMGlobalToLocal(vp->dm, vp->r, INSERT_VALUES, vp->bl));
+        else PetscCall(DMGlobalToLocal(vp->dm, x, INSERT_VALUES, vp->xl));
+        PetscCall(VecZeroEntries(vp->dl));
+        PetscCall(VPColorGPU(pc, sm, c, vp->bl, global ? NULL : vp->xl, vp->dl));
+        PetscCall(DMLocalToGlobal(vp->dm, vp->dl, ADD_VALUES, x));
+      }
     }
     PetscCall(PetscLogGpuFlops(vp->flops_per_patch * vp->npatches));
   }
@@ -106,10 +143,13 @@ PetscErrorCode PCVertexPatchAdditiveGPU(PC pc, Vec b, Vec x, Vec y)
   PetscFunctionBegin;
 #if defined(VP_HAVE_CUDA)
   {
-    PC_VertexPatch    *vp = (PC_VertexPatch *)pc->data;
+    PC_VertexPatch    *vp    = (PC_VertexPatch *)pc->data;
+    DM_Brick          *brick = (DM_Brick *)vp->dm->data;
+    const PetscBool    local = (PetscBool)(brick->nactive > 1);
     VPCudaSmoother     sm;
     const PetscScalar *ba, *xa = NULL;
     PetscScalar       *ya;
+    Vec                bv, xv, yv;
     int                err;
     PetscCall(PCVertexPatchGetGPU(pc, &sm));
     if (x && vp->residual == PC_VERTEXPATCH_RESIDUAL_GLOBAL) {
@@ -119,16 +159,28 @@ PetscErrorCode PCVertexPatchAdditiveGPU(PC pc, Vec b, Vec x, Vec y)
       b = vp->r;
       x = NULL;
     }
-    PetscCall(VecCUDAGetArrayRead(b, &ba));
-    if (x) PetscCall(VecCUDAGetArrayRead(x, &xa));
-    PetscCall(VecCUDAGetArray(y, &ya));
+    bv = b;
+    xv = x;
+    yv = y;
+    if (local) {
+      PetscCall(DMGlobalToLocal(vp->dm, b, INSERT_VALUES, vp->bl));
+      if (x) PetscCall(DMGlobalToLocal(vp->dm, x, INSERT_VALUES, vp->xl));
+      PetscCall(VecZeroEntries(vp->dl));
+      bv = vp->bl;
+      xv = x ? vp->xl : NULL;
+      yv = vp->dl;
+    }
+    PetscCall(VecCUDAGetArrayRead(bv, &ba));
+    if (xv) PetscCall(VecCUDAGetArrayRead(xv, &xa));
+    PetscCall(VecCUDAGetArray(yv, &ya));
     PetscCall(PetscLogGpuTimeBegin());
     err = VPCudaSmootherAdditive(sm, vp->precision == PC_VERTEXPATCH_SINGLE_PRECISION, vp->omega, ba, xa, ya);
     PetscCall(PetscLogGpuTimeEnd());
     PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaSmootherAdditive: %s", VPCudaErrorString(err));
-    PetscCall(VecCUDARestoreArray(y, &ya));
-    if (x) PetscCall(VecCUDARestoreArrayRead(x, &xa));
-    PetscCall(VecCUDARestoreArrayRead(b, &ba));
+    PetscCall(VecCUDARestoreArray(yv, &ya));
+    if (xv) PetscCall(VecCUDARestoreArrayRead(xv, &xa));
+    PetscCall(VecCUDARestoreArrayRead(bv, &ba));
+    if (local) PetscCall(DMLocalToGlobal(vp->dm, vp->dl, ADD_VALUES, y));
     PetscCall(PetscLogGpuFlops(vp->flops_per_patch * vp->npatches));
   }
 #else
