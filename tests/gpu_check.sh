@@ -64,6 +64,77 @@ MIXED="-mg_levels_pc_vertexpatch_precision single -dm_brick_mg_precision single"
 MIXED="-mg_levels_pc_vertexpatch_precision single -dm_brick_mg_precision single" mixed mixed_levels_ex2_2d_k3 ./tutorials/ex2 -dm_brick_cells 2,2 -ksp_type fgmres -ksp_rtol 1e-9 -dm_brick_degree 3 -dm_brick_refine 4 -rhs paper
 mixed mixed_ex2_2d_k3 ./tutorials/ex2 -dm_brick_cells 2,2 -ksp_type fgmres -ksp_rtol 1e-9 -dm_brick_degree 3 -dm_brick_refine 4 -rhs paper
 
+# ---- several ranks (one per GPU where the machine has several; PETSc puts rank r on GPU r mod the GPU count) ----
+MPIRUN=${MPIRUN:-mpirun}
+NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+echo "several ranks: $NGPU GPU(s) on this machine"
+# fingerprints of one application of each operation (tests/test_ranks): every rank count and the GPU give the
+# vectors of the host on one rank (relative tol; the dot product relative to the norm)
+fpcmp() { # ref other tol
+  paste <(grep ^fingerprint "$1") <(grep ^fingerprint "$2") | awk -v tol="$3" '
+    { n++; if ($2 != $8) bad = 1; a = $4; b = $10; s = a < 0 ? -a : a; d = a - b; if (d < 0) d = -d; if (d > tol * s) bad = 1
+      t = $6 < 0 ? -$6 : $6; if (t < s) t = s; d = $6 - $12; if (d < 0) d = -d; if (d > tol * t) bad = 1 }
+    END { exit (bad || n != 5) }'
+}
+fprun() { # log ranks options...
+  local log=$1 n=$2; shift 2
+  if [ "$n" = 1 ]; then ./tests/test_ranks "$@" >"$log" 2>&1; else $MPIRUN -n "$n" ./tests/test_ranks "$@" >"$log" 2>&1; fi
+}
+fpgpu() { # name tol options...
+  local name=$1 tol=$2 ok=0 n; shift 2
+  fprun "$OUT/$name.host1.log" 1 "$@" || ok=1
+  for n in 1 2 3; do
+    fprun "$OUT/$name.cuda$n.log" $n -dm_vec_type cuda "$@" || ok=1
+    fpcmp "$OUT/$name.host1.log" "$OUT/$name.cuda$n.log" "$tol" || ok=1
+  done
+  result "$name" $ok "GPU on 1, 2, 3 ranks = host on 1 rank, 5 operations to $tol"
+}
+fpgpu ranks_fp_laplace_3d_k3 1e-12 -dim 3 -degree 3 -cells 2,2,2 -refine 2
+fpgpu ranks_fp_laplace_3d_k3_global 1e-12 -dim 3 -degree 3 -cells 2,2,2 -refine 2 -pc_vertexpatch_gpu_kernel global -pc_vertexpatch_residual global
+fpgpu ranks_fp_laplace_2d_k4 1e-12 -dim 2 -degree 4 -cells 3,2 -refine 3
+fpgpu ranks_fp_laplace_3d_k2_agglomerated 1e-12 -dim 3 -degree 2 -cells 2,2,2 -refine 1
+fpgpu ranks_fp_c0ip_3d_k2 1e-12 -dm_brick_operator c0ip -dim 3 -degree 2 -cells 2,2,2 -refine 2
+fpgpu ranks_fp_c0ip_2d_k3 1e-12 -dm_brick_operator c0ip -dim 2 -degree 3 -cells 3,3 -refine 2
+fpgpu ranks_fp_laplace_3d_k3_single 1e-5 -dim 3 -degree 3 -cells 2,2,2 -refine 2 -pc_vertexpatch_precision single
+
+# whole solves with VECCUDA on 1, 2 and 3 ranks: the iterations and L2 error of one rank
+gpuranks() { # name program options...
+  local name=$1 prog=$2 n ok=0 its="" first="" e1=""; shift 2
+  for n in 1 2 3; do
+    if [ $n = 1 ]; then $prog -dm_vec_type cuda "$@" >"$OUT/$name.n$n.log" 2>&1; else $MPIRUN -n $n $prog -dm_vec_type cuda "$@" >"$OUT/$name.n$n.log" 2>&1; fi || ok=1
+    grep -q "^Linear solve converged" "$OUT/$name.n$n.log" || ok=1
+    its="$its $(its_of "$OUT/$name.n$n.log")"
+    [ -z "$first" ] && first=$(its_of "$OUT/$name.n$n.log") && e1=$(awk '/^L2 error/{print $3}' "$OUT/$name.n$n.log")
+    [ "$(its_of "$OUT/$name.n$n.log")" = "$first" ] || ok=1
+    awk -v a="$e1" -v b="$(awk '/^L2 error/{print $3}' "$OUT/$name.n$n.log")" 'BEGIN{d = a - b; if (d < 0) d = -d; exit !(a == "" || d <= 1e-6 * a)}' || ok=1
+  done
+  result "$name" $ok "iterations on 1..3 ranks:$its, L2 error $e1"
+}
+gpuranks ranks_solve_ex1_3d_k3 ./tutorials/ex1 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 3 -dm_brick_refine 3 -fmg 0
+gpuranks ranks_solve_ex1_3d_k3_mixed ./tutorials/ex1 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 3 -dm_brick_refine 3 -fmg 0 -mg_levels_pc_vertexpatch_precision single -dm_brick_mg_precision single
+gpuranks ranks_solve_ex1_2d_k4_additive_cg ./tutorials/ex1 -dm_brick_cells 2,2 -dm_brick_degree 4 -dm_brick_refine 4 -fmg 0 -mg_levels_pc_vertexpatch_type additive -mg_levels_ksp_max_it 2 -ksp_type cg
+gpuranks ranks_solve_ex1_chebyshev ./tutorials/ex1 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 3 -dm_brick_refine 3 -smoother chebyshev
+gpuranks ranks_solve_ex2_2d_k3 ./tutorials/ex2 -dm_brick_cells 2,2 -dm_brick_degree 3 -dm_brick_refine 4
+gpuranks ranks_solve_ex2_3d_k2_avs ./tutorials/ex2 -smoother avs -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 2 -dm_brick_refine 2
+# no silent host path: an option without a device implementation stops with a message naming it
+$MPIRUN -n 2 ./tutorials/ex1 -dm_vec_type cuda -mg_levels_pc_vertexpatch_local_solver dense >"$OUT/nohost_dense.log" 2>&1
+[ $? != 0 ] && grep -q "pc_vertexpatch_local_solver dense has no GPU implementation" "$OUT/nohost_dense.log"
+result ranks_no_host_path_dense $?
+./tutorials/ex1 -dm_vec_type cuda -mg_levels_pc_vertexpatch_schedule batched >"$OUT/nohost_batched.log" 2>&1
+[ $? != 0 ] && grep -q "pc_vertexpatch_schedule batched has no GPU implementation" "$OUT/nohost_batched.log"
+result ranks_no_host_path_batched $?
+# what crosses PCIe in a solve on 2 ranks: -log_view's copy counts of KSPSolve (the host-staged ghost messages)
+$MPIRUN -n 2 ./tutorials/ex1 -dm_vec_type cuda -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 3 -dm_brick_refine 4 -fmg 0 -log_view -log_view_gpu_time >"$OUT/ranks_log_view.log" 2>&1
+grep -q "^Linear solve converged" "$OUT/ranks_log_view.log"
+result ranks_log_view $? "$(its_of "$OUT/ranks_log_view.log") iterations; KSPSolve: $(grep -E '^KSPSolve ' "$OUT/ranks_log_view.log" | awk '{print "CpuToGpu", $(NF-4), $(NF-3), "GpuToCpu", $(NF-2), $(NF-1)}')"
+
+if command -v compute-sanitizer >/dev/null; then
+  $MPIRUN -n 2 compute-sanitizer --tool memcheck --error-exitcode 99 ./tutorials/ex1 -dm_vec_type cuda -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 2 -dm_brick_refine 2 -fmg 0 \
+    -mg_levels_pc_vertexpatch_precision single -dm_brick_mg_precision single >"$OUT/sanitizer_memcheck_2ranks.log" 2>&1 &&
+    $MPIRUN -n 2 compute-sanitizer --tool memcheck --error-exitcode 99 ./tutorials/ex2 -dm_vec_type cuda -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 2 -dm_brick_refine 1 >>"$OUT/sanitizer_memcheck_2ranks.log" 2>&1
+  result compute_sanitizer_memcheck_2ranks $? "$(grep -c 'ERROR SUMMARY: 0 errors' "$OUT/sanitizer_memcheck_2ranks.log") of 4 processes: 0 errors"
+fi
+
 if command -v compute-sanitizer >/dev/null; then
   for tool in memcheck racecheck; do
     compute-sanitizer --tool $tool --error-exitcode 99 ./tests/gpu_operator -dim 3 -kmin 2 -kmax 3 -refine 0 >"$OUT/sanitizer_$tool.log" 2>&1 &&

@@ -380,7 +380,7 @@ result honest_laplace_2d_double_bcgsl_right $? "$(grep -o '^Linear solve.*' "$OU
 expect_error refuse_bcgs_single "-ksp_type bcgs assumes a fixed linear preconditioner" $EX1 -ksp_type bcgs -mg_levels_pc_vertexpatch_precision single
 honest honest_c0ip_2d_double_gmres_right 1e-8 $EX2 -ksp_type gmres -ksp_pc_side right
 expect_error refuse_gmres_single_laplace "-ksp_type gmres assumes a fixed linear preconditioner, but -mg_levels_" $EX1 -ksp_type gmres -mg_levels_pc_vertexpatch_precision single
-expect_error refuse_gmres_single_c0ip "Use -ksp_type fgmres (or gcr, fcg, cg for a symmetric preconditioner, bcgs, richardson), or double precision" $EX2 -ksp_type gmres -mg_levels_pc_vertexpatch_precision single
+expect_error refuse_gmres_single_c0ip "Use -ksp_type fgmres (or gcr, fcg, cg for a symmetric preconditioner, richardson), or double precision" $EX2 -ksp_type gmres -mg_levels_pc_vertexpatch_precision single
 expect_error refuse_minres_single_unverified "-ksp_type minres assumes a fixed linear preconditioner" $EX1 -ksp_type minres -mg_levels_pc_vertexpatch_precision single -dm_brick_verify_convergence false
 expect_error refuse_gmres_single_outer_vertexpatch "-ksp_type gmres assumes a fixed linear preconditioner, but -pc_vertexpatch_precision single" $EX1 -ksp_type gmres -pc_type vertexpatch -pc_vertexpatch_precision single -fmg 0
 # the round-off floor: 2D c0ip Q8, rtol 1e-8. FGMRES's estimate reaches it, the true residual stalls near 1.2e-8. Unchecked,

@@ -229,6 +229,11 @@ static PetscErrorCode PCView_VertexPatch(PC pc, PetscViewer viewer)
     PetscCallMPI(MPI_Allreduce(&vp->npatches, &total, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)pc)));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  %" PetscInt_FMT " patches in %" PetscInt_FMT " color(s), %" PetscInt_FMT " interior / %" PetscInt_FMT " closure DoFs per patch\n", total, vp->ncolors, dim == 3 ? ni * ni * ni : ni * ni,
                                      dim == 3 ? np * np * np : np * np));
+    {
+      PetscBool device;
+      PetscCall(DMBrickOnDevice_Private(vp->dm, &device));
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  smoothing runs on the %s in %s, on %d MPI rank(s) of this level\n", device ? "GPU" : "host", vp->precision == PC_VERTEXPATCH_SINGLE_PRECISION ? "float" : "double", ((DM_Brick *)vp->dm->data)->nactive));
+    }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
