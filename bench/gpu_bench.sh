@@ -12,7 +12,13 @@
 #    mesh of the same brick (its setup takes minutes at the largest sizes), without aggressive coarsening (the
 #    squared graph of the Q_k stencils (up to (4k+1)^3 entries per row) makes cuSPARSE's SpGEMM fail with
 #    CUSPARSE_STATUS_INSUFFICIENT_RESOURCES for k >= 3).
-# Usage: bench/gpu_bench.sh [throughput] [ncu] [solve]; prints markdown tables. LOG_DIR: where the logs go.
+# 4. ranks: the same solves on 1 and 2 MPI ranks with VECCUDA vectors (one rank per GPU; on a machine with one GPU both
+#    ranks share it, which measures what the several-rank path costs, not scaling): laplace k = 3 and 7, double and
+#    mixed, c0ip k = 3; iterations, solve time, time per V-cycle, the share of KSPSolve spent in VecScatter (the ghost
+#    exchange and the coarse-box gathers) and -log_view's host<->device copies per V-cycle; beside them PETSc's ksp
+#    tutorial ex45 (7-point Laplacian on a DMDA, aijcusparse, CG + PCMG Chebyshev/Jacobi, Galerkin coarse operators)
+#    at 257^3 on 1 and 2 ranks when EX45 names its binary.
+# Usage: bench/gpu_bench.sh [throughput] [ncu] [solve] [ranks]; prints markdown tables. LOG_DIR: where the logs go.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 parts=${*:-throughput ncu solve}
@@ -85,5 +91,44 @@ for p in $parts; do
       else a="not run"; fi
       echo "| $k | $n | $(g "$LOG/solve_k${k}_double.log") | $(g "$LOG/solve_k${k}_mixed.log") | $(g "$LOG/solve_k${k}_mixedlevels.log") | $(g "$LOG/solve_k${k}_cheb.log") | $a |"
     done ;;
+  ranks)
+    MPIRUN=${MPIRUN:-mpirun}
+    echo
+    echo "$(nvidia-smi -L | grep -c '^GPU') GPU(s); rank r uses GPU r mod the GPU count. Per V-cycle: KSPSolve's copies / iterations (FGMRES applies one V-cycle per iteration)."
+    echo
+    echo "| problem | DoFs | ranks | its | solve s | s per V-cycle | VecScatter share of KSPSolve | host->device copies, MB per V-cycle | device->host copies, MB per V-cycle |"
+    echo "|---|---|---|---|---|---|---|---|---|"
+    lv() { # log its -> "scatter share | h2d | d2h" from -log_view
+      awk -v its="$2" '
+        $1 == "KSPSolve" {t = $4; h2d = $(NF-4); h2dmb = $(NF-3); d2h = $(NF-2); d2hmb = $(NF-1)}
+        $1 == "VecScatterBegin" || $1 == "VecScatterEnd" {sc += $4}
+        END {if (its < 1) its = 1; printf "%.0f%% | %.1f, %.2f | %.1f, %.2f", (t > 0 ? 100 * sc / t : 0), h2d / its, h2dmb / its, d2h / its, d2hmb / its}' "$1"
+    }
+    for cfg in "laplace_k3_double ex1 3 4 4,4,4" "laplace_k3_mixed ex1 3 4 4,4,4" "laplace_k3_double ex1 3 5 4,4,4" "laplace_k7_double ex1 7 4 2,2,2" "laplace_k7_mixed ex1 7 4 2,2,2" "c0ip_k3_double ex2 3 4 2,2,2"; do
+      set -- $cfg
+      name=$1 prog=./tutorials/$2 k=$3 r=$4 c=$5
+      o="-dm_vec_type cuda -dm_brick_dim 3 -dm_brick_cells $c -dm_brick_degree $k -dm_brick_refine $r -log_view -log_view_gpu_time"
+      if [ $2 = ex1 ]; then o="$o -rhs one -fmg 0 -ksp_rtol 1e-9"; else o="$o -ksp_rtol 1e-6"; fi
+      case $name in *mixed) o="$o -mg_levels_pc_vertexpatch_precision single -dm_brick_mg_precision single" ;; esac
+      for n in 1 2; do
+        f="$LOG/ranks_${name}_r${r}_n$n.log"
+        $MPIRUN -n $n $prog $o >"$f" 2>&1
+        its=$(awk '/iterations [0-9]/{for (i = 1; i < NF; i++) if ($i == "iterations") it = $(i+1)} END{print it}' "$f")
+        read -r dofs t <<<"$(awk '/^  DoFs:/{n = $2} /^solve time/{t = $3} END{print n, t}' "$f")"
+        grep -q "^Linear solve converged" "$f" || its="$its (not converged)"
+        echo "| $name | $dofs | $n | $its | $t | $(awk -v t="$t" -v i="${its%% *}" 'BEGIN{printf "%.4f", (i > 0 ? t / i : 0)}') | $(lv "$f" "${its%% *}") |"
+      done
+    done
+    if [ -n "${EX45:-}" ] && [ -x "$EX45" ]; then
+      for n in 1 2; do
+        f="$LOG/ranks_ex45_257_n$n.log"
+        $MPIRUN -n $n "$EX45" -da_grid_x 9 -da_grid_y 9 -da_grid_z 9 -da_refine 5 -ksp_type cg -ksp_rtol 1e-9 -pc_type mg -pc_mg_levels 6 -pc_mg_galerkin both \
+          -mg_levels_ksp_type chebyshev -mg_levels_pc_type jacobi -dm_mat_type aijcusparse -dm_vec_type cuda -ksp_converged_reason -log_view -log_view_gpu_time >"$f" 2>&1
+        its=$(awk '/iterations [0-9]/{for (i = 1; i < NF; i++) if ($i == "iterations") it = $(i+1)} END{print it}' "$f")
+        t=$(awk '$1 == "KSPSolve" {print $4}' "$f")
+        grep -q "converged due to CONVERGED" "$f" || its="$its (not converged)"
+        echo "| ex45 257^3 (KSPSolve) | 16974593 | $n | $its | $t | $(awk -v t="$t" -v i="${its%% *}" 'BEGIN{printf "%.4f", (i > 0 ? t / i : 0)}') | $(lv "$f" "${its%% *}") |"
+      done
+    fi ;;
   esac
 done

@@ -2,7 +2,7 @@
 # GPU check (make gpu-check, on a machine with a GPU and a CUDA PETSc): the CUDA operator kernels against the
 # host (assembled matrices, random vectors), whole solves with VECCUDA vectors against host vectors (same
 # iterations), compute-sanitizer memcheck and racecheck on the kernel checks and on a small mixed-precision solve.
-# Last line: "N passed, N failed".
+# GPU_CHECK_SECTIONS: a subset of "kernels solves mixed ranks sanitizer" (default: all). Last line: "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT_DIR:-tests/out-gpu}
@@ -17,16 +17,20 @@ ctest() {
   n=$(grep -c '^ok ' "$OUT/$name.log")
   if [ $rc = 0 ] && [ "$n" -gt 0 ] && ! grep -q '^FAIL' "$OUT/$name.log"; then result "$name" 0 "$n checks"; else result "$name" 1; fi
 }
+want() { case " ${GPU_CHECK_SECTIONS:-all} " in *" all "* | *" $1 "*) return 0 ;; esac; return 1; }
 its_of() { awk '/iterations/{for (i = 1; i < NF; i++) if ($i == "iterations" && $(i + 1) ~ /^[0-9]+$/) print $(i + 1)}' "$1"; }
 
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader >"$OUT/device.txt" 2>&1
 echo "device: $(cat "$OUT/device.txt")"
+if want kernels; then
 ctest gpu_operator_2d_k1-8 ./tests/gpu_operator -dim 2 -kmin 1 -kmax 8 -refine 3
 ctest gpu_operator_3d_k1-6 ./tests/gpu_operator -dim 3 -kmin 1 -kmax 6 -refine 1
 ctest gpu_smoother_2d_k1-8 ./tests/gpu_smoother -dim 2 -kmin 1 -kmax 8 -refine 2
 ctest gpu_smoother_3d_k1-5 ./tests/gpu_smoother -dim 3 -kmin 1 -kmax 5 -refine 1
+fi
 
 # whole solves: VECCUDA (operator on the GPU) against host vectors, same iterations and L2 error
+if want solves; then
 same() { # name program options...
   local name=$1 prog=$2; shift 2
   $prog "$@" >"$OUT/$name.host.log" 2>&1
@@ -44,9 +48,11 @@ same solve_ex1_3d_k3_vp ./tutorials/ex1 -dm_brick_cells 2,2,2 -dm_brick_dim 3 -d
 same solve_ex1_3d_k3_vp_global ./tutorials/ex1 -dm_brick_cells 2,2,2 -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 3 -fmg 0 -mg_levels_pc_vertexpatch_gpu_kernel global
 same solve_ex2_2d_k3_mvs ./tutorials/ex2 -dm_brick_cells 2,2 -dm_brick_degree 3 -dm_brick_refine 4
 same solve_ex2_3d_k2_avs ./tutorials/ex2 -dm_brick_cells 2,2,2 -smoother avs -dm_brick_dim 3 -dm_brick_degree 2 -dm_brick_refine 2
+fi
 
 # mixed precision (V-cycle smoothing in float, FGMRES in double): the L2 error of the double run (seed 003 Table 7),
 # on meshes and tolerances where the discretization error, not the algebraic one, is measured
+if want mixed; then
 mixed() { # name program options...
   local name=$1 prog=$2; shift 2
   $prog "$@" -dm_vec_type cuda >"$OUT/$name.double.log" 2>&1
@@ -54,17 +60,21 @@ mixed() { # name program options...
   local i1 i2 e1 e2
   i1=$(its_of "$OUT/$name.double.log"); i2=$(its_of "$OUT/$name.mixed.log")
   e1=$(awk '/^L2 error/{print $3}' "$OUT/$name.double.log"); e2=$(awk '/^L2 error/{print $3}' "$OUT/$name.mixed.log")
-  [ -n "$e1" ] && [ -n "$e2" ] && awk -v a="$e1" -v b="$e2" 'BEGIN{d = a - b; if (d < 0) d = -d; exit !(d <= 1e-3 * a)}'
+  # the two iterates differ by what the tolerance leaves of the algebraic error: c0ip (condition ~ h^-4) needs ERRTOL 1e-2
+  [ -n "$e1" ] && [ -n "$e2" ] && grep -q "^Linear solve converged" "$OUT/$name.double.log" && grep -q "^Linear solve converged" "$OUT/$name.mixed.log" &&
+    awk -v a="$e1" -v b="$e2" -v tol="${ERRTOL:-1e-3}" 'BEGIN{d = a - b; if (d < 0) d = -d; exit !(d <= tol * a)}'
   result "$name" $? "double $i1 its error $e1, mixed $i2 its error $e2"
 }
 mixed mixed_ex1_3d_k3 ./tutorials/ex1 -dm_brick_cells 2,2,2 -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 3 -fmg 0 -mg_coarse_ksp_type richardson -mg_coarse_ksp_max_it 1 -mg_coarse_pc_type vertexpatch
 mixed mixed_ex1_2d_k5 ./tutorials/ex1 -dm_brick_cells 2,2 -dm_brick_degree 5 -dm_brick_refine 2 -ksp_rtol 1e-12 -fmg 0 -mg_coarse_ksp_type richardson -mg_coarse_ksp_max_it 1 -mg_coarse_pc_type vertexpatch
 # the same with the coarser levels' operators and transfers in float as well
 MIXED="-mg_levels_pc_vertexpatch_precision single -dm_brick_mg_precision single" mixed mixed_levels_ex1_3d_k3 ./tutorials/ex1 -dm_brick_cells 2,2,2 -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 3 -fmg 0 -mg_coarse_ksp_type richardson -mg_coarse_ksp_max_it 1 -mg_coarse_pc_type vertexpatch
-MIXED="-mg_levels_pc_vertexpatch_precision single -dm_brick_mg_precision single" mixed mixed_levels_ex2_2d_k3 ./tutorials/ex2 -dm_brick_cells 2,2 -ksp_type fgmres -ksp_rtol 1e-9 -dm_brick_degree 3 -dm_brick_refine 4 -rhs paper
-mixed mixed_ex2_2d_k3 ./tutorials/ex2 -dm_brick_cells 2,2 -ksp_type fgmres -ksp_rtol 1e-9 -dm_brick_degree 3 -dm_brick_refine 4 -rhs paper
+ERRTOL=1e-2 MIXED="-mg_levels_pc_vertexpatch_precision single -dm_brick_mg_precision single" mixed mixed_levels_ex2_2d_k3 ./tutorials/ex2 -dm_brick_cells 2,2 -ksp_type fgmres -ksp_rtol 1e-9 -dm_brick_degree 3 -dm_brick_refine 4 -rhs paper
+ERRTOL=1e-2 mixed mixed_ex2_2d_k3 ./tutorials/ex2 -dm_brick_cells 2,2 -ksp_type fgmres -ksp_rtol 1e-9 -dm_brick_degree 3 -dm_brick_refine 4 -rhs paper
+fi
 
 # ---- several ranks (one per GPU where the machine has several; PETSc puts rank r on GPU r mod the GPU count) ----
+if want ranks; then
 MPIRUN=${MPIRUN:-mpirun}
 NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 echo "several ranks: $NGPU GPU(s) on this machine"
@@ -106,7 +116,9 @@ gpuranks() { # name program options...
     its="$its $(its_of "$OUT/$name.n$n.log")"
     [ -z "$first" ] && first=$(its_of "$OUT/$name.n$n.log") && e1=$(awk '/^L2 error/{print $3}' "$OUT/$name.n$n.log")
     [ "$(its_of "$OUT/$name.n$n.log")" = "$first" ] || ok=1
-    awk -v a="$e1" -v b="$(awk '/^L2 error/{print $3}' "$OUT/$name.n$n.log")" 'BEGIN{d = a - b; if (d < 0) d = -d; exit !(a == "" || d <= 1e-6 * a)}' || ok=1
+    # same iterations; the L2 errors differ by rounding in the partition-dependent sums (1e-6 of it at 2D Q4, where the
+    # discretization error 1e-10 is close to what the tolerance leaves)
+    awk -v a="$e1" -v b="$(awk '/^L2 error/{print $3}' "$OUT/$name.n$n.log")" 'BEGIN{d = a - b; if (d < 0) d = -d; exit !(a == "" || d <= 1e-4 * a)}' || ok=1
   done
   result "$name" $ok "iterations on 1..3 ranks:$its, L2 error $e1"
 }
@@ -115,6 +127,9 @@ gpuranks ranks_solve_ex1_3d_k3_mixed ./tutorials/ex1 -dm_brick_dim 3 -dm_brick_c
 gpuranks ranks_solve_ex1_2d_k4_additive_cg ./tutorials/ex1 -dm_brick_cells 2,2 -dm_brick_degree 4 -dm_brick_refine 4 -fmg 0 -mg_levels_pc_vertexpatch_type additive -mg_levels_ksp_max_it 2 -ksp_type cg
 gpuranks ranks_solve_ex1_chebyshev ./tutorials/ex1 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 3 -dm_brick_refine 3 -smoother chebyshev
 gpuranks ranks_solve_ex2_2d_k3 ./tutorials/ex2 -dm_brick_cells 2,2 -dm_brick_degree 3 -dm_brick_refine 4
+# the finest level agglomerated too (fewer cells than ranks): the idle ranks follow every reduction
+gpuranks ranks_solve_ex1_3d_all_agglomerated ./tutorials/ex1 -dm_brick_dim 3 -dm_brick_cells 1,1,1 -dm_brick_refine 1 -fmg 0
+gpuranks ranks_solve_ex2_3d_k2_all_agglomerated ./tutorials/ex2 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 2 -dm_brick_refine 1
 gpuranks ranks_solve_ex2_3d_k2_avs ./tutorials/ex2 -smoother avs -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 2 -dm_brick_refine 2
 # no silent host path: an option without a device implementation stops with a message naming it
 $MPIRUN -n 2 ./tutorials/ex1 -dm_vec_type cuda -mg_levels_pc_vertexpatch_local_solver dense >"$OUT/nohost_dense.log" 2>&1
@@ -127,11 +142,14 @@ result ranks_no_host_path_batched $?
 $MPIRUN -n 2 ./tutorials/ex1 -dm_vec_type cuda -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 3 -dm_brick_refine 4 -fmg 0 -log_view -log_view_gpu_time >"$OUT/ranks_log_view.log" 2>&1
 grep -q "^Linear solve converged" "$OUT/ranks_log_view.log"
 result ranks_log_view $? "$(its_of "$OUT/ranks_log_view.log") iterations; KSPSolve: $(grep -E '^KSPSolve ' "$OUT/ranks_log_view.log" | awk '{print "CpuToGpu", $(NF-4), $(NF-3), "GpuToCpu", $(NF-2), $(NF-1)}')"
+fi
 
+if want sanitizer; then
+MPIRUN=${MPIRUN:-mpirun}
 if command -v compute-sanitizer >/dev/null; then
-  $MPIRUN -n 2 compute-sanitizer --tool memcheck --error-exitcode 99 ./tutorials/ex1 -dm_vec_type cuda -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 2 -dm_brick_refine 2 -fmg 0 \
+  timeout 300 $MPIRUN -n 2 compute-sanitizer --tool memcheck --error-exitcode 99 ./tutorials/ex1 -dm_vec_type cuda -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 2 -dm_brick_refine 2 -fmg 0 \
     -mg_levels_pc_vertexpatch_precision single -dm_brick_mg_precision single >"$OUT/sanitizer_memcheck_2ranks.log" 2>&1 &&
-    $MPIRUN -n 2 compute-sanitizer --tool memcheck --error-exitcode 99 ./tutorials/ex2 -dm_vec_type cuda -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 2 -dm_brick_refine 1 >>"$OUT/sanitizer_memcheck_2ranks.log" 2>&1
+    timeout 300 $MPIRUN -n 2 compute-sanitizer --tool memcheck --error-exitcode 99 ./tutorials/ex2 -dm_vec_type cuda -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 2 -dm_brick_refine 1 >>"$OUT/sanitizer_memcheck_2ranks.log" 2>&1
   result compute_sanitizer_memcheck_2ranks $? "$(grep -c 'ERROR SUMMARY: 0 errors' "$OUT/sanitizer_memcheck_2ranks.log") of 4 processes: 0 errors"
 fi
 
@@ -147,6 +165,7 @@ if command -v compute-sanitizer >/dev/null; then
   done
 else
   result compute_sanitizer_available 1 "compute-sanitizer not found"
+fi
 fi
 echo "$passed passed, $failed failed"
 [ $failed = 0 ]

@@ -199,7 +199,16 @@ static PetscErrorCode BrickKSPGuardConverged(KSP ksp, PetscInt n, PetscReal rnor
   if (!g->verify || *reason <= 0 || *reason == KSP_CONVERGED_ITS || g->converged != KSPConvergedDefault) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(BrickTypeIn((PetscObject)ksp, BrickCheckableKSP, PETSC_STATIC_ARRAY_LENGTH(BrickCheckableKSP), &checkable));
   if (!checkable) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(BrickKSPTrueNorm(ksp, g, &tnorm));
+  {
+    /* KSPBuildSolution() of PETSc 3.22 (not 3.18) returns the stored vec_sol (the start of this cycle) once
+       ksp->reason is set, and *reason may be ksp->reason itself: the iterate is built as mid-solve */
+    KSPConvergedReason claimed = *reason;
+
+    ksp->reason = KSP_CONVERGED_ITERATING;
+    PetscCall(BrickKSPTrueNorm(ksp, g, &tnorm));
+    ksp->reason = claimed;
+    *reason     = claimed;
+  }
   if (tnorm < 0.0) PetscFunctionReturn(PETSC_SUCCESS);
   if (tnorm <= ksp->ttol) {
     PetscCall(PetscInfo(ksp, "Iteration %" PetscInt_FMT ": claimed convergence checked, true residual %g <= tolerance %g\n", n, (double)tnorm, (double)ksp->ttol));

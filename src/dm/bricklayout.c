@@ -127,6 +127,9 @@ PetscErrorCode DMLocalToGlobalEnd_Brick(DM dm, Vec l, InsertMode mode, Vec g)
 
   PetscFunctionBegin;
   if (da) PetscCall(DMLocalToGlobalEnd(da, l, mode, g));
+  /* g changed on the active ranks: its state must change on every rank, or an inactive rank would answer a later
+     VecNorm() from its cached value and skip the reduction the others enter */
+  else PetscCall(PetscObjectStateIncrease((PetscObject)g));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
