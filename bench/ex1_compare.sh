@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 [ "$(id -u)" = 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 row() { # label options...
   local label=$1; shift
-  ./tutorials/ex1 "$@" 2>&1 | awk -v l="$label" '/^  DoFs/{n=$2} /^Linear solve/{r=$5; for (i = 1; i < NF; i++) if ($i == "iterations") it = $(i + 1)} /^true residual/{t=$NF} /^L2 error/{e=$3} /solve time/{s=$3; u=$(NF-1)} /ERROR/{err=1}
+  ./tutorials/ex1 "$@" 2>&1 | awk -v l="$label" '/^  DoFs/{n=$2} /^Linear solve/{for (i = 1; i < NF; i++) { if ($i == "to" && r == "") r = $(i + 1); if ($i == "iterations") it = $(i + 1) }} /^true residual/{t=$NF} /^L2 error/{e=$3} /solve time/{s=$3; u=$(NF-1)} /ERROR/{err=1}
     END{ if (err || it == "") printf "| %s | failed | | | | | | |\n", l; else printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", l, n, r, it, t, u, s, e }'
 }
 echo "# ex1: vertex-patch multigrid vs peers, time to solution"
