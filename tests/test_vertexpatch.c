@@ -15,6 +15,19 @@ typedef struct {
   PetscScalar *A;                               /* dense operator, row-major */
 } Dense;
 
+/* cells, interior nodes and interior vertices of a dim-D grid of Q_k cells */
+static void DenseSizes(Dense *D, PetscInt dim, PetscInt k, const PetscInt cells[])
+{
+  D->dim = dim;
+  D->k   = k;
+  D->nv  = 1;
+  for (PetscInt d = 0; d < 3; d++) {
+    D->N[d] = d < dim ? cells[d] : 1;
+    D->M[d] = d < dim ? k * cells[d] - 1 : 1;
+    if (d < dim) D->nv *= cells[d] - 1;
+  }
+}
+
 /* global (natural = one-rank DMDA) index of full-grid node f */
 static PetscInt NodeIndex(const Dense *D, const PetscInt f[3])
 {
@@ -235,14 +248,7 @@ static PetscErrorCode CheckProcessingOrder(PetscInt dim, PetscInt k, const char 
   PetscCall(DMSetUp(dm));
   PetscCall(DMBrickCreateOperator(dm, MATSHELL, &A));
   PetscCall(PetscMemzero(&D, sizeof(D)));
-  D.dim = dim;
-  D.k   = k;
-  D.nv  = 1;
-  for (PetscInt d = 0; d < 3; d++) {
-    D.N[d] = d < dim ? cells[d] : 1;
-    D.M[d] = d < dim ? k * cells[d] - 1 : 1;
-    if (d < dim) D.nv *= cells[d] - 1;
-  }
+  DenseSizes(&D, dim, k, cells);
   PetscCall(PetscMalloc3(D.nv, &D.v, D.nv, &ord, D.nv, &lex));
   for (PetscInt z = 1; z < (dim == 3 ? cells[2] : 2); z++)
     for (PetscInt y = 1; y < cells[1]; y++)
@@ -603,14 +609,7 @@ int main(int argc, char **argv)
   PetscCall(DMBrickCreateOperator(dm, MATAIJ, &Aaij));
   PetscCall(MatConvert(Aaij, MATSEQDENSE, MAT_INITIAL_MATRIX, &Ad));
 
-  D.dim = dim;
-  D.k   = k;
-  D.nv  = 1;
-  for (PetscInt d = 0; d < 3; d++) {
-    D.N[d] = d < dim ? cells[d] : 1;
-    D.M[d] = d < dim ? k * cells[d] - 1 : 1;
-    if (d < dim) D.nv *= cells[d] - 1;
-  }
+  DenseSizes(&D, dim, k, cells);
   D.n = D.M[0] * D.M[1] * D.M[2];
   PetscCall(PetscMalloc2(D.n * D.n, &D.A, D.nv, &D.v));
   {

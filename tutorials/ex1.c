@@ -175,10 +175,12 @@ int main(int argc, char **argv)
     /* one full multigrid cycle gives the initial guess; the V-cycle iteration goes on from it and its
        iterations are counted, its convergence still measured against ||b|| */
     PC        pc;
+    PCType    pctype;
     PetscBool ismg;
     PetscCall(KSPGetPC(ksp, &pc));
     PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCMG, &ismg));
-    PetscCheck(ismg, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-fmg needs -pc_type mg");
+    PetscCall(PCGetType(pc, &pctype));
+    PetscCheck(ismg, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-fmg (on by default with -smoother vertexpatch) needs -pc_type mg; with -pc_type %s add -fmg 0", pctype);
     PetscCall(PCMGSetType(pc, PC_MG_FULL));
     PetscCall(PCApply(pc, b, u));
     PetscCall(PCMGSetType(pc, PC_MG_MULTIPLICATIVE));

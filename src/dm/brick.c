@@ -479,7 +479,24 @@ static PetscErrorCode DMView_Brick(DM dm, PetscViewer viewer)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* whether the brick's vectors live on the GPU (a CUDA vector type), where its operators and smoothers then run */
+/* The one place where host or device is chosen. Work on vectors (operators, transfers, smoothing steps) runs on
+   the GPU when its vectors are VECCUDA (y may be NULL); a build without CUDA always answers no. */
+PetscErrorCode DMBrickVecsOnDevice_Private(Vec x, Vec y, PetscBool *device)
+{
+  PetscFunctionBegin;
+  *device = PETSC_FALSE;
+#if defined(VP_HAVE_CUDA)
+  {
+    PetscBool xc, yc = PETSC_TRUE;
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &xc, VECSEQCUDA, VECMPICUDA, ""));
+    if (y) PetscCall(PetscObjectTypeCompareAny((PetscObject)y, &yc, VECSEQCUDA, VECMPICUDA, ""));
+    *device = (PetscBool)(xc && yc);
+  }
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* whether the brick's vectors live on the GPU (its vector type is a CUDA one), so that its work runs there (views) */
 PetscErrorCode DMBrickOnDevice_Private(DM dm, PetscBool *device)
 {
   PetscFunctionBegin;

@@ -106,10 +106,10 @@ PETSC_INTERN PetscErrorCode DMBrickCellSize_Private(DM, PetscReal[]);
 PETSC_INTERN PetscInt       DMBrickNodeGlobalIndex_Private(const DM_Brick *, const PetscInt[]);
 PETSC_INTERN PetscErrorCode DMBrickViewLevel_Private(DM, PetscViewer);
 PETSC_INTERN PetscErrorCode DMBrickOnDevice_Private(DM, PetscBool *);
+PETSC_INTERN PetscErrorCode DMBrickVecsOnDevice_Private(Vec, Vec, PetscBool *);
 PETSC_INTERN PetscErrorCode DMBrickOwnedCellBox_Private(DM, BrickBox *);
 PETSC_INTERN PetscErrorCode DMBrickOwnedNodeBox_Private(DM, BrickBox *);
 PETSC_INTERN PetscErrorCode DMBrickLocalToBox_Private(DM, const PetscScalar[], const BrickBox *, PetscScalar[]);
-PETSC_INTERN PetscErrorCode DMBrickBoxAddToLocal_Private(DM, const BrickBox *, const PetscScalar[], PetscScalar[]);
 PETSC_INTERN PetscErrorCode DMBrickGlobalToBox_Private(DM, const PetscScalar[], const BrickBox *, PetscScalar[]);
 PETSC_INTERN PetscErrorCode DMBrickBoxToGlobal_Private(DM, const BrickBox *, const PetscScalar[], PetscScalar[]);
 

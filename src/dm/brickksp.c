@@ -94,7 +94,7 @@ static PetscErrorCode BrickPCNonlinear(PC pc, char desc[], size_t len, PetscBool
         if (dm) {
           PetscBool isbrick, cuda = PETSC_FALSE;
           PetscCall(PetscObjectTypeCompare((PetscObject)dm, DMBRICK, &isbrick));
-          if (isbrick && dm->vectype) PetscCall(PetscStrInList(dm->vectype, "cuda,seqcuda,mpicuda", ',', &cuda));
+          if (isbrick) PetscCall(DMBrickOnDevice_Private(dm, &cuda));
           if (isbrick && cuda && ((DM_Brick *)dm->data)->precision == DMBRICK_PRECISION_SINGLE) {
             PetscCall(PetscSNPrintf(desc, len, "-dm_brick_mg_precision single (level %" PetscInt_FMT " of %s computes in float on the GPU)", l, prefix && prefix[0] ? prefix : "the PCMG"));
             *nonlinear = PETSC_TRUE;

@@ -273,7 +273,6 @@ static PetscErrorCode BrickBoxOffsets(DM dm, const BrickBox *box, const PetscInt
 
 typedef enum {
   BOX_FROM_ARRAY,
-  BOX_ADD_TO_ARRAY,
   BOX_INSERT_TO_ARRAY
 } BoxCopyMode;
 
@@ -295,17 +294,8 @@ static PetscErrorCode BrickBoxCopy(DM dm, PetscBool ghosted, const BrickBox *box
           if (mode == BOX_FROM_ARRAY) boxv[b] = 0.0;
           continue;
         }
-        switch (mode) {
-        case BOX_FROM_ARRAY:
-          boxv[b] = array[o + off[1][iy] + off[2][iz]];
-          break;
-        case BOX_ADD_TO_ARRAY:
-          array[o + off[1][iy] + off[2][iz]] += boxv[b];
-          break;
-        case BOX_INSERT_TO_ARRAY:
-          array[o + off[1][iy] + off[2][iz]] = boxv[b];
-          break;
-        }
+        if (mode == BOX_FROM_ARRAY) boxv[b] = array[o + off[1][iy] + off[2][iz]];
+        else array[o + off[1][iy] + off[2][iz]] = boxv[b];
       }
     }
   }
@@ -318,14 +308,6 @@ PetscErrorCode DMBrickLocalToBox_Private(DM dm, const PetscScalar local[], const
 {
   PetscFunctionBegin;
   PetscCall(BrickBoxCopy(dm, PETSC_TRUE, box, BOX_FROM_ARRAY, boxv, (PetscScalar *)local));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* Adds box values into a local (ghosted) array; boundary nodes are dropped. */
-PetscErrorCode DMBrickBoxAddToLocal_Private(DM dm, const BrickBox *box, const PetscScalar boxv[], PetscScalar local[])
-{
-  PetscFunctionBegin;
-  PetscCall(BrickBoxCopy(dm, PETSC_TRUE, box, BOX_ADD_TO_ARRAY, (PetscScalar *)boxv, local));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

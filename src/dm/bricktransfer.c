@@ -23,18 +23,6 @@ typedef struct {
 #if defined(VP_HAVE_CUDA)
 static inline void BrickTransferCell(PetscInt, PetscInt, PetscInt, PetscInt *, PetscInt *);
 
-/* VECCUDA vectors (one rank or several): the transfer runs on the device arrays */
-static PetscErrorCode BrickTransferUseGPU(Vec x, Vec y, PetscBool *gpu)
-{
-  PetscBool xc, yc;
-
-  PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &xc, VECSEQCUDA, VECMPICUDA, ""));
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)y, &yc, VECSEQCUDA, VECMPICUDA, ""));
-  *gpu = (PetscBool)(xc && yc);
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* The 1D prolongation from the coarse box (stage[0], boundary nodes included: they hold zero) to the owned fine nodes,
    row-wise with width k+1 (fine row i: box columns c k - lo + j), and its transpose with width 4k+1 (a coarse node
    reaches the fine nodes of at most two coarse cells). */
@@ -130,7 +118,7 @@ static PetscErrorCode BrickTransferTryGPU(Mat P, PetscBool prolong, Vec x, Vec y
 #if defined(VP_HAVE_CUDA)
   {
     BrickTransfer *t;
-    PetscCall(BrickTransferUseGPU(x, y, done));
+    PetscCall(DMBrickVecsOnDevice_Private(x, y, done));
     PetscCall(MatShellGetContext(P, &t));
     if (*done) PetscCall(BrickTransferApplyGPU(t, prolong, x, y));
   }

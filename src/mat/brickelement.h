@@ -26,7 +26,7 @@ PETSC_INTERN PetscInt       BrickKronApplyWorkSize(PetscInt, const BrickBox *, c
 PETSC_INTERN PetscReal      BrickKronEntry(PetscInt, const BrickKronForm *, const BrickLine[], const PetscInt[], const PetscInt[]);
 
 /* the GPU path (brickgpu.c): gpu holds a VPCudaKron (or VPCudaCellLaplace) of cuda/ behind a void pointer */
-PETSC_INTERN PetscErrorCode BrickUseGPU(DM, Vec, Vec, PetscBool *);
+PETSC_INTERN PetscErrorCode BrickTryGPUDiagonal(DM, Vec, PetscBool *);
 #if defined(VP_HAVE_CUDA)
 PETSC_INTERN PetscErrorCode BrickKronGPUCreate(DM, const BrickKronForm *, const BrickLine[], void **);
 PETSC_INTERN PetscErrorCode BrickKronGPUDestroy(void **);

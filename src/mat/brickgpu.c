@@ -239,18 +239,14 @@ PetscErrorCode BrickGPUDiagonal(DM dm, Vec diag)
 }
 #endif
 
-/* whether both vectors live on the GPU (VECSEQCUDA or VECMPICUDA): the GPU path applies */
-PetscErrorCode BrickUseGPU(DM dm, Vec x, Vec y, PetscBool *gpu)
+/* the diagonal on the device when diag is a VECCUDA vector (a no-op without CUDA): done says whether it ran */
+PetscErrorCode BrickTryGPUDiagonal(DM dm, Vec diag, PetscBool *done)
 {
   PetscFunctionBegin;
-  *gpu = PETSC_FALSE;
+  PetscCall(DMBrickVecsOnDevice_Private(diag, NULL, done));
 #if defined(VP_HAVE_CUDA)
-  {
-    PetscBool xc, yc = PETSC_TRUE;
-    PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &xc, VECSEQCUDA, VECMPICUDA, ""));
-    if (y) PetscCall(PetscObjectTypeCompareAny((PetscObject)y, &yc, VECSEQCUDA, VECMPICUDA, ""));
-    *gpu = (PetscBool)(xc && yc);
-  }
+  if (*done) PetscCall(BrickGPUDiagonal(dm, diag));
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+

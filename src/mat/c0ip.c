@@ -63,7 +63,7 @@ static PetscErrorCode MatMult_BrickC0IP(Mat A, Vec x, Vec y)
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &ctx));
   brick = (DM_Brick *)ctx->dm->data;
-  PetscCall(BrickUseGPU(ctx->dm, x, y, &gpu));
+  PetscCall(DMBrickVecsOnDevice_Private(x, y, &gpu));
 #if defined(VP_HAVE_CUDA)
   if (gpu) {
     if (!ctx->gpu) PetscCall(BrickKronGPUCreate(ctx->dm, &ctx->form, ctx->lines, &ctx->gpu));
@@ -92,21 +92,14 @@ static PetscErrorCode MatGetDiagonal_BrickC0IP(Mat A, Vec diag)
   BrickC0IP   *ctx;
   DM_Brick    *brick;
   PetscScalar *da;
-  PetscInt     p = 0;
+  PetscInt     p    = 0;
+  PetscBool    done = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &ctx));
   brick = (DM_Brick *)ctx->dm->data;
-#if defined(VP_HAVE_CUDA)
-  {
-    PetscBool gpu;
-    PetscCall(BrickUseGPU(ctx->dm, diag, NULL, &gpu));
-    if (gpu) {
-      PetscCall(BrickGPUDiagonal(ctx->dm, diag));
-      PetscFunctionReturn(PETSC_SUCCESS);
-    }
-  }
-#endif
+  PetscCall(BrickTryGPUDiagonal(ctx->dm, diag, &done));
+  if (done) PetscFunctionReturn(PETSC_SUCCESS);
   for (PetscInt z = ctx->obox.lo[2]; z <= ctx->obox.hi[2]; z++)
     for (PetscInt y = ctx->obox.lo[1]; y <= ctx->obox.hi[1]; y++)
       for (PetscInt x = ctx->obox.lo[0]; x <= ctx->obox.hi[0]; x++, p++) {

@@ -67,7 +67,7 @@ static PetscErrorCode MatMult_BrickLaplace(Mat A, Vec x, Vec y)
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &ctx));
   brick = (DM_Brick *)ctx->dm->data;
-  PetscCall(BrickUseGPU(ctx->dm, x, y, &gpu));
+  PetscCall(DMBrickVecsOnDevice_Private(x, y, &gpu));
 #if defined(VP_HAVE_CUDA)
   if (gpu) {
     /* on the GPU: the same cell matrices, one thread block per few cells, atomic updates (cuda/vpcell.cu) */
@@ -122,20 +122,13 @@ static PetscErrorCode MatGetDiagonal_BrickLaplace(Mat A, Vec diag)
   PetscScalar  *yl;
   PetscInt      idx[729], nloc, n;
   BrickBox      cells;
+  PetscBool     done;
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &ctx));
   brick = (DM_Brick *)ctx->dm->data;
-#if defined(VP_HAVE_CUDA)
-  {
-    PetscBool gpu;
-    PetscCall(BrickUseGPU(ctx->dm, diag, NULL, &gpu));
-    if (gpu) {
-      PetscCall(BrickGPUDiagonal(ctx->dm, diag));
-      PetscFunctionReturn(PETSC_SUCCESS);
-    }
-  }
-#endif
+  PetscCall(BrickTryGPUDiagonal(ctx->dm, diag, &done));
+  if (done) PetscFunctionReturn(PETSC_SUCCESS);
   n    = brick->degree + 1;
   nloc = brick->dim == 2 ? n * n : n * n * n;
   PetscCall(DMBrickOwnedCellBox_Private(ctx->dm, &cells));

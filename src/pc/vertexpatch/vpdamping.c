@@ -9,7 +9,6 @@
    from k = 5 on. There the default is min(paper value, 1.8 / lambda), lambda from a few Lanczos steps (CG on
    A with B as preconditioner) at setup; 1.8 leaves 10 % for the estimate falling short of lambda_max. */
 #include "vpimpl.h"
-#include <petscdmda.h>
 
 #define VP_ESTIMATE_ITS   12
 #define VP_ESTIMATE_THETA 1.8

@@ -18,11 +18,10 @@ PetscErrorCode PCVertexPatchUseGPU(PC pc, Vec b, Vec x, PetscBool *gpu)
 #if defined(VP_HAVE_CUDA)
   {
     PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
-    PetscBool       bc, xc = PETSC_TRUE;
+    PetscBool       device;
     const char     *prefix;
-    PetscCall(PetscObjectTypeCompareAny((PetscObject)b, &bc, VECSEQCUDA, VECMPICUDA, ""));
-    if (x) PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &xc, VECSEQCUDA, VECMPICUDA, ""));
-    if (!bc || !xc) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCall(DMBrickVecsOnDevice_Private(b, x, &device));
+    if (!device) PetscFunctionReturn(PETSC_SUCCESS);
     PetscCall(PCGetOptionsPrefix(pc, &prefix));
     PetscCheck(vp->solver == PC_VERTEXPATCH_FDM, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "-%spc_vertexpatch_local_solver %s has no GPU implementation; with VECCUDA vectors (-dm_vec_type cuda) use -%spc_vertexpatch_local_solver fdm",
                prefix ? prefix : "", PCVertexPatchLocalSolvers[vp->solver], prefix ? prefix : "");
