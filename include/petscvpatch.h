@@ -34,6 +34,12 @@ typedef enum {
   PC_VERTEXPATCH_DENSE,
   PC_VERTEXPATCH_SEPARABLE_DENSE
 } PCVertexPatchLocalSolver;
+/* DG (sipg) only: the local space of a patch [CK24, section 3.1] */
+typedef enum {
+  PC_VERTEXPATCH_SPACE_FULL,
+  PC_VERTEXPATCH_SPACE_DIRICHLET,
+  PC_VERTEXPATCH_SPACE_CLAMPED
+} PCVertexPatchLocalSpace;
 typedef enum {
   PC_VERTEXPATCH_RESIDUAL_LOCAL,
   PC_VERTEXPATCH_RESIDUAL_GLOBAL
@@ -61,6 +67,7 @@ typedef enum {
 PETSC_EXTERN const char *const PCVertexPatchTypes[];
 PETSC_EXTERN const char *const PCVertexPatchLocalSolvers[];
 PETSC_EXTERN const char *const PCVertexPatchResiduals[];
+PETSC_EXTERN const char *const PCVertexPatchLocalSpaces[];
 PETSC_EXTERN const char *const PCVertexPatchSchedules[];
 PETSC_EXTERN const char *const PCVertexPatchOrderings[];
 PETSC_EXTERN const char *const PCVertexPatchPrecisions[];
@@ -69,6 +76,7 @@ PETSC_EXTERN const char *const PCVertexPatchGPUKernels[];
 PETSC_EXTERN PetscErrorCode PCVertexPatchSetType(PC, PCVertexPatchType);
 PETSC_EXTERN PetscErrorCode PCVertexPatchSetLocalSolver(PC, PCVertexPatchLocalSolver);
 PETSC_EXTERN PetscErrorCode PCVertexPatchSetResidual(PC, PCVertexPatchResidual);
+PETSC_EXTERN PetscErrorCode PCVertexPatchSetLocalSpace(PC, PCVertexPatchLocalSpace);
 PETSC_EXTERN PetscErrorCode PCVertexPatchSetSchedule(PC, PCVertexPatchSchedule, PetscInt);
 PETSC_EXTERN PetscErrorCode PCVertexPatchSetOrdering(PC, PCVertexPatchOrdering);
 PETSC_EXTERN PetscErrorCode PCVertexPatchSetPrecision(PC, PCVertexPatchPrecision);
@@ -82,7 +90,7 @@ PETSC_EXTERN PetscErrorCode PCVertexPatchGetDamping(PC, PetscReal *, PetscReal *
    DMBrickFamily - continuity of the brick's finite element space
 
 $  DMBRICK_CG - continuous Q_k, nodal on the Gauss-Lobatto grid
-$  DMBRICK_DG - discontinuous Q_k, cell-wise (not supported yet)
+$  DMBRICK_DG - discontinuous Q_k, cell by cell ((k+1)^d Gauss-Lobatto values per cell; operator sipg)
 
    Level: beginner
 E*/

@@ -46,6 +46,7 @@ PetscErrorCode VPatchInitializePackage(void)
   PetscCall(DMRegister(DMBRICK, DMCreate_Brick));
   PetscCall(DMBrickRegisterOperator("laplace", DMBrickOperatorCreate_Laplace));
   PetscCall(DMBrickRegisterOperator("c0ip", DMBrickOperatorCreate_C0IP));
+  PetscCall(DMBrickRegisterOperator("sipg", DMBrickOperatorCreate_SIPG));
   PetscCall(PCRegister("vertexpatch", PCCreate_VertexPatch));
   PetscCall(PetscLogEventRegister("BrickSetUp", DM_CLASSID, &DMBRICK_Setup));
   PetscCall(PetscLogEventRegister("BrickAssemble", DM_CLASSID, &DMBRICK_Assemble));

@@ -144,7 +144,8 @@ PetscErrorCode DMBrickSetDegree(DM dm, PetscInt degree)
    Logically Collective
 
    Note:
-   Only `DMBRICK_CG` is supported in this version.
+   The operator decides the family (`sipg` is DG; `laplace` and `c0ip` are CG), so this is only a check: a family
+   that disagrees with the operator is an error at `DMSetUp()`.
 
    Level: beginner
 
@@ -157,7 +158,8 @@ PetscErrorCode DMBrickSetFamily(DM dm, DMBrickFamily family)
   PetscFunctionBegin;
   PetscCall(DMBrickGetImpl_Private(dm, &brick));
   PetscCall(DMBrickCheckNotSetUp(dm, "DMBrickSetFamily()"));
-  brick->family = family;
+  brick->family     = family;
+  brick->family_set = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -381,13 +383,14 @@ static PetscErrorCode DMSetFromOptions_Brick(DM dm, PetscOptionItems *PetscOptio
   PetscCall(PetscOptionsInt("-dm_brick_degree", "Polynomial degree k of the Q_k element (1..8)", "DMBrickSetDegree", brick->degree, &brick->degree, NULL));
   /* read as a string and checked in DMSetUp, so that a wrong value gets a message listing what is allowed */
   PetscCall(PetscStrncpy(family, DMBrickFamilies[brick->family], sizeof(family)));
-  PetscCall(PetscOptionsString("-dm_brick_family", "Element family: cg (dg: not supported yet)", "DMBrickSetFamily", family, family, sizeof(family), &flg));
+  PetscCall(PetscOptionsString("-dm_brick_family", "Element family: cg or dg (the operator decides: sipg is dg; this is a check)", "DMBrickSetFamily", family, family, sizeof(family), &flg));
   if (flg) {
     PetscBool iscg, isdg;
     PetscCall(PetscStrcmp(family, "cg", &iscg));
     PetscCall(PetscStrcmp(family, "dg", &isdg));
-    PetscCheck(iscg || isdg, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_family %s: unknown family; allowed: cg (dg is not supported yet)", family);
-    brick->family = iscg ? DMBRICK_CG : DMBRICK_DG;
+    PetscCheck(iscg || isdg, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_family %s: unknown family; allowed: cg, dg", family);
+    brick->family     = iscg ? DMBRICK_CG : DMBRICK_DG;
+    brick->family_set = PETSC_TRUE;
   }
   PetscCall(PetscStrncpy(name, brick->opname, sizeof(name)));
   PetscCall(DMBrickOperatorList_Private(&operators));
@@ -460,16 +463,22 @@ static PetscErrorCode DMView_Brick(DM dm, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
   PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  element: Q%" PetscInt_FMT " %s on Gauss-Lobatto nodes, operator %s, homogeneous Dirichlet boundary\n", brick->degree, DMBrickFamilies[brick->family], brick->opname));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "  DoFs: %" PetscInt_FMT " (interior nodes ", N));
-  PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_FALSE));
-  for (PetscInt d = 0; d < brick->dim; d++) PetscCall(PetscViewerASCIIPrintf(viewer, "%s%" PetscInt_FMT, d ? " x " : "", brick->degree * brick->cells[d] - 1));
+  if (brick->family == DMBRICK_DG) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  DoFs: %" PetscInt_FMT " (%" PetscInt_FMT " per cell, cell by cell: cells lexicographic in each rank's box, values x fastest in a cell", N, brick->dof));
+    PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_FALSE));
+  } else {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  DoFs: %" PetscInt_FMT " (interior nodes ", N));
+    PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_FALSE));
+    for (PetscInt d = 0; d < brick->dim; d++) PetscCall(PetscViewerASCIIPrintf(viewer, "%s%" PetscInt_FMT, d ? " x " : "", brick->degree * brick->cells[d] - 1));
+  }
   PetscCall(PetscViewerASCIIPrintf(viewer, ")\n"));
   PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
   if (brick->nactive == size) PetscCall(PetscViewerASCIIPrintf(viewer, "  MPI ranks: %d as ", size));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "  MPI ranks: %d of %d (agglomerated: too few cells for all) as ", brick->nactive, size));
   PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_FALSE));
   for (PetscInt d = 0; d < brick->dim; d++) PetscCall(PetscViewerASCIIPrintf(viewer, "%s%d", d ? " x " : "", brick->procs[d]));
-  PetscCall(PetscViewerASCIIPrintf(viewer, ", DoFs per rank %" PetscInt_FMT "..%" PetscInt_FMT ", ghost width %" PetscInt_FMT " nodes\n", nmin, nmax, brick->op.ghost_cells * brick->degree));
+  if (brick->family == DMBRICK_DG) PetscCall(PetscViewerASCIIPrintf(viewer, ", DoFs per rank %" PetscInt_FMT "..%" PetscInt_FMT ", ghost width 1 cell\n", nmin, nmax));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, ", DoFs per rank %" PetscInt_FMT "..%" PetscInt_FMT ", ghost width %" PetscInt_FMT " nodes\n", nmin, nmax, brick->op.ghost_cells * brick->degree));
   PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  matrices: %s on this level (%s on levels <= 0), vectors %s\n", brick->level <= 0 ? brick->coarse_mattype : dm->mattype, brick->coarse_mattype, dm->vectype));
 #if defined(VP_HAVE_CUDA)
@@ -546,7 +555,7 @@ static PetscErrorCode DMDestroy_Brick(DM dm)
 .  -dm_brick_cells <Nx,Ny[,Nz]>          - cells of the coarse (level-0) grid
 .  -dm_brick_domain <x0,x1,y0,y1[,z0,z1]> - the box (default unit box)
 .  -dm_brick_degree <k>                  - polynomial degree, 1..8
-.  -dm_brick_family <cg>                 - continuous elements (dg: not supported yet)
+.  -dm_brick_family <cg,dg>              - continuous or discontinuous elements (the operator decides; a check)
 .  -dm_brick_operator <laplace>          - the operator `DMCreateMatrix()` returns: laplace (Poisson, k >= 1) or c0ip (C0 interior
                                           penalty biharmonic, clamped plate, k >= 2)
 .  -dm_brick_refine <n>                  - this brick is the coarse grid refined n times

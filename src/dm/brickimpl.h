@@ -42,9 +42,24 @@ static inline PetscReal BrickLineEntry(const BrickLine *L, BrickLineKind kind, P
   return L->a[kind][i * (2 * L->bw + 1) + j - i + L->bw];
 }
 
-/* What an operator ("laplace", "c0ip", later "sipg") tells the brick about itself. An operator is
+/* A DG operator along one direction of the Cartesian mesh (sipg): the 1D form on a line of cells is block
+   tridiagonal with (k+1) x (k+1) blocks, and the d-dimensional operator is the Kronecker sum
+   sum_d M (x) .. (x) A_d (x) .. (x) M of these 1D forms with the cell mass matrix M. diag[lb + 2 rb] is the block of
+   a cell with itself (lb, rb: its lower / upper face lies on the boundary), upper the block coupling a cell (rows)
+   to its upper neighbour (columns); the lower neighbour's block is its transpose. Row-major, as the cell values. */
+typedef struct {
+  PetscInt  n; /* k + 1 */
+  PetscReal mass[(BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)];
+  PetscReal diag[4][(BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)];
+  PetscReal upper[(BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)];
+  PetscReal lowerface[(BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)]; /* the part of diag[0] from the cell's lower (interior) face */
+  PetscReal upperface[(BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)]; /* ... from its upper (interior) face */
+} BrickDGLine;
+
+/* What an operator ("laplace", "c0ip", "sipg") tells the brick about itself. An operator is
    registered by name with DMBrickRegisterOperator(); its setup function fills this table. */
 typedef struct {
+  PetscBool dg;                                                  /* a discontinuous (DG, cell-wise) discretization: the brick's family follows */
   PetscInt  min_degree;                                          /* smallest polynomial degree the discretization supports */
   PetscInt  ghost_cells;                                         /* layers of neighbour cells a matrix-vector product reads: DMDA width = ghost_cells*k */
   PetscBool redblack;                                            /* patches of one parity class must also be red-black colored (2^(d+1) colors) */
@@ -54,6 +69,8 @@ typedef struct {
   PetscErrorCode (*createshell)(DM, Mat *);                      /* matrix-free operator */
   PetscErrorCode (*assemble)(DM, Mat);                           /* fill a preallocated assembled matrix */
   PetscErrorCode (*kronecker)(DM, BrickKronForm *, BrickLine[]); /* the Kronecker form and its 1D matrices (BrickLineDestroy) */
+  PetscErrorCode (*dgline)(DM, PetscInt, BrickDGLine *);         /* DG operators: the 1D form along a direction */
+  PetscReal penalty;                                             /* sipg: the penalty factor gamma (sigma = gamma k(k+1)/h) */
 } DMBrickOperatorOps;
 
 typedef struct {
@@ -61,6 +78,7 @@ typedef struct {
   PetscInt         dim;
   PetscInt         degree;
   DMBrickFamily    family;
+  PetscBool        family_set; /* set by the user (DMBrickSetFamily, -dm_brick_family): must agree with the operator */
   char             opname[64];
   PetscInt         cells0[3]; /* the level-0 (coarse) grid, -dm_brick_cells */
   PetscReal        lower[3], upper[3];
@@ -81,10 +99,11 @@ typedef struct {
   PetscInt              *cellranges[3];      /* rank coordinate q along d owns cells [r[q], r[q+1]) of this level */
   PetscInt              *rankoffset;         /* first global index of each active rank, nactive + 1 entries */
   PetscInt               cstart[3], cend[3]; /* cells owned by this rank (empty on an inactive rank) */
-  PetscInt               ostart[3], owidth[3]; /* owned interior nodes (interior numbering: full-grid node - 1) */
-  PetscInt               gstart[3], gwidth[3]; /* the ghosted local array's nodes */
+  PetscInt               dof;                /* values per DMDA point: 1 (CG: a point is an interior node), (k+1)^d (DG: a point is a cell) */
+  PetscInt               ostart[3], owidth[3]; /* owned DMDA points: CG interior nodes (interior numbering: full-grid node - 1), DG cells */
+  PetscInt               gstart[3], gwidth[3]; /* the ghosted local array's points */
   ISLocalToGlobalMapping ltog;               /* local (ghosted) to global indices, on the brick's communicator */
-  DM                     da;                 /* DMDA of the interior Gauss-Lobatto nodes on activecomm (NULL if inactive) */
+  DM                     da;                 /* DMDA on activecomm (NULL if inactive): CG the interior Gauss-Lobatto nodes, DG the cells with (k+1)^d values each */
   DMBrickOperatorOps op;
   PetscReal          nodes[BRICK_MAX_DEGREE + 1]; /* GLL points on [0,1] */
 } DM_Brick;
@@ -104,6 +123,8 @@ PETSC_INTERN PetscErrorCode DMBrickGetImpl_Private(DM, DM_Brick **);
 PETSC_INTERN PetscErrorCode DMBrickComputeOperators_Private(KSP, Mat, Mat, void *);
 PETSC_INTERN PetscErrorCode DMBrickCellSize_Private(DM, PetscReal[]);
 PETSC_INTERN PetscInt       DMBrickNodeGlobalIndex_Private(const DM_Brick *, const PetscInt[]);
+PETSC_INTERN PetscInt       DMBrickCellGlobalIndex_Private(const DM_Brick *, const PetscInt[]);
+PETSC_INTERN PetscErrorCode DMBrickCreateInterpolationDG_Private(DM, DM, MatType, Mat *);
 PETSC_INTERN PetscErrorCode DMBrickViewLevel_Private(DM, PetscViewer);
 PETSC_INTERN PetscErrorCode DMBrickOnDevice_Private(DM, PetscBool *);
 PETSC_INTERN PetscErrorCode DMBrickVecsOnDevice_Private(Vec, Vec, PetscBool *);

@@ -16,7 +16,6 @@ static PetscErrorCode BrickCheckDescription(DM dm)
   PetscFunctionBegin;
   PetscCheck(brick->dim == 2 || brick->dim == 3, comm, PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_dim %" PetscInt_FMT ": allowed 2 or 3", brick->dim);
   PetscCheck(brick->degree >= 1 && brick->degree <= BRICK_MAX_DEGREE, comm, PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_degree %" PetscInt_FMT ": allowed 1..%d", brick->degree, BRICK_MAX_DEGREE);
-  PetscCheck(brick->family == DMBRICK_CG, comm, PETSC_ERR_SUP, "-dm_brick_family %s is not supported yet; allowed: cg", DMBrickFamilies[brick->family]);
   for (PetscInt d = 0; d < brick->dim; d++) {
     PetscCheck(brick->cells0[d] > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_cells: %" PetscInt_FMT " cells along %c; allowed: a positive number per direction", brick->cells0[d], dirname[d]);
     PetscCheck(!PetscIsInfOrNanReal(brick->lower[d]) && !PetscIsInfOrNanReal(brick->upper[d]), comm, PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_domain: along %c the ends must be finite numbers", dirname[d]);
@@ -54,6 +53,13 @@ PetscErrorCode DMSetUp_Brick(DM dm)
   PetscCall(BrickCheckMatType(dm->mattype, "-dm_mat_type"));
   PetscCall(BrickCheckMatType(brick->coarse_mattype, "-dm_brick_coarse_mat_type"));
   PetscCall(DMBrickOperatorSetUp_Private(dm));
+  {
+    /* the operator decides the family: sipg is DG, laplace and c0ip are CG; a family set by the user must agree */
+    const DMBrickFamily family = brick->op.dg ? DMBRICK_DG : DMBRICK_CG;
+    PetscCheck(!brick->family_set || brick->family == family, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_INCOMP, "-dm_brick_family %s with -dm_brick_operator %s: the operator is a %s discretization; allowed: -dm_brick_family %s (or leave it out)",
+               DMBrickFamilies[brick->family], brick->opname, DMBrickFamilies[family], DMBrickFamilies[family]);
+    brick->family = family;
+  }
   PetscCheck(brick->degree >= brick->op.min_degree, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_degree %" PetscInt_FMT " with -dm_brick_operator %s: allowed degrees %" PetscInt_FMT "..%d", brick->degree, brick->opname,
              brick->op.min_degree, BRICK_MAX_DEGREE);
   PetscCall(DMBrickSetUpPartition_Private(dm));
@@ -73,7 +79,7 @@ PetscErrorCode DMCreateGlobalVector_Brick(DM dm, Vec *v)
   PetscFunctionBegin;
   PetscCheck(dm->setupcalled, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONGSTATE, "Call DMSetUp() on the brick first");
   PetscCall(VecCreate(PetscObjectComm((PetscObject)dm), v));
-  PetscCall(VecSetSizes(*v, brick->owidth[0] * brick->owidth[1] * brick->owidth[2], PETSC_DETERMINE));
+  PetscCall(VecSetSizes(*v, brick->owidth[0] * brick->owidth[1] * brick->owidth[2] * brick->dof, PETSC_DETERMINE));
   PetscCall(VecSetType(*v, dm->vectype));
   PetscCall(VecSetDM(*v, dm));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -86,7 +92,7 @@ PetscErrorCode DMCreateLocalVector_Brick(DM dm, Vec *v)
   PetscFunctionBegin;
   PetscCheck(dm->setupcalled, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONGSTATE, "Call DMSetUp() on the brick first");
   PetscCall(VecCreate(PETSC_COMM_SELF, v));
-  PetscCall(VecSetSizes(*v, brick->gwidth[0] * brick->gwidth[1] * brick->gwidth[2], PETSC_DETERMINE));
+  PetscCall(VecSetSizes(*v, brick->gwidth[0] * brick->gwidth[1] * brick->gwidth[2] * brick->dof, PETSC_DETERMINE));
   PetscCall(VecSetType(*v, dm->vectype));
   PetscCall(VecSetDM(*v, dm));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -95,6 +95,11 @@ static inline void BrickRankNodes(const DM_Brick *brick, PetscInt d, PetscMPIInt
 {
   const PetscInt k = brick->degree, a = brick->cellranges[d][q] * k, b = brick->cellranges[d][q + 1] * k;
 
+  if (brick->family == DMBRICK_DG) { /* DMDA points are cells */
+    *start = brick->cellranges[d][q];
+    *width = brick->cellranges[d][q + 1] - brick->cellranges[d][q];
+    return;
+  }
   *start = PetscMax(a, 1) - 1;
   *width = b - PetscMax(a, 1);
 }
@@ -126,14 +131,14 @@ PetscErrorCode DMBrickSetUpPartition_Private(DM dm)
       PetscCall(PetscIntMultError(brick->cells[d], brick->degree, &nodes));
       PetscCheck(nodes < PETSC_MAX_INT / 4, comm, PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_cells %" PetscInt_FMT " along %c refined %" PetscInt_FMT " times (-dm_brick_refine) with degree %" PetscInt_FMT " gives too many nodes for %d-bit indices",
                  brick->cells0[d], dirname[d], brick->level, brick->degree, (int)(8 * sizeof(PetscInt)));
-      PetscCheck(brick->degree > 1 || brick->cells[d] > 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_degree 1 with a single cell along %c has no interior degree of freedom; allowed: at least 2 cells along %c (-dm_brick_cells) or degree >= 2",
+      PetscCheck(brick->degree > 1 || brick->cells[d] > 1 || brick->family == DMBRICK_DG, comm, PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_degree 1 with a single cell along %c has no interior degree of freedom; allowed: at least 2 cells along %c (-dm_brick_cells) or degree >= 2",
                  dirname[d], dirname[d]);
     } else {
       PetscCheck(brick->cells0[d] % scale == 0, comm, PETSC_ERR_ARG_OUTOFRANGE,
                  "Cannot coarsen the brick %" PetscInt_FMT " time(s) below the coarse grid: the %" PetscInt_FMT " coarse cells along %c (-dm_brick_cells) do not divide by %" PetscInt_FMT "; use fewer -pc_mg_levels or a coarse grid divisible by 2^(levels-1-refine)",
                  -brick->level, brick->cells0[d], dirname[d], scale);
       brick->cells[d] = brick->cells0[d] / scale;
-      PetscCheck(brick->degree > 1 || brick->cells[d] > 1, comm, PETSC_ERR_ARG_OUTOFRANGE,
+      PetscCheck(brick->degree > 1 || brick->cells[d] > 1 || brick->family == DMBRICK_DG, comm, PETSC_ERR_ARG_OUTOFRANGE,
                  "Level %" PetscInt_FMT " of the brick (coarsened below -dm_brick_cells) has a single cell along %c and, with degree 1, no interior degree of freedom; use fewer -pc_mg_levels", brick->level, dirname[d]);
     }
   }
@@ -147,13 +152,16 @@ PetscErrorCode DMBrickSetUpPartition_Private(DM dm)
       brick->cend[d]   = brick->cellranges[d][coord[d] + 1];
     } else brick->cstart[d] = brick->cend[d] = 0;
   }
-  /* the global numbering: rank by rank, each rank's box lexicographically */
+  /* the global numbering: rank by rank, each rank's box lexicographically (DG: cell by cell, (k+1)^d values each) */
+  brick->dof = 1;
+  if (brick->family == DMBRICK_DG)
+    for (PetscInt d = 0; d < brick->dim; d++) brick->dof *= brick->degree + 1;
   PetscCall(PetscFree(brick->rankoffset));
   PetscCall(PetscMalloc1(brick->nactive + 1, &brick->rankoffset));
   brick->rankoffset[0] = 0;
   for (PetscMPIInt r = 0; r < brick->nactive; r++) {
     const PetscMPIInt q[3] = {r % brick->procs[0], (r / brick->procs[0]) % brick->procs[1], r / (brick->procs[0] * brick->procs[1])};
-    PetscInt          n    = 1;
+    PetscInt          n    = brick->dof;
     for (PetscInt d = 0; d < brick->dim; d++) {
       PetscInt s, w;
       BrickRankNodes(brick, d, q[d], &s, &w);
@@ -188,8 +196,9 @@ PetscErrorCode DMBrickCreateNodeDA_Private(DM dm)
     brick->owidth[d] = brick->gwidth[d] = d < brick->dim ? 0 : 1;
   }
   if (brick->activecomm != MPI_COMM_NULL) {
+    const PetscInt width = brick->family == DMBRICK_DG ? 1 : brick->op.ghost_cells * k;
     for (PetscInt d = 0; d < brick->dim; d++) {
-      M[d] = k * brick->cells[d] - 1;
+      M[d] = brick->family == DMBRICK_DG ? brick->cells[d] : k * brick->cells[d] - 1;
       PetscCall(PetscMalloc1(brick->procs[d], &lnodes[d]));
       for (PetscMPIInt q = 0; q < brick->procs[d]; q++) {
         PetscInt s;
@@ -197,9 +206,9 @@ PetscErrorCode DMBrickCreateNodeDA_Private(DM dm)
       }
     }
     if (brick->dim == 2) {
-      PetscCall(DMDACreate2d(brick->activecomm, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_BOX, M[0], M[1], brick->procs[0], brick->procs[1], 1, brick->op.ghost_cells * k, lnodes[0], lnodes[1], &brick->da));
+      PetscCall(DMDACreate2d(brick->activecomm, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_BOX, M[0], M[1], brick->procs[0], brick->procs[1], brick->dof, width, lnodes[0], lnodes[1], &brick->da));
     } else {
-      PetscCall(DMDACreate3d(brick->activecomm, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_BOX, M[0], M[1], M[2], brick->procs[0], brick->procs[1], brick->procs[2], 1, brick->op.ghost_cells * k, lnodes[0], lnodes[1],
+      PetscCall(DMDACreate3d(brick->activecomm, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_BOX, M[0], M[1], M[2], brick->procs[0], brick->procs[1], brick->procs[2], brick->dof, width, lnodes[0], lnodes[1],
                              lnodes[2], &brick->da));
     }
     PetscCall(DMSetUp(brick->da));
@@ -246,4 +255,26 @@ PetscInt DMBrickNodeGlobalIndex_Private(const DM_Brick *brick, const PetscInt f[
     rstride *= brick->procs[d];
   }
   return brick->rankoffset[rank] + local;
+}
+
+/* DG: the global index of the first value of cell c of this level (its (k+1)^d values follow, x fastest). */
+PetscInt DMBrickCellGlobalIndex_Private(const DM_Brick *brick, const PetscInt c[])
+{
+  PetscInt    local = 0, stride = 1;
+  PetscMPIInt rank = 0, rstride = 1;
+
+  for (PetscInt d = 0; d < brick->dim; d++) {
+    const PetscInt *r  = brick->cellranges[d];
+    PetscMPIInt     lo = 0, hi = brick->procs[d] - 1;
+    while (lo < hi) { /* the last rank coordinate q with r[q] <= c */
+      const PetscMPIInt mid = (lo + hi + 1) / 2;
+      if (r[mid] <= c[d]) lo = mid;
+      else hi = mid - 1;
+    }
+    local += (c[d] - r[lo]) * stride;
+    stride *= r[lo + 1] - r[lo];
+    rank += lo * rstride;
+    rstride *= brick->procs[d];
+  }
+  return brick->rankoffset[rank] + local * brick->dof;
 }

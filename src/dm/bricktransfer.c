@@ -474,6 +474,10 @@ PetscErrorCode DMBrickCreateInterpolation(DM dmc, DM dmf, MatType type, Mat *P)
 
   PetscFunctionBegin;
   PetscCall(BrickTransferCheck(dmc, dmf));
+  if (((DM_Brick *)dmf->data)->family == DMBRICK_DG) {
+    PetscCall(DMBrickCreateInterpolationDG_Private(dmc, dmf, type, P));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(PetscStrcmp(type, MATSHELL, &isshell));
   if (isshell) PetscCall(BrickTransferCreateShell(dmc, dmf, P));
   else PetscCall(BrickTransferAssemble(dmc, dmf, type, P));

@@ -35,7 +35,7 @@ PetscErrorCode BrickElementQuadrature(PetscInt k, const PetscReal nodes[], Petsc
 }
 
 /* BrickCellLocalIndices - for the cell with index cell[] (owned by this rank), the position of each of
-   its (k+1)^dim nodes (x fastest) in the local ghosted vector, or -1 for a boundary node. */
+   its (k+1)^dim nodes (x fastest) in the local ghosted vector, or -1 for a boundary node (CG; DG has none). */
 PetscErrorCode BrickCellLocalIndices(DM dm, const PetscInt cell[], PetscInt idx[])
 {
   DM_Brick      *brick = (DM_Brick *)dm->data;
@@ -43,6 +43,11 @@ PetscErrorCode BrickCellLocalIndices(DM dm, const PetscInt cell[], PetscInt idx[
   PetscInt       gs[3], gw[3], off[3][BRICK_MAX_N], m[3], c = 0;
 
   PetscFunctionBegin;
+  if (brick->family == DMBRICK_DG) { /* the cell's own values, contiguous in the ghosted array */
+    const PetscInt p = (cell[0] - brick->gstart[0]) + brick->gwidth[0] * ((cell[1] - brick->gstart[1]) + brick->gwidth[1] * (cell[2] - brick->gstart[2]));
+    for (PetscInt i = 0; i < brick->dof; i++) idx[i] = p * brick->dof + i;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   for (PetscInt d = 0; d < 3; d++) {
     gs[d] = brick->gstart[d];
     gw[d] = brick->gwidth[d];

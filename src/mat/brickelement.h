@@ -41,3 +41,4 @@ PETSC_INTERN PetscErrorCode BrickLaplaceGPUMult(DM, void *, Vec, Vec);
 
 PETSC_INTERN PetscErrorCode DMBrickOperatorCreate_Laplace(DM);
 PETSC_INTERN PetscErrorCode DMBrickOperatorCreate_C0IP(DM);
+PETSC_INTERN PetscErrorCode DMBrickOperatorCreate_SIPG(DM);

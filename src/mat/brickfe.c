@@ -20,7 +20,7 @@ static inline PetscReal BrickNodeCoordinate(const DM_Brick *brick, const PetscRe
 -  ctx - its context
 
    Output Parameter:
-.  u - the global vector of nodal values (interior nodes)
+.  u - the global vector of nodal values (CG: interior nodes; DG: every cell's Gauss-Lobatto points)
 
    Level: intermediate
 
@@ -37,6 +37,25 @@ PetscErrorCode DMBrickInterpolateFunction(DM dm, DMBrickPointFunction f, void *c
   PetscFunctionBegin;
   PetscCall(DMBrickGetImpl_Private(dm, &brick));
   PetscCall(DMBrickCellSize_Private(dm, h));
+  if (brick->family == DMBRICK_DG) { /* cell by cell: the values at the cell's own Gauss-Lobatto points */
+    const PetscInt n = brick->degree + 1;
+    BrickBox       cells;
+    PetscCall(DMBrickOwnedCellBox_Private(dm, &cells));
+    PetscCall(VecGetArray(u, &ua));
+    for (PetscInt cz = cells.lo[2]; cz <= cells.hi[2]; cz++)
+      for (PetscInt cy = cells.lo[1]; cy <= cells.hi[1]; cy++)
+        for (PetscInt cx = cells.lo[0]; cx <= cells.hi[0]; cx++) {
+          const PetscInt cell[3] = {cx, cy, cz};
+          for (PetscInt i = 0; i < brick->dof; i++, b++) {
+            const PetscInt ii[3] = {i % n, (i / n) % n, i / (n * n)};
+            PetscReal      X[3]  = {0, 0, 0};
+            for (PetscInt d = 0; d < brick->dim; d++) X[d] = brick->lower[d] + h[d] * (cell[d] + brick->nodes[ii[d]]);
+            PetscCall((*f)(brick->dim, X, &ua[b], ctx));
+          }
+        }
+    PetscCall(VecRestoreArray(u, &ua));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(DMBrickOwnedNodeBox_Private(dm, &box));
   PetscCall(PetscMalloc1(BrickBoxSize(&box), &vals));
   for (PetscInt z = box.lo[2]; z <= box.hi[2]; z++)

@@ -4,6 +4,7 @@
 const char *const PCVertexPatchTypes[]        = {"multiplicative", "additive", "PCVertexPatchType", "PC_VERTEXPATCH_", NULL};
 const char *const PCVertexPatchLocalSolvers[] = {"fdm", "dense", "separable_dense", "PCVertexPatchLocalSolver", "PC_VERTEXPATCH_", NULL};
 const char *const PCVertexPatchResiduals[]    = {"local", "global", "PCVertexPatchResidual", "PC_VERTEXPATCH_RESIDUAL_", NULL};
+const char *const PCVertexPatchLocalSpaces[]  = {"full", "dirichlet", "clamped", "PCVertexPatchLocalSpace", "PC_VERTEXPATCH_SPACE_", NULL};
 const char *const PCVertexPatchSchedules[]    = {"colored", "single", "batched", "PCVertexPatchSchedule", "PC_VERTEXPATCH_", NULL};
 const char *const PCVertexPatchOrderings[]    = {"lexicographic", "zcurve", "hierarchical", "PCVertexPatchOrdering", "PC_VERTEXPATCH_", NULL};
 const char *const PCVertexPatchPrecisions[]   = {"double", "single", "PCVertexPatchPrecision", "PC_VERTEXPATCH_", NULL};
@@ -55,6 +56,9 @@ static PetscErrorCode PCSetFromOptions_VertexPatch(PC pc, PetscOptionItems *Pets
   if (set) PetscCall(PCVertexPatchSetLocalSolver(pc, (PCVertexPatchLocalSolver)e));
   PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_residual", "Residual: local (per patch, fused with the solve) or global (one MatMult per color)", PCVertexPatchResiduals, (PetscEnum)vp->residual, &e, &set));
   if (set) PetscCall(PCVertexPatchSetResidual(pc, (PCVertexPatchResidual)e));
+  PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_local_space", "DG (sipg) only: local space of a patch: full (all values of its cells), dirichlet (without the patch boundary values), clamped (zero value and derivative on the patch boundary)",
+                          PCVertexPatchLocalSpaces, (PetscEnum)vp->space, &e, &set));
+  if (set) PetscCall(PCVertexPatchSetLocalSpace(pc, (PCVertexPatchLocalSpace)e));
   PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_ordering", "Patch ordering: lexicographic, zcurve, hierarchical", PCVertexPatchOrderings, (PetscEnum)vp->ordering, &e, &set));
   if (set) PetscCall(PCVertexPatchSetOrdering(pc, (PCVertexPatchOrdering)e));
   PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_precision", "Precision of the patch work: double or single (vectors stay double)", PCVertexPatchPrecisions, (PetscEnum)vp->precision, &e, &set));
@@ -109,7 +113,7 @@ static PetscErrorCode PCSetUp_VertexPatch(PC pc)
   PetscCall(PetscObjectTypeCompare((PetscObject)dm, DMBRICK, &isbrick));
   PetscCheck(isbrick, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONG, "PCVERTEXPATCH works on the operators of a brick (DMBRICK), not on a DM of type %s", ((PetscObject)dm)->type_name);
   brick = (DM_Brick *)dm->data;
-  PetscCheck(brick->op.kronecker, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "PCVERTEXPATCH: -dm_brick_operator %s has no Kronecker form; allowed: laplace, c0ip", brick->opname);
+  PetscCheck(brick->op.kronecker || brick->op.dgline, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "PCVERTEXPATCH: -dm_brick_operator %s has no Kronecker form; allowed: laplace, c0ip, sipg", brick->opname);
   PetscCall(MatGetSize(pc->pmat, &N, NULL));
   PetscCall(MatGetLocalSize(pc->pmat, &n, NULL));
   {
@@ -138,6 +142,16 @@ static PetscErrorCode PCSetUp_VertexPatch(PC pc)
     PetscCall(DMDestroy(&vp->dm));
     PetscCall(PetscObjectReference((PetscObject)dm));
     vp->dm = dm;
+  }
+  PetscCheck(vp->space == PC_VERTEXPATCH_SPACE_FULL || brick->family == DMBRICK_DG, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_INCOMP,
+             "-pc_vertexpatch_local_space %s needs a DG brick (-dm_brick_operator sipg); -dm_brick_operator %s has the patch interior as its only local space; allowed: full (the default)", PCVertexPatchLocalSpaces[vp->space], brick->opname);
+  if (brick->family == DMBRICK_DG) {
+    PetscBool device;
+    PetscCall(DMBrickOnDevice_Private(dm, &device));
+    PetscCheck(!device, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "-dm_vec_type %s with -dm_brick_operator sipg: the DG vertex-patch smoother has no GPU implementation yet; allowed: -dm_vec_type standard", dm->vectype);
+    PetscCall(PCVertexPatchSetUpDG(pc));
+    PetscCall(PetscLogEventEnd(PC_VertexPatchSetUp, pc, 0, 0, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PCVertexPatchDestroyGPU(pc)); /* remade from the new patch operator and order at the next GPU step */
   PetscCall(PCVertexPatchSetUpPatchOperator(pc));
@@ -170,10 +184,10 @@ static PetscErrorCode PCApply_VertexPatch(PC pc, Vec r, Vec y)
   PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
 
   PetscFunctionBegin;
-  if (vp->type == PC_VERTEXPATCH_MULTIPLICATIVE) PetscCall(PCVertexPatchSmooth(pc, r, y, PETSC_TRUE));
+  if (vp->type == PC_VERTEXPATCH_MULTIPLICATIVE) PetscCall(vp->dg ? PCVertexPatchSmoothDG(pc, r, y, PETSC_TRUE) : PCVertexPatchSmooth(pc, r, y, PETSC_TRUE));
   else {
     PetscCall(VecZeroEntries(y));
-    PetscCall(PCVertexPatchAdditive(pc, r, NULL, y));
+    PetscCall(vp->dg ? PCVertexPatchAdditiveDG(pc, r, NULL, y) : PCVertexPatchAdditive(pc, r, NULL, y));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -186,11 +200,11 @@ static PetscErrorCode PCApplyRichardson_VertexPatch(PC pc, Vec b, Vec y, Vec w, 
   PetscFunctionBegin;
   for (PetscInt i = 0; i < its; i++) {
     const PetscBool zero = (PetscBool)(guesszero && i == 0);
-    if (vp->type == PC_VERTEXPATCH_MULTIPLICATIVE) PetscCall(PCVertexPatchSmooth(pc, b, y, zero));
+    if (vp->type == PC_VERTEXPATCH_MULTIPLICATIVE) PetscCall(vp->dg ? PCVertexPatchSmoothDG(pc, b, y, zero) : PCVertexPatchSmooth(pc, b, y, zero));
     else {
       if (zero) PetscCall(VecZeroEntries(y));
       PetscCall(VecZeroEntries(w));
-      PetscCall(PCVertexPatchAdditive(pc, b, zero ? NULL : y, w));
+      PetscCall(vp->dg ? PCVertexPatchAdditiveDG(pc, b, zero ? NULL : y, w) : PCVertexPatchAdditive(pc, b, zero ? NULL : y, w));
       PetscCall(VecAXPY(y, 1.0, w));
     }
   }
@@ -207,6 +221,10 @@ static PetscErrorCode PCView_VertexPatch(PC pc, PetscViewer viewer)
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
   if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
+  if (vp->dg) {
+    PetscCall(PCVertexPatchViewDG(pc, viewer));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(PetscViewerASCIIPrintf(viewer, "  %s vertex-patch Schwarz, local solver %s, %s residual, damping %g", PCVertexPatchTypes[vp->type], PCVertexPatchLocalSolvers[vp->solver], PCVertexPatchResiduals[vp->residual],
                                    (double)(vp->damping > 0 ? vp->damping : vp->omega)));
   PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_FALSE));
@@ -254,6 +272,7 @@ static PetscErrorCode PCReset_VertexPatch(PC pc)
   for (PetscInt i = 0; i < 27; i++) PetscCall(PetscFree(vp->dense[i]));
   PetscCall(PetscFree(vp->work));
   PetscCall(PCVertexPatchDestroyGPU(pc));
+  PetscCall(PCVertexPatchDestroyDG(pc));
   vp->npatches = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -273,7 +292,8 @@ static PetscErrorCode PCDestroy_VertexPatch(PC pc)
    is solved (fast diagonalization of the separable part of the patch matrix, or a dense Cholesky factor)
    and added to the iterate, patch after patch (multiplicative, in colors of independent patches: 2^d for
    laplace, 2^(d+1) red-black for c0ip, whose residual reads the face neighbours of a patch) or all at
-   once (additive, damped). Works for every brick operator with a Kronecker form (laplace, c0ip).
+   once (additive, damped). Works for every brick operator with a Kronecker form (laplace, c0ip) and for the DG
+   operator sipg, whose patches are the 2^d cells with one of three local spaces (-pc_vertexpatch_local_space).
 
    Options Database Keys:
 +  -pc_vertexpatch_type <multiplicative,additive>     - subspace correction
@@ -283,6 +303,9 @@ static PetscErrorCode PCDestroy_VertexPatch(PC pc)
 .  -pc_vertexpatch_damping <w>                        - damping (default 1 multiplicative (0.7 for c0ip in 3D), 1/2^d additive; for
                                                        c0ip the additive default is limited by 1.8/lambda_max(B A), estimated at setup)
 .  -pc_vertexpatch_residual <local,global>            - residual per patch inside the sweep, or one MatMult per color
+.  -pc_vertexpatch_local_space <full,dirichlet,clamped> - DG (sipg) only [CK24]: all values of the patch cells (residual
+                                                       global per color), without the patch boundary values, or zero value
+                                                       and derivative on the patch boundary (both: residual from the patch cells)
 .  -pc_vertexpatch_schedule <colored,single,batched>  - colored sweep, sequential loop, batches of colors (one rank)
 .  -pc_vertexpatch_batch_size <n>                     - patches per batch (batched schedule; OpenMP threads inside a batch)
 .  -pc_vertexpatch_ordering <lexicographic,zcurve,hierarchical> - patch order

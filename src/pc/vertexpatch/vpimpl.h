@@ -25,6 +25,8 @@ typedef struct {
   PCVertexPatchType        type;
   PCVertexPatchLocalSolver solver;
   PCVertexPatchResidual    residual;
+  PetscBool                residual_set; /* set by the user (DG: the default depends on the local space) */
+  PCVertexPatchLocalSpace  space;        /* DG only */
   PCVertexPatchSchedule    schedule;
   PCVertexPatchOrdering    ordering;
   PCVertexPatchPrecision   precision;
@@ -54,6 +56,7 @@ typedef struct {
   PetscReal    lambda_max;          /* additive, default damping, operator without a proven bound: estimate of lambda_max(B A) (0: none) */
   PetscLogDouble flops_per_patch;   /* for -log_view */
   void          *gpu;               /* the CUDA smoother (VP_HAVE_CUDA: VPCudaSmoother), made at the first step on the GPU */
+  void          *dg;                /* the DG smoother (vpdg.c) on a sipg brick; NULL on a CG one */
 } PC_VertexPatch;
 
 PETSC_INTERN PetscErrorCode PCVertexPatchSetUpPatchOperator(PC);
@@ -68,6 +71,12 @@ PETSC_INTERN PetscErrorCode PCVertexPatchDestroyGPU(PC);
 PETSC_INTERN PetscInt       PCVertexPatchClass(PetscInt, PetscInt);
 PETSC_INTERN PetscErrorCode PCVertexPatchGetPrecision_VertexPatch(PC, PCVertexPatchPrecision *);
 PETSC_INTERN PetscErrorCode PCVertexPatchEstimateDamping(PC);
+/* DG bricks (vpdg.c) */
+PETSC_INTERN PetscErrorCode PCVertexPatchSetUpDG(PC);
+PETSC_INTERN PetscErrorCode PCVertexPatchDestroyDG(PC);
+PETSC_INTERN PetscErrorCode PCVertexPatchSmoothDG(PC, Vec, Vec, PetscBool);
+PETSC_INTERN PetscErrorCode PCVertexPatchAdditiveDG(PC, Vec, Vec, Vec);
+PETSC_INTERN PetscErrorCode PCVertexPatchViewDG(PC, PetscViewer);
 
 /* per-patch kernels on plain arrays (vpkernels.c); cls: position class per direction, xbar: closure values,
    b: interior values */

@@ -84,8 +84,36 @@ PetscErrorCode PCVertexPatchSetLocalSolver(PC pc, PCVertexPatchLocalSolver solve
 @*/
 PetscErrorCode PCVertexPatchSetResidual(PC pc, PCVertexPatchResidual residual)
 {
+    PC_VertexPatch *vp;
+
   PetscFunctionBegin;
   PetscCall(VPSetEnum(pc, offsetof(PC_VertexPatch, residual), (PetscEnum)residual, PCVertexPatchResiduals));
+  PetscCall(VPGetData(pc, &vp));
+  if (vp) vp->residual_set = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+   PCVertexPatchSetLocalSpace - the local space of a patch of a DG (sipg) brick (-pc_vertexpatch_local_space): all values
+   of the patch cells (full), those not on the patch boundary (dirichlet), or the functions that vanish with their
+   derivative on the patch boundary (clamped, a Hermite-type basis) [CK24, section 3.1]
+
+   Logically Collective
+
+   Notes:
+   `full` needs the residual of the patch's neighbour cells, so it forms a global residual per color; `dirichlet` and
+   `clamped` form it patch by patch from the patch cells alone (`-pc_vertexpatch_residual local`, their default):
+   exact for `clamped`, a consistent approximation [CK24] for `dirichlet`, whose test functions' normal derivatives
+   do not vanish on the patch boundary.
+
+   Level: intermediate
+
+.seealso: `PCVERTEXPATCH`, `PCVertexPatchSetResidual()`
+@*/
+PetscErrorCode PCVertexPatchSetLocalSpace(PC pc, PCVertexPatchLocalSpace space)
+{
+  PetscFunctionBegin;
+  PetscCall(VPSetEnum(pc, offsetof(PC_VertexPatch, space), (PetscEnum)space, PCVertexPatchLocalSpaces));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -1,0 +1,290 @@
+/* Grid transfer between DG brick levels [CK24, section 3]: the prolongation is the canonical embedding of the coarse
+   DG space in the fine one (a fine cell's values are its parent's polynomial at the fine cell's Gauss-Lobatto
+   points: per direction the (k+1) x (k+1) block of the child, lower or upper half), restriction its transpose. Each
+   rank computes its owned fine cells from their parents, which a VecScatter gathers from wherever the coarse level
+   keeps them (the two levels may be partitioned differently: agglomeration); restriction scatters back with ADD. */
+#include "brickimpl.h"
+
+typedef struct {
+  DM          dmc, dmf;
+  BrickBox    parents; /* the coarse cells under this rank's fine cells */
+  Vec         cbox;    /* their values, cell by cell as in parents (x fastest), (k+1)^d each */
+  VecScatter  gather;  /* coarse global vector -> cbox */
+  PetscReal   child[2][(BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)], childT[2][(BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)];
+} BrickDGTransfer;
+
+static PetscErrorCode BrickDGTransferCheckHost(DM dm, Vec x, Vec y)
+{
+  PetscBool device;
+
+  PetscFunctionBegin;
+  PetscCall(DMBrickVecsOnDevice_Private(x, y, &device));
+  PetscCheck(!device, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "-dm_brick_operator sipg has no GPU implementation yet (grid transfer); with it use host vectors: -dm_vec_type standard");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the position of fine cell c's parent in the parents box, and the child (0 lower, 1 upper) along each direction */
+static inline PetscInt BrickDGParent(const BrickDGTransfer *t, const PetscInt c[], PetscInt child[])
+{
+  const PetscInt w0 = t->parents.hi[0] - t->parents.lo[0] + 1, w1 = t->parents.hi[1] - t->parents.lo[1] + 1;
+  PetscInt       p[3];
+
+  for (PetscInt d = 0; d < 3; d++) {
+    p[d]     = c[d] / 2 - t->parents.lo[d];
+    child[d] = c[d] % 2;
+  }
+  return p[0] + w0 * (p[1] + w1 * p[2]);
+}
+
+/* out = (x)_d B_d in, B_d the child block (or its transpose) of direction d */
+static void BrickDGTransferCell(const DM_Brick *brick, PetscReal B[2][(BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)], const PetscInt child[], const PetscScalar in[], PetscScalar out[], PetscScalar work[])
+{
+  const PetscInt n = brick->degree + 1, ext[3] = {n, n, brick->dim == 3 ? n : 1};
+
+  BrickTensorApply1D(0, ext, n, B[child[0]], in, work);
+  if (brick->dim == 2) BrickTensorApply1D(1, ext, n, B[child[1]], work, out);
+  else {
+    BrickTensorApply1D(1, ext, n, B[child[1]], work, out);
+    BrickTensorApply1D(2, ext, n, B[child[2]], out, work);
+    for (PetscInt i = 0; i < brick->dof; i++) out[i] = work[i];
+  }
+}
+
+static PetscErrorCode MatMult_BrickDGTransfer(Mat P, Vec xc, Vec yf)
+{
+  BrickDGTransfer   *t;
+  DM_Brick          *fb;
+  const PetscScalar *cv;
+  PetscScalar       *y, work[729];
+  BrickBox           cells;
+  PetscInt           b = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(DMBRICK_Interpolate, P, xc, yf, 0));
+  PetscCall(MatShellGetContext(P, &t));
+  PetscCall(BrickDGTransferCheckHost(t->dmf, xc, yf));
+  fb = (DM_Brick *)t->dmf->data;
+  PetscCall(VecScatterBegin(t->gather, xc, t->cbox, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(t->gather, xc, t->cbox, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(DMBrickOwnedCellBox_Private(t->dmf, &cells));
+  PetscCall(VecGetArrayRead(t->cbox, &cv));
+  PetscCall(VecGetArrayWrite(yf, &y));
+  for (PetscInt cz = cells.lo[2]; cz <= cells.hi[2]; cz++)
+    for (PetscInt cy = cells.lo[1]; cy <= cells.hi[1]; cy++)
+      for (PetscInt cx = cells.lo[0]; cx <= cells.hi[0]; cx++, b++) {
+        const PetscInt c[3] = {cx, cy, cz};
+        PetscInt       child[3];
+        const PetscInt p = BrickDGParent(t, c, child);
+        BrickDGTransferCell(fb, t->child, child, cv + p * fb->dof, y + b * fb->dof, work);
+      }
+  PetscCall(VecRestoreArrayRead(t->cbox, &cv));
+  PetscCall(VecRestoreArrayWrite(yf, &y));
+  PetscCall(PetscLogFlops(2.0 * fb->dof * (fb->degree + 1) * fb->dim * BrickBoxSize(&cells)));
+  PetscCall(PetscLogEventEnd(DMBRICK_Interpolate, P, xc, yf, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMultTranspose_BrickDGTransfer(Mat P, Vec xf, Vec yc)
+{
+  BrickDGTransfer   *t;
+  DM_Brick          *fb;
+  const PetscScalar *x;
+  PetscScalar       *cv, out[729], work[729];
+  BrickBox           cells;
+  PetscInt           b = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(DMBRICK_Restrict, P, xf, yc, 0));
+  PetscCall(MatShellGetContext(P, &t));
+  PetscCall(BrickDGTransferCheckHost(t->dmf, xf, yc));
+  fb = (DM_Brick *)t->dmf->data;
+  PetscCall(DMBrickOwnedCellBox_Private(t->dmf, &cells));
+  PetscCall(VecZeroEntries(t->cbox));
+  PetscCall(VecGetArray(t->cbox, &cv));
+  PetscCall(VecGetArrayRead(xf, &x));
+  for (PetscInt cz = cells.lo[2]; cz <= cells.hi[2]; cz++)
+    for (PetscInt cy = cells.lo[1]; cy <= cells.hi[1]; cy++)
+      for (PetscInt cx = cells.lo[0]; cx <= cells.hi[0]; cx++, b++) {
+        const PetscInt c[3] = {cx, cy, cz};
+        PetscInt       child[3];
+        const PetscInt p = BrickDGParent(t, c, child);
+        BrickDGTransferCell(fb, t->childT, child, x + b * fb->dof, out, work);
+        for (PetscInt i = 0; i < fb->dof; i++) cv[p * fb->dof + i] += out[i];
+      }
+  PetscCall(VecRestoreArrayRead(xf, &x));
+  PetscCall(VecRestoreArray(t->cbox, &cv));
+  PetscCall(VecZeroEntries(yc));
+  PetscCall(VecScatterBegin(t->gather, t->cbox, yc, ADD_VALUES, SCATTER_REVERSE));
+  PetscCall(VecScatterEnd(t->gather, t->cbox, yc, ADD_VALUES, SCATTER_REVERSE));
+  PetscCall(PetscLogFlops(2.0 * fb->dof * (fb->degree + 1) * fb->dim * BrickBoxSize(&cells)));
+  PetscCall(PetscLogEventEnd(DMBRICK_Restrict, P, xf, yc, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode BrickDGTransferDestroy(void *ctx)
+{
+  BrickDGTransfer *t = (BrickDGTransfer *)ctx;
+
+  PetscFunctionBegin;
+  PetscCall(VecDestroy(&t->cbox));
+  PetscCall(VecScatterDestroy(&t->gather));
+  PetscCall(DMDestroy(&t->dmc));
+  PetscCall(DMDestroy(&t->dmf));
+  PetscCall(PetscFree(t));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatView_BrickDGTransfer(Mat P, PetscViewer viewer)
+{
+  BrickDGTransfer *t;
+  PetscBool        isascii;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
+  if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatShellGetContext(P, &t));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "brick DG Q%" PetscInt_FMT " prolongation (canonical embedding), level %" PetscInt_FMT " -> %" PetscInt_FMT ", matrix-free cell by cell; restriction is its transpose\n", ((DM_Brick *)t->dmf->data)->degree,
+                                   ((DM_Brick *)t->dmc->data)->level, ((DM_Brick *)t->dmf->data)->level));
+  PetscCall(DMBrickViewLevel_Private(t->dmf, viewer));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The 1D child blocks: child[c][i*(k+1)+j] = phi_j at fine node i of child c, in the parent's reference coordinate. */
+static PetscErrorCode BrickDGChildBlocks(const DM_Brick *fb, PetscReal child[2][(BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)])
+{
+  const PetscInt k = fb->degree, n = k + 1;
+  PetscReal      P[(2 * BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)];
+
+  PetscFunctionBegin;
+  PetscCall(BrickBasisProlongation(k, fb->nodes, P));
+  for (PetscInt c = 0; c < 2; c++)
+    for (PetscInt i = 0; i < n; i++)
+      for (PetscInt j = 0; j < n; j++) child[c][i * n + j] = P[(c * k + i) * n + j];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode BrickDGTransferCreateShell(DM dmc, DM dmf, Mat *P)
+{
+  DM_Brick        *cb = (DM_Brick *)dmc->data, *fb = (DM_Brick *)dmf->data;
+  BrickDGTransfer *t;
+  BrickBox         cells;
+  PetscInt         np, *from, *to, m = 0, mc, Mf, Mc;
+  IS               isfrom, isto;
+  Vec              vf, vc;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&t));
+  PetscCall(PetscObjectReference((PetscObject)dmc));
+  PetscCall(PetscObjectReference((PetscObject)dmf));
+  t->dmc = dmc;
+  t->dmf = dmf;
+  PetscCall(BrickDGChildBlocks(fb, t->child));
+  for (PetscInt c = 0; c < 2; c++)
+    for (PetscInt i = 0; i < fb->degree + 1; i++)
+      for (PetscInt j = 0; j < fb->degree + 1; j++) t->childT[c][i * (fb->degree + 1) + j] = t->child[c][j * (fb->degree + 1) + i];
+  PetscCall(DMBrickOwnedCellBox_Private(dmf, &cells));
+  for (PetscInt d = 0; d < 3; d++) {
+    t->parents.lo[d] = cells.lo[d] / 2;
+    t->parents.hi[d] = cells.hi[d] < cells.lo[d] ? t->parents.lo[d] - 1 : cells.hi[d] / 2;
+  }
+  np = PetscMax(BrickBoxSize(&t->parents), 0);
+  if (BrickBoxSize(&cells) <= 0) np = 0; /* an inactive fine rank */
+  PetscCall(PetscMalloc2(np * fb->dof, &from, np * fb->dof, &to));
+  for (PetscInt z = t->parents.lo[2]; np && z <= t->parents.hi[2]; z++)
+    for (PetscInt y = t->parents.lo[1]; y <= t->parents.hi[1]; y++)
+      for (PetscInt x = t->parents.lo[0]; x <= t->parents.hi[0]; x++) {
+        const PetscInt c[3] = {x, y, z}, g = DMBrickCellGlobalIndex_Private(cb, c);
+        for (PetscInt i = 0; i < fb->dof; i++, m++) {
+          from[m] = g + i;
+          to[m]   = m;
+        }
+      }
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, np * fb->dof, &t->cbox));
+  PetscCall(DMGetGlobalVector(dmc, &vc));
+  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, m, from, PETSC_COPY_VALUES, &isfrom));
+  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, m, to, PETSC_COPY_VALUES, &isto));
+  PetscCall(VecScatterCreate(vc, isfrom, t->cbox, isto, &t->gather));
+  PetscCall(ISDestroy(&isfrom));
+  PetscCall(ISDestroy(&isto));
+  PetscCall(PetscFree2(from, to));
+  PetscCall(VecGetLocalSize(vc, &mc));
+  PetscCall(VecGetSize(vc, &Mc));
+  PetscCall(DMRestoreGlobalVector(dmc, &vc));
+  PetscCall(DMGetGlobalVector(dmf, &vf));
+  PetscCall(VecGetSize(vf, &Mf));
+  PetscCall(VecGetLocalSize(vf, &m));
+  PetscCall(DMRestoreGlobalVector(dmf, &vf));
+  PetscCall(MatCreateShell(PetscObjectComm((PetscObject)dmf), m, mc, Mf, Mc, t, P));
+  PetscCall(MatShellSetContextDestroy(*P, BrickDGTransferDestroy));
+  PetscCall(MatShellSetOperation(*P, MATOP_MULT, (void (*)(void))MatMult_BrickDGTransfer));
+  PetscCall(MatShellSetOperation(*P, MATOP_MULT_TRANSPOSE, (void (*)(void))MatMultTranspose_BrickDGTransfer));
+  PetscCall(MatShellSetOperation(*P, MATOP_VIEW, (void (*)(void))MatView_BrickDGTransfer));
+  PetscCall(MatShellSetVecType(*P, dmf->vectype));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The assembled prolongation: per owned fine cell, the Kronecker product of its child blocks against its parent. */
+static PetscErrorCode BrickDGTransferAssemble(DM dmc, DM dmf, MatType type, Mat *P)
+{
+  DM_Brick   *cb = (DM_Brick *)dmc->data, *fb = (DM_Brick *)dmf->data;
+  const PetscInt n = fb->degree + 1;
+  PetscReal   child[2][(BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)];
+  PetscScalar *E;
+  PetscInt    rows[729], cols[729], mf, mc;
+  BrickBox    cells;
+  Vec         v;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(DMBRICK_Assemble, dmf, 0, 0, 0));
+  PetscCall(BrickDGChildBlocks(fb, child));
+  PetscCall(DMGetGlobalVector(dmf, &v));
+  PetscCall(VecGetLocalSize(v, &mf));
+  PetscCall(DMRestoreGlobalVector(dmf, &v));
+  PetscCall(DMGetGlobalVector(dmc, &v));
+  PetscCall(VecGetLocalSize(v, &mc));
+  PetscCall(DMRestoreGlobalVector(dmc, &v));
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)dmf), P));
+  PetscCall(MatSetSizes(*P, mf, mc, PETSC_DETERMINE, PETSC_DETERMINE));
+  PetscCall(MatSetType(*P, type));
+  /* a fine row couples to the (k+1)^d values of one coarse cell, on this rank or another */
+  PetscCall(MatXAIJSetPreallocation(*P, 1, NULL, NULL, NULL, NULL));
+  PetscCall(MatSeqAIJSetPreallocation(*P, fb->dof, NULL));
+  PetscCall(MatMPIAIJSetPreallocation(*P, fb->dof, NULL, fb->dof, NULL));
+  PetscCall(PetscMalloc1(fb->dof * fb->dof, &E));
+  PetscCall(DMBrickOwnedCellBox_Private(dmf, &cells));
+  for (PetscInt cz = cells.lo[2]; cz <= cells.hi[2]; cz++)
+    for (PetscInt cy = cells.lo[1]; cy <= cells.hi[1]; cy++)
+      for (PetscInt cx = cells.lo[0]; cx <= cells.hi[0]; cx++) {
+        const PetscInt c[3] = {cx, cy, cz}, p[3] = {cx / 2, cy / 2, cz / 2}, ch[3] = {cx % 2, cy % 2, cz % 2};
+        const PetscInt r0 = DMBrickCellGlobalIndex_Private(fb, c), c0 = DMBrickCellGlobalIndex_Private(cb, p);
+        for (PetscInt i = 0; i < fb->dof; i++) {
+          rows[i] = r0 + i;
+          cols[i] = c0 + i;
+        }
+        for (PetscInt i = 0; i < fb->dof; i++)
+          for (PetscInt j = 0; j < fb->dof; j++) {
+            const PetscInt ii[3] = {i % n, (i / n) % n, i / (n * n)}, jj[3] = {j % n, (j / n) % n, j / (n * n)};
+            PetscReal      e     = 1.0;
+            for (PetscInt d = 0; d < fb->dim; d++) e *= child[ch[d]][ii[d] * n + jj[d]];
+            E[i * fb->dof + j] = e;
+          }
+        PetscCall(MatSetValues(*P, fb->dof, rows, fb->dof, cols, E, INSERT_VALUES));
+      }
+  PetscCall(MatAssemblyBegin(*P, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*P, MAT_FINAL_ASSEMBLY));
+  PetscCall(PetscFree(E));
+  PetscCall(PetscLogEventEnd(DMBRICK_Assemble, dmf, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* DMBrickCreateInterpolation() for DG bricks (the two levels are checked by the caller). */
+PetscErrorCode DMBrickCreateInterpolationDG_Private(DM dmc, DM dmf, MatType type, Mat *P)
+{
+  PetscBool isshell;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrcmp(type, MATSHELL, &isshell));
+  if (isshell) PetscCall(BrickDGTransferCreateShell(dmc, dmf, P));
+  else PetscCall(BrickDGTransferAssemble(dmc, dmf, type, P));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

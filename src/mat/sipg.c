@@ -1,0 +1,305 @@
+/* The symmetric interior penalty (SIPG) DG Q_k Poisson operator on a brick [CK24, eq. 4-7]:
+
+     a(u,v) = sum_K (grad u, grad v)_K + sum_F ( -<{du/dn}, [v]> - <[u], {dv/dn}> + sigma_F <[u], [v]> ),
+
+   with jumps and averages on interior faces, u itself on boundary faces (weak homogeneous Dirichlet), and the
+   penalty sigma_F = gamma k(k+1)/h_F on interior faces and 2 gamma k(k+1)/h_F on boundary faces (h_F: the cell width
+   normal to the face; gamma = 1, or -dm_brick_sipg_penalty), the choice of deal.II's interior penalty examples. On the Cartesian mesh the operator is the Kronecker
+   sum of 1D DG forms (a face normal to x integrates in y and z with the cell mass matrices), so everything is built
+   from three (k+1) x (k+1) matrices per direction (BrickDGLine): the cell mass, the cell's block with itself
+   (stiffness and its two faces), and the block with its upper neighbour. The product reads the face neighbours
+   of each cell from the ghosted local vector. */
+#include "brickelement.h"
+
+/* The 1D SIPG form along direction d (see BrickDGLine). Reference quantities on [0,1]: phi_i(0) = delta_i0,
+   phi_i(1) = delta_ik (Gauss-Lobatto nodes), derivatives at the ends from the basis. */
+static PetscErrorCode BrickSIPGLineCreate(DM dm, PetscInt dir, BrickDGLine *line)
+{
+  DM_Brick      *brick = (DM_Brick *)dm->data;
+  const PetscInt k = brick->degree, n = k + 1;
+  PetscReal      Mref[BRICK_MAX_N * BRICK_MAX_N], Lref[BRICK_MAX_N * BRICK_MAX_N], h[3], ends[2] = {0.0, 1.0}, val[2 * BRICK_MAX_N], der[2 * BRICK_MAX_N];
+  PetscReal      e0[BRICK_MAX_N], e1[BRICK_MAX_N], d0[BRICK_MAX_N], d1[BRICK_MAX_N], sigma, sigmab;
+
+  PetscFunctionBegin;
+  PetscCall(DMBrickCellSize_Private(dm, h));
+  PetscCall(BrickElementMatrices1D(k, brick->nodes, Mref, Lref));
+  PetscCall(BrickBasisEvaluate(k, brick->nodes, 2, ends, val, der));
+  for (PetscInt i = 0; i < n; i++) {
+    e0[i] = val[i];
+    e1[i] = val[n + i];
+    d0[i] = der[i] / h[dir];
+    d1[i] = der[n + i] / h[dir];
+  }
+  sigma  = brick->op.penalty * (PetscReal)(k * (k + 1)) / h[dir];
+  sigmab = 2.0 * sigma;
+  line->n = n;
+  for (PetscInt i = 0; i < n; i++)
+    for (PetscInt j = 0; j < n; j++) {
+      const PetscInt ij = i * n + j;
+      /* the lower face of a cell: on the boundary (outer normal -x), or interior with the cell on its upper side */
+      const PetscReal lowb = d0[j] * e0[i] + e0[j] * d0[i] + sigmab * e0[i] * e0[j];
+      const PetscReal lowi = 0.5 * (d0[j] * e0[i] + e0[j] * d0[i]) + sigma * e0[i] * e0[j];
+      /* the upper face: on the boundary (outer normal +x), or interior with the cell on its lower side */
+      const PetscReal upb = -d1[j] * e1[i] - e1[j] * d1[i] + sigmab * e1[i] * e1[j];
+      const PetscReal upi = -0.5 * (d1[j] * e1[i] + e1[j] * d1[i]) + sigma * e1[i] * e1[j];
+      const PetscReal K   = Lref[ij] / h[dir];
+      line->mass[ij]      = h[dir] * Mref[ij];
+      line->diag[0][ij]   = K + lowi + upi;
+      line->diag[1][ij]   = K + lowb + upi;
+      line->diag[2][ij]   = K + lowi + upb;
+      line->diag[3][ij]   = K + lowb + upb;
+      line->lowerface[ij] = lowi;
+      line->upperface[ij] = upi;
+      /* test function in the lower cell (value and derivative at its x = 1), trial in the upper cell (at its x = 0) */
+      line->upper[ij] = -0.5 * e1[i] * d0[j] + 0.5 * d1[i] * e0[j] - sigma * e1[i] * e0[j];
+    }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+typedef struct {
+  DM          dm;
+  Vec         xl; /* local (ghosted by one cell) copy of the input */
+  BrickDGLine line[3];
+  PetscReal   lowerT[3][BRICK_MAX_N * BRICK_MAX_N]; /* the block with the lower neighbour: upper^T */
+} BrickSIPG;
+
+/* the block of direction d coupling cell c (rows) to cell c + o (o = -1, 0, 1) */
+static inline const PetscReal *BrickSIPGBlock(const BrickSIPG *ctx, const DM_Brick *brick, PetscInt d, PetscInt c, PetscInt o)
+{
+  if (o > 0) return ctx->line[d].upper;
+  if (o < 0) return ctx->lowerT[d];
+  return ctx->line[d].diag[(c == 0) + 2 * (c == brick->cells[d] - 1)];
+}
+
+static PetscErrorCode BrickSIPGCheckHost(DM dm, Vec x, Vec y)
+{
+  PetscBool device;
+
+  PetscFunctionBegin;
+  PetscCall(DMBrickVecsOnDevice_Private(x, y, &device));
+  PetscCheck(!device, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "-dm_brick_operator sipg has no GPU implementation yet; with it use host vectors: -dm_vec_type standard");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMult_BrickSIPG(Mat A, Vec x, Vec y)
+{
+  BrickSIPG         *ctx;
+  DM_Brick          *brick;
+  const PetscScalar *xl;
+  PetscScalar       *ya, t[729], s[729], w[729];
+  BrickBox           cells;
+  PetscInt           n, ncells = 0;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &ctx));
+  PetscCall(BrickSIPGCheckHost(ctx->dm, x, y));
+  brick = (DM_Brick *)ctx->dm->data;
+  n     = brick->degree + 1;
+  PetscCall(DMBrickOwnedCellBox_Private(ctx->dm, &cells));
+  PetscCall(DMGlobalToLocal(ctx->dm, x, INSERT_VALUES, ctx->xl));
+  PetscCall(VecGetArrayRead(ctx->xl, &xl));
+  PetscCall(VecGetArrayWrite(y, &ya));
+  {
+    const PetscInt ext[3] = {n, n, brick->dim == 3 ? n : 1}, nloc = brick->dof;
+    const PetscInt gstride[3] = {1, brick->gwidth[0], brick->gwidth[0] * brick->gwidth[1]};
+    PetscScalar   *yc = ya;
+    for (PetscInt cz = cells.lo[2]; cz <= cells.hi[2]; cz++)
+      for (PetscInt cy = cells.lo[1]; cy <= cells.hi[1]; cy++)
+        for (PetscInt cx = cells.lo[0]; cx <= cells.hi[0]; cx++, yc += nloc, ncells++) {
+          const PetscInt     c[3] = {cx, cy, cz};
+          const PetscInt     p    = (cx - brick->gstart[0]) + gstride[1] * (cy - brick->gstart[1]) + gstride[2] * (cz - brick->gstart[2]);
+          const PetscScalar *xc   = xl + p * nloc;
+          for (PetscInt i = 0; i < nloc; i++) yc[i] = 0.0;
+          for (PetscInt d = 0; d < brick->dim; d++) {
+            /* t = (sum over the cell and its two neighbours along d of the 1D blocks along d) u, then masses across */
+            BrickTensorApply1D(d, ext, n, BrickSIPGBlock(ctx, brick, d, c[d], 0), xc, t);
+            for (PetscInt o = -1; o <= 1; o += 2) {
+              if (c[d] + o < 0 || c[d] + o >= brick->cells[d]) continue;
+              BrickTensorApply1D(d, ext, n, BrickSIPGBlock(ctx, brick, d, c[d], o), xc + o * gstride[d] * nloc, s);
+              for (PetscInt i = 0; i < nloc; i++) t[i] += s[i];
+            }
+            for (PetscInt e = 0; e < brick->dim; e++) {
+              if (e == d) continue;
+              BrickTensorApply1D(e, ext, n, ctx->line[e].mass, t, w);
+              PetscCall(PetscArraycpy(t, w, nloc));
+            }
+            for (PetscInt i = 0; i < nloc; i++) yc[i] += t[i];
+          }
+        }
+  }
+  PetscCall(VecRestoreArrayRead(ctx->xl, &xl));
+  PetscCall(VecRestoreArrayWrite(y, &ya));
+  /* per direction: three 1D blocks and dim-1 masses, 2 n flops per value each */
+  PetscCall(PetscLogFlops(2.0 * n * brick->dof * brick->dim * (3 + brick->dim - 1) * ncells));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Entry (i, j) of the block coupling a cell to its neighbour o[] (at most one direction nonzero; all zero: itself),
+   for a cell whose position along each direction is c[]. */
+static PetscReal BrickSIPGEntry(const BrickSIPG *ctx, const DM_Brick *brick, const PetscInt c[], const PetscInt o[], PetscInt i, PetscInt j)
+{
+  const PetscInt n = brick->degree + 1, ii[3] = {i % n, (i / n) % n, i / (n * n)}, jj[3] = {j % n, (j / n) % n, j / (n * n)};
+  PetscReal      sum = 0.0;
+
+  for (PetscInt d = 0; d < brick->dim; d++) {
+    PetscReal p = 1.0;
+    PetscBool other = PETSC_FALSE;
+    for (PetscInt e = 0; e < brick->dim; e++)
+      if (e != d && o[e]) other = PETSC_TRUE;
+    if (other) continue; /* a neighbour along another direction couples only through that direction's term */
+    for (PetscInt e = 0; e < brick->dim; e++) p *= (e == d ? BrickSIPGBlock(ctx, brick, d, c[d], o[d]) : ctx->line[e].mass)[ii[e] * n + jj[e]];
+    sum += p;
+  }
+  return sum;
+}
+
+static PetscErrorCode MatGetDiagonal_BrickSIPG(Mat A, Vec diag)
+{
+  BrickSIPG   *ctx;
+  DM_Brick    *brick;
+  PetscScalar *da;
+  BrickBox     cells;
+  PetscInt     b = 0;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &ctx));
+  PetscCall(BrickSIPGCheckHost(ctx->dm, diag, NULL));
+  brick = (DM_Brick *)ctx->dm->data;
+  PetscCall(DMBrickOwnedCellBox_Private(ctx->dm, &cells));
+  PetscCall(VecGetArrayWrite(diag, &da));
+  for (PetscInt cz = cells.lo[2]; cz <= cells.hi[2]; cz++)
+    for (PetscInt cy = cells.lo[1]; cy <= cells.hi[1]; cy++)
+      for (PetscInt cx = cells.lo[0]; cx <= cells.hi[0]; cx++) {
+        const PetscInt c[3] = {cx, cy, cz}, o[3] = {0, 0, 0};
+        for (PetscInt i = 0; i < brick->dof; i++, b++) da[b] = BrickSIPGEntry(ctx, brick, c, o, i, i);
+      }
+  PetscCall(VecRestoreArrayWrite(diag, &da));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatView_BrickSIPG(Mat A, PetscViewer viewer)
+{
+  BrickSIPG *ctx;
+  DM_Brick  *brick;
+  PetscBool  isascii;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
+  if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatShellGetContext(A, &ctx));
+  brick = (DM_Brick *)ctx->dm->data;
+  PetscCall(PetscViewerASCIIPrintf(viewer, "brick sipg: DG Q%" PetscInt_FMT " in %" PetscInt_FMT "D, level %" PetscInt_FMT ", penalty k(k+1)/h (2k(k+1)/h on the boundary), matrix-free (sum factorization, cell and face terms)\n", brick->degree,
+                                   brick->dim, brick->level));
+  PetscCall(DMBrickViewLevel_Private(ctx->dm, viewer));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode BrickSIPGDestroy(void *ptr)
+{
+  BrickSIPG *ctx = (BrickSIPG *)ptr;
+
+  PetscFunctionBegin;
+  PetscCall(VecDestroy(&ctx->xl));
+  PetscCall(DMDestroy(&ctx->dm));
+  PetscCall(PetscFree(ctx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode BrickSIPGSetUp(DM dm, BrickSIPG *ctx)
+{
+  DM_Brick *brick = (DM_Brick *)dm->data;
+
+  PetscFunctionBegin;
+  for (PetscInt d = 0; d < brick->dim; d++) {
+    const PetscInt n = brick->degree + 1;
+    PetscCall(BrickSIPGLineCreate(dm, d, &ctx->line[d]));
+    for (PetscInt i = 0; i < n; i++)
+      for (PetscInt j = 0; j < n; j++) ctx->lowerT[d][i * n + j] = ctx->line[d].upper[j * n + i];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode BrickSIPGCreateShell(DM dm, Mat *A)
+{
+  BrickSIPG *ctx;
+  PetscBool  device;
+
+  PetscFunctionBegin;
+  PetscCall(DMBrickOnDevice_Private(dm, &device));
+  PetscCheck(!device, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "-dm_vec_type %s with -dm_brick_operator sipg: the DG operator has no GPU implementation yet; allowed: -dm_vec_type standard", dm->vectype);
+  PetscCall(PetscNew(&ctx));
+  PetscCall(PetscObjectReference((PetscObject)dm));
+  ctx->dm = dm;
+  PetscCall(BrickSIPGSetUp(dm, ctx));
+  PetscCall(DMCreateLocalVector(dm, &ctx->xl));
+  PetscCall(BrickShellCreate(dm, ctx, BrickSIPGDestroy, MatMult_BrickSIPG, MatGetDiagonal_BrickSIPG, MatView_BrickSIPG, A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Assembles the operator: per owned cell, its block with itself and with each face neighbour. */
+static PetscErrorCode BrickSIPGAssemble(DM dm, Mat A)
+{
+  DM_Brick   *brick = (DM_Brick *)dm->data;
+  BrickSIPG   ctx;
+  BrickBox    cells;
+  PetscInt    rows[729], cols[729];
+  PetscScalar *E;
+  PetscBool   assembled;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(DMBRICK_Assemble, dm, A, 0, 0));
+  PetscCall(PetscMemzero(&ctx, sizeof(ctx)));
+  PetscCall(BrickSIPGSetUp(dm, &ctx));
+  PetscCall(PetscMalloc1(brick->dof * brick->dof, &E));
+  PetscCall(DMBrickOwnedCellBox_Private(dm, &cells));
+  PetscCall(MatAssembled(A, &assembled));
+  if (assembled) PetscCall(MatZeroEntries(A));
+  for (PetscInt cz = cells.lo[2]; cz <= cells.hi[2]; cz++)
+    for (PetscInt cy = cells.lo[1]; cy <= cells.hi[1]; cy++)
+      for (PetscInt cx = cells.lo[0]; cx <= cells.hi[0]; cx++) {
+        const PetscInt c[3] = {cx, cy, cz}, row0 = DMBrickCellGlobalIndex_Private(brick, c);
+        for (PetscInt i = 0; i < brick->dof; i++) rows[i] = row0 + i;
+        for (PetscInt nb = 0; nb < 2 * brick->dim + 1; nb++) {
+          PetscInt o[3] = {0, 0, 0}, cn[3] = {cx, cy, cz}, col0;
+          if (nb) {
+            o[(nb - 1) / 2] = (nb % 2) ? -1 : 1;
+            cn[(nb - 1) / 2] += o[(nb - 1) / 2];
+            if (cn[(nb - 1) / 2] < 0 || cn[(nb - 1) / 2] >= brick->cells[(nb - 1) / 2]) continue;
+          }
+          col0 = DMBrickCellGlobalIndex_Private(brick, cn);
+          for (PetscInt j = 0; j < brick->dof; j++) cols[j] = col0 + j;
+          for (PetscInt i = 0; i < brick->dof; i++)
+            for (PetscInt j = 0; j < brick->dof; j++) E[i * brick->dof + j] = BrickSIPGEntry(&ctx, brick, c, o, i, j);
+          PetscCall(MatSetValues(A, brick->dof, rows, brick->dof, cols, E, INSERT_VALUES));
+        }
+      }
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatSetOption(A, MAT_SYMMETRIC, PETSC_TRUE));
+  PetscCall(PetscFree(E));
+  PetscCall(PetscLogEventEnd(DMBRICK_Assemble, dm, A, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* -dm_brick_operator sipg: DG Q_k, any degree, the face neighbours of a cell. */
+PetscErrorCode DMBrickOperatorCreate_SIPG(DM dm)
+{
+  DM_Brick *brick = (DM_Brick *)dm->data;
+
+  PetscFunctionBegin;
+  brick->op.dg          = PETSC_TRUE;
+  brick->op.min_degree  = 1;
+  brick->op.ghost_cells = 1;
+  brick->op.createshell = BrickSIPGCreateShell;
+  brick->op.assemble    = BrickSIPGAssemble;
+  brick->op.dgline      = BrickSIPGLineCreate;
+  brick->op.penalty     = 1.0;
+  {
+    const char *prefix;
+    PetscBool   set;
+    PetscCall(PetscObjectGetOptionsPrefix((PetscObject)dm, &prefix));
+    PetscCall(PetscOptionsGetReal(((PetscObject)dm)->options, prefix, "-dm_brick_sipg_penalty", &brick->op.penalty, &set));
+    PetscCheck(brick->op.penalty >= 1.0, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_sipg_penalty %g: the penalty factor must be at least 1 (sigma = factor k(k+1)/h; coercivity)", (double)brick->op.penalty);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

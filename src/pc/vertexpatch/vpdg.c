@@ -1,0 +1,535 @@
+/* PCVERTEXPATCH on a DG (sipg) brick [CK24, section 3]: the patch of an interior vertex is its 2^d cells, all of their
+   values in patch-lexicographic order ((2k+2)^d, the cells' Gauss-Lobatto points; a patch is read from the cell-wise
+   vector through one table of offsets shared by all patches). Three local spaces V_j, each a tensor product of a 1D
+   space given by a basis E (patch values x m):
+     full       all 2k+2 values per direction (E = identity);
+     dirichlet  without the two values on the patch boundary (2k);
+     clamped    the piecewise polynomials that vanish with their derivative at the two patch ends (2k-2; per cell
+                x^2 l_j(x) or (1-x)^2 l_j(x), l_j the Lagrange basis on the k-1 inner Gauss-Lobatto points).
+   A patch end on the domain boundary is not constrained (there is no neighbour there, and the boundary values have
+   to be smoothed by some patch), so the dimension depends on the patch's class.
+   The patch matrix restricted to V_j is the Kronecker sum of E^T A_d E with masses E^T M E, A_d the 1D SIPG form on
+   the patch's two cells (BrickDGLine), so its inverse is exact by fast diagonalization [CK24, eq. 10-12]: with the
+   generalized eigenvectors S (E^T A E S = E^T M E S Lambda, S^T E^T M E S = identity) and Q = E S,
+   A_j^-1 R_j = Q^{(x)d} (sum_d Lambda_d)^-1 (Q^T)^{(x)d}. The 1D data depends on whether the patch touches the lower
+   and/or upper boundary in each direction (four classes).
+
+   Residuals. full: the test functions do not vanish on the patch boundary, so the residual needs the face neighbours
+   of the patch; it is formed globally, once per color (b - A x, [CK24]: "updating residuals globally"). dirichlet and
+   clamped: from the patch cells alone, b_j - A_patch x_j with A_patch the patch matrix (outside values dropped);
+   exact for clamped (its test functions and their derivatives vanish on the patch boundary, so the face terms to
+   the neighbours vanish), an approximation for dirichlet (the term <[u], {dv/dn}> with the neighbour's u is dropped),
+   as in the paper. Patches of one color (vertex parities) share no cell, so their updates commute. */
+#include "vpimpl.h"
+#include <petscblaslapack.h>
+
+#define VPDG_MAX_N (2 * (BRICK_MAX_DEGREE + 1))
+#define VPDG_MAX_P (VPDG_MAX_N * VPDG_MAX_N * VPDG_MAX_N)
+
+typedef struct {
+  PetscInt  m;                                 /* dimension of the 1D local space */
+  PetscReal A[VPDG_MAX_N * VPDG_MAX_N];        /* 1D SIPG form on the patch's two cells (np x np) */
+  PetscReal Ares[VPDG_MAX_N * VPDG_MAX_N];     /* the form of the local residual: A without the terms of constrained patch ends */
+  PetscReal M[VPDG_MAX_N * VPDG_MAX_N];        /* 1D mass on the two cells */
+  PetscReal E[VPDG_MAX_N * VPDG_MAX_N];        /* local basis, np x m */
+  PetscReal ET[VPDG_MAX_N * VPDG_MAX_N];       /* m x np */
+  PetscReal Q[VPDG_MAX_N * VPDG_MAX_N];        /* E S, np x m */
+  PetscReal QT[VPDG_MAX_N * VPDG_MAX_N];       /* m x np */
+  PetscReal Ar[VPDG_MAX_N * VPDG_MAX_N];       /* E^T A E (dense local solver) */
+  PetscReal Mr[VPDG_MAX_N * VPDG_MAX_N];       /* E^T M E */
+  PetscReal lambda[VPDG_MAX_N];
+} VPDGLine;
+
+typedef struct {
+  PetscInt     dim, n, np, m;   /* dimension, k+1, 2(k+1), local dimension per direction of an interior patch */
+  VPDGLine     line[3][4];      /* by direction and class (lower boundary + 2 upper boundary) */
+  PetscBool    localres;        /* residual patch by patch (dirichlet, clamped) or per color globally */
+  PetscInt     npatches, ncolors, colorptr[9];
+  PetscInt    *vertex;          /* 3 per owned patch, by color */
+  PetscInt    *rel;             /* np^d: offset of each patch value from the first value of the patch's first cell */
+  PetscInt     gstride[3];      /* cell strides of the ghosted local array */
+  PetscScalar *dense[64];       /* Cholesky factors of the restricted patch matrices by class triple (dense solver) */
+  PetscScalar *work;
+  Vec          ul, bl, dl, rl, r;
+  PetscLogDouble flops;         /* per patch */
+} VPDG;
+
+static inline PetscInt VPDGClass(PetscInt v, PetscInt N)
+{
+  return (v == 1) + 2 * (v == N - 1);
+}
+
+/* The local basis E (np x m, row-major) of a local space for a patch of class cls: an end of the patch is constrained
+   (value, or value and derivative, zero) where it meets a neighbour cell; on the domain boundary it is free, since no
+   neighbour's residual is missing there and the boundary values must be smoothed too. */
+static PetscErrorCode VPDGLocalBasis(PCVertexPatchLocalSpace space, PetscInt k, const PetscReal nodes[], PetscInt cls, PetscInt *m, PetscReal E[])
+{
+  const PetscInt  n = k + 1, np = 2 * n;
+  const PetscBool fixed[2] = {(PetscBool)(space != PC_VERTEXPATCH_SPACE_FULL && !(cls & 1)), (PetscBool)(space != PC_VERTEXPATCH_SPACE_FULL && !(cls & 2))};
+  PetscInt        col = 0;
+
+  PetscFunctionBegin;
+  *m = np;
+  if (space == PC_VERTEXPATCH_SPACE_DIRICHLET) *m -= fixed[0] + fixed[1];
+  if (space == PC_VERTEXPATCH_SPACE_CLAMPED) *m -= 2 * (fixed[0] + fixed[1]);
+  PetscCall(PetscArrayzero(E, np * *m));
+  for (PetscInt c = 0; c < 2; c++) {
+    if (!fixed[c]) { /* every value of the cell */
+      for (PetscInt i = 0; i < n; i++, col++) E[(c * n + i) * *m + col] = 1.0;
+    } else if (space == PC_VERTEXPATCH_SPACE_DIRICHLET) { /* without the value at the patch end (node 0 of the lower cell, node k of the upper) */
+      for (PetscInt i = 0; i < n; i++)
+        if (i != (c == 0 ? 0 : n - 1)) E[(c * n + i) * *m + col++] = 1.0;
+    } else {
+      /* k-1 functions: x^2 l_j(x) (lower cell, zero with its derivative at x = 0) or (1-x)^2 l_j(x) (upper cell), l_j the
+         Lagrange polynomials on the inner nodes nodes[1..k-1], written in the cell's nodal basis */
+      const PetscInt nl = k - 1;
+      for (PetscInt j = 0; j < nl; j++, col++)
+        for (PetscInt i = 0; i < n; i++) {
+          const PetscReal x = nodes[i];
+          PetscReal       l = 1.0;
+          for (PetscInt q = 0; q < nl; q++)
+            if (q != j) l *= (x - nodes[q + 1]) / (nodes[j + 1] - nodes[q + 1]);
+          E[(c * n + i) * *m + col] = (c == 0 ? x * x : (1.0 - x) * (1.0 - x)) * l;
+        }
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* C = B^T A B (A: p x p, B: p x m, C: m x m; row-major) */
+static void VPDGCongruence(PetscInt p, PetscInt m, const PetscReal A[], const PetscReal B[], PetscReal C[])
+{
+  for (PetscInt i = 0; i < m; i++)
+    for (PetscInt j = 0; j < m; j++) {
+      PetscReal s = 0.0;
+      for (PetscInt a = 0; a < p; a++)
+        for (PetscInt b = 0; b < p; b++) s += B[a * m + i] * A[a * p + b] * B[b * m + j];
+      C[i * m + j] = s;
+    }
+}
+
+/* The 1D data of one direction and class: patch matrices, local basis, fast diagonalization. */
+static PetscErrorCode VPDGLineSetUp(const DM_Brick *brick, PCVertexPatchLocalSpace space, const BrickDGLine *dl, PetscInt cls, VPDGLine *L)
+{
+  const PetscInt n = dl->n, np = 2 * n;
+  PetscInt       m;
+  PetscScalar    a[VPDG_MAX_N * VPDG_MAX_N], b[VPDG_MAX_N * VPDG_MAX_N], work[3 * VPDG_MAX_N * VPDG_MAX_N];
+  PetscBLASInt   itype = 1, bm, lwork = 3 * VPDG_MAX_N * VPDG_MAX_N, info;
+
+  PetscFunctionBegin;
+  PetscCall(PetscArrayzero(L->A, np * np));
+  PetscCall(PetscArrayzero(L->M, np * np));
+  for (PetscInt i = 0; i < n; i++)
+    for (PetscInt j = 0; j < n; j++) {
+      /* the lower cell's upper face and the upper cell's lower face are the patch's inner face */
+      L->A[i * np + j]             = dl->diag[cls & 1][i * n + j];
+      L->A[(n + i) * np + n + j]   = dl->diag[2 * (cls >> 1)][i * n + j];
+      L->A[i * np + n + j]         = dl->upper[i * n + j];
+      L->A[(n + i) * np + j]       = dl->upper[j * n + i];
+      L->M[i * np + j]             = dl->mass[i * n + j];
+      L->M[(n + i) * np + n + j]   = dl->mass[i * n + j];
+    }
+  /* the local residual of dirichlet and clamped treats a constrained end as if the jump there vanished: for a test
+     function that is zero there, the only face term left is -<[u], {dv/dn}>, of which the patch's own values give
+     half; dropping it (not just the neighbour's half) is what [CK24] describes (exact for clamped, whose test
+     functions also have zero derivative there) */
+  PetscCall(PetscArraycpy(L->Ares, L->A, np * np));
+  if (space != PC_VERTEXPATCH_SPACE_FULL)
+    for (PetscInt i = 0; i < n; i++)
+      for (PetscInt j = 0; j < n; j++) {
+        if (!(cls & 1)) L->Ares[i * np + j] -= dl->lowerface[i * n + j];
+        if (!(cls & 2)) L->Ares[(n + i) * np + n + j] -= dl->upperface[i * n + j];
+      }
+  PetscCall(VPDGLocalBasis(space, brick->degree, brick->nodes, cls, &m, L->E));
+  L->m = m;
+  for (PetscInt i = 0; i < np; i++)
+    for (PetscInt j = 0; j < m; j++) L->ET[j * np + i] = L->E[i * m + j];
+  VPDGCongruence(np, m, L->A, L->E, L->Ar);
+  VPDGCongruence(np, m, L->M, L->E, L->Mr);
+  for (PetscInt i = 0; i < m * m; i++) {
+    a[i] = L->Ar[i];
+    b[i] = L->Mr[i];
+  }
+  PetscCall(PetscBLASIntCast(m, &bm));
+  LAPACKsygv_(&itype, "V", "U", &bm, a, &bm, b, &bm, L->lambda, work, &lwork, &info);
+  PetscCheck(!info, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK sygv failed on the DG patch eigenproblem: %d", (int)info);
+  /* a holds the eigenvectors column-major: S[i][j] = a[i + j m]; Q = E S */
+  for (PetscInt i = 0; i < np; i++)
+    for (PetscInt j = 0; j < m; j++) {
+      PetscReal s = 0.0;
+      for (PetscInt q = 0; q < m; q++) s += L->E[i * m + q] * PetscRealPart(a[q + j * m]);
+      L->Q[i * m + j]  = s;
+      L->QT[j * np + i] = s;
+    }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Cholesky factor of the restricted patch matrix sum_d (x) (Mr .. Ar_d .. Mr) for a class triple (dense solver) */
+static PetscErrorCode VPDGDenseFactor(VPDG *dg, const PetscInt cls[], PetscScalar **factor)
+{
+  const PetscInt dim = dg->dim;
+  PetscInt       m[3] = {1, 1, 1}, N = 1;
+  PetscScalar   *a;
+  PetscBLASInt   bn, info;
+
+  PetscFunctionBegin;
+  for (PetscInt d = 0; d < dim; d++) {
+    m[d] = dg->line[d][cls[d]].m;
+    N *= m[d];
+  }
+  PetscCall(PetscMalloc1(N * N, &a));
+  for (PetscInt r = 0; r < N; r++)
+    for (PetscInt c = 0; c < N; c++) {
+      const PetscInt ri[3] = {r % m[0], (r / m[0]) % m[1], r / (m[0] * m[1])}, ci[3] = {c % m[0], (c / m[0]) % m[1], c / (m[0] * m[1])};
+      PetscReal      sum   = 0.0;
+      for (PetscInt d = 0; d < dim; d++) {
+        PetscReal p = 1.0;
+        for (PetscInt e = 0; e < dim; e++) p *= (e == d ? dg->line[e][cls[e]].Ar : dg->line[e][cls[e]].Mr)[ri[e] * m[e] + ci[e]];
+        sum += p;
+      }
+      a[r + c * N] = sum;
+    }
+  PetscCall(PetscBLASIntCast(N, &bn));
+  LAPACKpotrf_("U", &bn, a, &bn, &info);
+  PetscCheck(!info, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK potrf failed on a DG patch matrix: %d", (int)info);
+  *factor = a;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PCVertexPatchDestroyDG(PC pc)
+{
+  PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
+  VPDG           *dg = (VPDG *)vp->dg;
+
+  PetscFunctionBegin;
+  if (!dg) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscFree(dg->vertex));
+  PetscCall(PetscFree(dg->rel));
+  PetscCall(PetscFree(dg->work));
+  for (PetscInt i = 0; i < 64; i++) PetscCall(PetscFree(dg->dense[i]));
+  PetscCall(VecDestroy(&dg->ul));
+  PetscCall(VecDestroy(&dg->bl));
+  PetscCall(VecDestroy(&dg->dl));
+  PetscCall(VecDestroy(&dg->rl));
+  PetscCall(VecDestroy(&dg->r));
+  PetscCall(PetscFree(vp->dg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The options that apply to a DG brick, with an error naming the option for those that do not. */
+static PetscErrorCode VPDGCheckOptions(PC pc, const DM_Brick *brick)
+{
+  PC_VertexPatch *vp   = (PC_VertexPatch *)pc->data;
+  MPI_Comm        comm = PetscObjectComm((PetscObject)pc);
+
+  PetscFunctionBegin;
+  PetscCheck(vp->space != PC_VERTEXPATCH_SPACE_FULL || !vp->residual_set || vp->residual == PC_VERTEXPATCH_RESIDUAL_GLOBAL, comm, PETSC_ERR_ARG_INCOMP,
+             "-pc_vertexpatch_residual local with -pc_vertexpatch_local_space full: the full space's residual reads the patch's face neighbours; allowed: -pc_vertexpatch_residual global (the default), or -pc_vertexpatch_local_space dirichlet|clamped");
+  PetscCheck(vp->space != PC_VERTEXPATCH_SPACE_CLAMPED || brick->degree >= 2, comm, PETSC_ERR_ARG_OUTOFRANGE, "-pc_vertexpatch_local_space clamped with -dm_brick_degree 1: the clamped space is empty; allowed: degree >= 2, or -pc_vertexpatch_local_space full|dirichlet");
+  PetscCheck(vp->schedule == PC_VERTEXPATCH_COLORED, comm, PETSC_ERR_SUP, "-pc_vertexpatch_schedule %s with -dm_brick_operator sipg: allowed: colored", PCVertexPatchSchedules[vp->schedule]);
+  PetscCheck(vp->ordering == PC_VERTEXPATCH_LEXICOGRAPHIC, comm, PETSC_ERR_SUP, "-pc_vertexpatch_ordering %s with -dm_brick_operator sipg: patches of a color share no cell, so their order does not matter; allowed: lexicographic", PCVertexPatchOrderings[vp->ordering]);
+  PetscCheck(vp->precision == PC_VERTEXPATCH_DOUBLE, comm, PETSC_ERR_SUP, "-pc_vertexpatch_precision single with -dm_brick_operator sipg is not implemented yet; allowed: double");
+  PetscCheck(vp->solver != PC_VERTEXPATCH_SEPARABLE_DENSE, comm, PETSC_ERR_SUP, "-pc_vertexpatch_local_solver separable_dense with -dm_brick_operator sipg: the DG patch matrix is separable, so fdm is exact; allowed: fdm, dense");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PCVertexPatchSetUpDG(PC pc)
+{
+  PC_VertexPatch *vp    = (PC_VertexPatch *)pc->data;
+  DM_Brick       *brick = (DM_Brick *)vp->dm->data;
+  VPDG           *dg;
+  PetscInt        lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}, count[8] = {0}, np;
+
+  PetscFunctionBegin;
+  PetscCall(VPDGCheckOptions(pc, brick));
+  PetscCall(PCVertexPatchDestroyDG(pc));
+  PetscCall(PetscNew(&dg));
+  vp->dg       = dg;
+  dg->dim      = brick->dim;
+  dg->n        = brick->degree + 1;
+  dg->np       = np = 2 * dg->n;
+  dg->localres = (PetscBool)(vp->space != PC_VERTEXPATCH_SPACE_FULL && !(vp->residual_set && vp->residual == PC_VERTEXPATCH_RESIDUAL_GLOBAL));
+  for (PetscInt d = 0; d < brick->dim; d++) {
+    BrickDGLine line;
+    PetscCall(brick->op.dgline(vp->dm, d, &line));
+    for (PetscInt c = 0; c < 4; c++) PetscCall(VPDGLineSetUp(brick, vp->space, &line, c, &dg->line[d][c]));
+  }
+  dg->m = dg->line[0][0].m; /* an interior patch's */
+  /* owned patches: vertex v belongs to the rank of cell v (its upper neighbour cell); interior vertices 1..N-1 */
+  for (PetscInt d = 0; d < brick->dim; d++) {
+    lo[d] = PetscMax(brick->cstart[d], 1);
+    hi[d] = PetscMin(brick->cend[d] - 1, brick->cells[d] - 1);
+  }
+  if (brick->cend[0] == brick->cstart[0]) hi[0] = lo[0] - 1; /* an inactive rank */
+  dg->ncolors = 1 << brick->dim;
+  dg->npatches = 1;
+  for (PetscInt d = 0; d < brick->dim; d++) dg->npatches *= PetscMax(hi[d] - lo[d] + 1, 0);
+  PetscCall(PetscMalloc1(3 * dg->npatches, &dg->vertex));
+  for (PetscInt pass = 0; pass < 2; pass++) {
+    PetscInt pos[8];
+    if (pass) {
+      dg->colorptr[0] = 0;
+      for (PetscInt c = 0; c < dg->ncolors; c++) dg->colorptr[c + 1] = dg->colorptr[c] + count[c];
+      for (PetscInt c = 0; c < dg->ncolors; c++) pos[c] = dg->colorptr[c];
+    }
+    for (PetscInt z = lo[2]; z <= hi[2]; z++)
+      for (PetscInt y = lo[1]; y <= hi[1]; y++)
+        for (PetscInt x = lo[0]; x <= hi[0]; x++) {
+          const PetscInt color = (x % 2) + 2 * (y % 2) + 4 * (z % 2);
+          if (!pass) count[color]++;
+          else {
+            PetscInt *v = dg->vertex + 3 * pos[color]++;
+            v[0]        = x;
+            v[1]        = y;
+            v[2]        = z;
+          }
+        }
+  }
+  /* the patch values relative to the first value of its first cell (cell v-1 in every direction) */
+  dg->gstride[0] = 1;
+  dg->gstride[1] = brick->gwidth[0];
+  dg->gstride[2] = brick->gwidth[0] * brick->gwidth[1];
+  {
+    const PetscInt n = dg->n, npd = brick->dim == 3 ? np * np * np : np * np;
+    PetscCall(PetscMalloc1(npd, &dg->rel));
+    for (PetscInt q = 0; q < npd; q++) {
+      const PetscInt ii[3] = {q % np, (q / np) % np, q / (np * np)};
+      PetscInt       cell = 0, local = 0;
+      for (PetscInt d = 0; d < brick->dim; d++) {
+        cell += (ii[d] / n) * dg->gstride[d];
+        local += (ii[d] % n) * (d == 0 ? 1 : d == 1 ? n : n * n);
+      }
+      dg->rel[q] = cell * brick->dof + local;
+    }
+    PetscCall(PetscMalloc1(8 * VPDG_MAX_P, &dg->work));
+    /* flops per patch: the residual (dim 1D products of size np per direction), two times dim contractions of the solve */
+    dg->flops = 2.0 * npd * np * brick->dim * (dg->localres ? brick->dim : 0) + 4.0 * npd * np * brick->dim;
+  }
+  if (vp->solver == PC_VERTEXPATCH_DENSE) {
+    /* one factor per class triple that occurs (at most 4^d) */
+    for (PetscInt p = 0; p < dg->npatches; p++) {
+      const PetscInt *v      = dg->vertex + 3 * p;
+      PetscInt        cls[3] = {0, 0, 0}, key = 0;
+      for (PetscInt d = 0; d < brick->dim; d++) {
+        cls[d] = VPDGClass(v[d], brick->cells[d]);
+        key += cls[d] << (2 * d);
+      }
+      if (!dg->dense[key]) PetscCall(VPDGDenseFactor(dg, cls, &dg->dense[key]));
+    }
+  }
+  PetscCall(DMCreateLocalVector(vp->dm, &dg->ul));
+  PetscCall(VecDuplicate(dg->ul, &dg->bl));
+  PetscCall(VecDuplicate(dg->ul, &dg->dl));
+  PetscCall(VecDuplicate(dg->ul, &dg->rl));
+  PetscCall(DMCreateGlobalVector(vp->dm, &dg->r));
+  vp->npatches = dg->npatches;
+  vp->ncolors  = dg->ncolors;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* out = (x)_d B_d in, B_d of direction d's class: QT or ET (which 0, 2: patch values -> local space), Q or E (1, 3:
+   local space -> patch values). in and out may not overlap; work holds two arrays of VPDG_MAX_P. */
+static void VPDGTensor(const VPDG *dg, PetscInt which, const PetscInt cls[], const PetscScalar in[], PetscScalar out[], PetscScalar work[])
+{
+  const PetscBool    tolocal = (PetscBool)(which == 0 || which == 2);
+  PetscInt           ext[3]  = {1, 1, 1};
+  const PetscScalar *src     = in;
+  PetscScalar       *bufs[2] = {work, work + VPDG_MAX_P};
+
+  for (PetscInt d = 0; d < dg->dim; d++) ext[d] = tolocal ? dg->np : dg->line[d][cls[d]].m;
+  for (PetscInt d = 0; d < dg->dim; d++) {
+    const VPDGLine  *L    = &dg->line[d][cls[d]];
+    const PetscReal *B    = which == 0 ? L->QT : which == 1 ? L->Q : which == 2 ? L->ET : L->E;
+    const PetscInt   mout = tolocal ? L->m : dg->np;
+    PetscScalar     *dst  = d == dg->dim - 1 ? out : bufs[d % 2];
+    BrickTensorApply1D(d, ext, mout, B, src, dst);
+    ext[d] = mout;
+    src    = dst;
+  }
+}
+
+/* One patch: r (np^d, the residual on the patch values) -> delta = E A_j^-1 E^T r, target[base + rel] += omega delta */
+static PetscErrorCode VPDGPatchSolve(const PC_VertexPatch *vp, const VPDG *dg, const PetscInt cls[], PetscScalar r[], PetscScalar *target, PetscInt base)
+{
+  const PetscInt np = dg->np, dim = dg->dim, npd = dim == 3 ? np * np * np : np * np;
+  PetscScalar   *g = dg->work + 2 * VPDG_MAX_P, *delta = dg->work + 3 * VPDG_MAX_P, *tw = dg->work + 4 * VPDG_MAX_P;
+  PetscInt       m[3] = {1, 1, 1}, nm = 1;
+
+  PetscFunctionBegin;
+  for (PetscInt d = 0; d < dim; d++) {
+    m[d] = dg->line[d][cls[d]].m;
+    nm *= m[d];
+  }
+  if (vp->solver == PC_VERTEXPATCH_DENSE) {
+    PetscInt key = 0;
+    for (PetscInt d = 0; d < dim; d++) key += cls[d] << (2 * d);
+    VPDGTensor(dg, 2, cls, r, g, tw);
+    PetscCheck(!VPPatchSolveDense(nm, dg->dense[key], g), PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK potrs failed on a DG patch");
+    VPDGTensor(dg, 3, cls, g, delta, tw);
+  } else {
+    VPDGTensor(dg, 0, cls, r, g, tw);
+    for (PetscInt q = 0; q < nm; q++) {
+      const PetscInt ii[3] = {q % m[0], (q / m[0]) % m[1], q / (m[0] * m[1])};
+      PetscReal      lam   = 0.0;
+      for (PetscInt d = 0; d < dim; d++) lam += dg->line[d][cls[d]].lambda[ii[d]];
+      g[q] /= lam;
+    }
+    VPDGTensor(dg, 1, cls, g, delta, tw);
+  }
+  for (PetscInt q = 0; q < npd; q++) target[base + dg->rel[q]] += vp->omega * delta[q];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* r = b - A_patch u on the patch values (A_patch: the Kronecker sum of the two-cell 1D forms) */
+static void VPDGLocalResidual(const VPDG *dg, const PetscInt cls[], const PetscScalar u[], const PetscScalar b[], PetscScalar r[])
+{
+  const PetscInt np = dg->np, dim = dg->dim, npd = dim == 3 ? np * np * np : np * np, ext[3] = {np, np, dim == 3 ? np : 1};
+  PetscScalar   *t = dg->work + 4 * VPDG_MAX_P, *s = dg->work + 5 * VPDG_MAX_P;
+
+  for (PetscInt q = 0; q < npd; q++) r[q] = b[q];
+  for (PetscInt d = 0; d < dim; d++) {
+    const PetscScalar *src = u;
+    for (PetscInt e = 0; e < dim; e++) {
+      const PetscReal *B   = e == d ? dg->line[e][cls[e]].Ares : dg->line[e][cls[e]].M;
+      PetscScalar     *dst = (e % 2) ? s : t;
+      BrickTensorApply1D(e, ext, np, B, src, dst);
+      src = dst;
+    }
+    for (PetscInt q = 0; q < npd; q++) r[q] -= src[q];
+  }
+}
+
+/* The corrections of the patches [p0, p1) into dl (zeroed by the caller): from the ghosted residual rl (global
+   residual) or from ul and bl (local residual). */
+static PetscErrorCode VPDGPatches(PC pc, PetscInt p0, PetscInt p1, const PetscScalar *ul, const PetscScalar *bl, const PetscScalar *rl, PetscScalar *dl)
+{
+  PC_VertexPatch *vp    = (PC_VertexPatch *)pc->data;
+  VPDG           *dg    = (VPDG *)vp->dg;
+  DM_Brick       *brick = (DM_Brick *)vp->dm->data;
+  const PetscInt  np = dg->np, npd = dg->dim == 3 ? np * np * np : np * np;
+  PetscScalar    *r = dg->work, *u = dg->work + VPDG_MAX_P, *b = dg->work + 6 * VPDG_MAX_P;
+
+  PetscFunctionBegin;
+  for (PetscInt p = p0; p < p1; p++) {
+    const PetscInt *v      = dg->vertex + 3 * p;
+    PetscInt        cls[3] = {0, 0, 0}, base = 0;
+    for (PetscInt d = 0; d < dg->dim; d++) {
+      cls[d] = VPDGClass(v[d], brick->cells[d]);
+      base += (v[d] - 1 - brick->gstart[d]) * dg->gstride[d];
+    }
+    base *= brick->dof;
+    if (dg->localres) {
+      for (PetscInt q = 0; q < npd; q++) {
+        u[q] = ul ? ul[base + dg->rel[q]] : 0.0;
+        b[q] = bl[base + dg->rel[q]];
+      }
+      if (ul) VPDGLocalResidual(dg, cls, u, b, r);
+      else PetscCall(PetscArraycpy(r, b, npd));
+    } else
+      for (PetscInt q = 0; q < npd; q++) r[q] = rl[base + dg->rel[q]];
+    PetscCall(VPDGPatchSolve(vp, dg, cls, r, dl, base));
+  }
+  PetscCall(PetscLogFlops(dg->flops * (p1 - p0)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* r = b - A x (x NULL: r = b) into the ghosted rl */
+static PetscErrorCode VPDGGlobalResidual(PC pc, Vec b, Vec x)
+{
+  PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
+  VPDG           *dg = (VPDG *)vp->dg;
+
+  PetscFunctionBegin;
+  if (x) {
+    PetscCall(MatMult(pc->pmat, x, dg->r));
+    PetscCall(VecAYPX(dg->r, -1.0, b));
+    PetscCall(DMGlobalToLocal(vp->dm, dg->r, INSERT_VALUES, dg->rl));
+  } else PetscCall(DMGlobalToLocal(vp->dm, b, INSERT_VALUES, dg->rl));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* One multiplicative sweep on x (zero: x starts from zero), colors in order (reverse: backwards). */
+PetscErrorCode PCVertexPatchSmoothDG(PC pc, Vec b, Vec x, PetscBool zero)
+{
+  PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
+  VPDG           *dg = (VPDG *)vp->dg;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(PC_VertexPatchSmooth, pc, b, x, 0));
+  if (zero) PetscCall(VecZeroEntries(x));
+  if (dg->localres) PetscCall(DMGlobalToLocal(vp->dm, b, INSERT_VALUES, dg->bl));
+  for (PetscInt i = 0; i < dg->ncolors; i++) {
+    const PetscInt     c     = vp->reverse ? dg->ncolors - 1 - i : i;
+    const PetscBool    first = (PetscBool)(zero && i == 0);
+    const PetscScalar *ul = NULL, *bl = NULL, *rl = NULL;
+    PetscScalar       *dl;
+    if (dg->localres) {
+      if (!first) PetscCall(DMGlobalToLocal(vp->dm, x, INSERT_VALUES, dg->ul));
+      if (!first) PetscCall(VecGetArrayRead(dg->ul, &ul));
+      PetscCall(VecGetArrayRead(dg->bl, &bl));
+    } else {
+      PetscCall(VPDGGlobalResidual(pc, b, first ? NULL : x));
+      PetscCall(VecGetArrayRead(dg->rl, &rl));
+    }
+    PetscCall(VecZeroEntries(dg->dl));
+    PetscCall(VecGetArray(dg->dl, &dl));
+    PetscCall(VPDGPatches(pc, dg->colorptr[c], dg->colorptr[c + 1], ul, bl, rl, dl));
+    PetscCall(VecRestoreArray(dg->dl, &dl));
+    if (ul) PetscCall(VecRestoreArrayRead(dg->ul, &ul));
+    if (bl) PetscCall(VecRestoreArrayRead(dg->bl, &bl));
+    if (rl) PetscCall(VecRestoreArrayRead(dg->rl, &rl));
+    PetscCall(DMLocalToGlobal(vp->dm, dg->dl, ADD_VALUES, x));
+  }
+  PetscCall(PetscLogEventEnd(PC_VertexPatchSmooth, pc, b, x, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* y += sum_j omega E_j A_j^-1 E_j^T (b - A x) (x NULL: zero), all patches from the same residual */
+PetscErrorCode PCVertexPatchAdditiveDG(PC pc, Vec b, Vec x, Vec y)
+{
+  PC_VertexPatch    *vp = (PC_VertexPatch *)pc->data;
+  VPDG              *dg = (VPDG *)vp->dg;
+  const PetscScalar *ul = NULL, *bl = NULL, *rl = NULL;
+  PetscScalar       *dl;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(PC_VertexPatchSmooth, pc, b, y, 0));
+  if (dg->localres) {
+    PetscCall(DMGlobalToLocal(vp->dm, b, INSERT_VALUES, dg->bl));
+    PetscCall(VecGetArrayRead(dg->bl, &bl));
+    if (x) {
+      PetscCall(DMGlobalToLocal(vp->dm, x, INSERT_VALUES, dg->ul));
+      PetscCall(VecGetArrayRead(dg->ul, &ul));
+    }
+  } else {
+    PetscCall(VPDGGlobalResidual(pc, b, x));
+    PetscCall(VecGetArrayRead(dg->rl, &rl));
+  }
+  PetscCall(VecZeroEntries(dg->dl));
+  PetscCall(VecGetArray(dg->dl, &dl));
+  PetscCall(VPDGPatches(pc, 0, dg->npatches, ul, bl, rl, dl));
+  PetscCall(VecRestoreArray(dg->dl, &dl));
+  if (ul) PetscCall(VecRestoreArrayRead(dg->ul, &ul));
+  if (bl) PetscCall(VecRestoreArrayRead(dg->bl, &bl));
+  if (rl) PetscCall(VecRestoreArrayRead(dg->rl, &rl));
+  PetscCall(DMLocalToGlobal(vp->dm, dg->dl, ADD_VALUES, y));
+  PetscCall(PetscLogEventEnd(PC_VertexPatchSmooth, pc, b, y, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PCVertexPatchViewDG(PC pc, PetscViewer viewer)
+{
+  PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
+  VPDG           *dg = (VPDG *)vp->dg;
+  PetscInt        total;
+
+  PetscFunctionBegin;
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  %s vertex-patch Schwarz on DG (sipg), local space %s, local solver %s, %s residual, damping %g%s\n", PCVertexPatchTypes[vp->type], PCVertexPatchLocalSpaces[vp->space], PCVertexPatchLocalSolvers[vp->solver],
+                                   dg ? (dg->localres ? "local (patch cells)" : "global (per color)") : "-", (double)(vp->damping > 0 ? vp->damping : vp->omega), vp->reverse ? ", reverse order" : ""));
+  if (!dg) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallMPI(MPI_Allreduce(&dg->npatches, &total, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)pc)));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  %" PetscInt_FMT " patches in %" PetscInt_FMT " colors, %" PetscInt_FMT " local / %" PetscInt_FMT " patch DoFs per patch\n", total, dg->ncolors, dg->dim == 3 ? dg->m * dg->m * dg->m : dg->m * dg->m,
+                                   dg->dim == 3 ? dg->np * dg->np * dg->np : dg->np * dg->np));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  smoothing runs on the host in double, on %d MPI rank(s) of this level\n", ((DM_Brick *)vp->dm->data)->nactive));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
