@@ -1,6 +1,7 @@
 /* C interface of the CUDA kernels of petsc-vpatch. No PETSc types: plain sizes, host arrays for setup and
    device pointers for the work. Every function returns 0 or a CUDA error code (VPCudaErrorString). */
 #pragma once
+#include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -106,6 +107,35 @@ int VPCudaTransferCreate(int dim, const int nc[3], const int nf[3], int wp, cons
 int VPCudaTransferProlong(VPCudaTransfer t, int single, const double *xc, double *yf);
 int VPCudaTransferRestrict(VPCudaTransfer t, int single, const double *xf, double *yc);
 int VPCudaTransferDestroy(VPCudaTransfer *t);
+
+/* DG (sipg, cuda/vpdg.cu). Arrays hold cells x fastest, (k+1)^d values per cell (x fastest). The operator: the owned
+   cells [c0, c0 + cells) of a grid of grid[d] cells; x is read from an array holding the cells of xbox (n: grid cells,
+   lo/m: the array's cells; the ghosted local box, or the whole grid on one rank); y is written for the owned cells in
+   order. line: per direction 7 matrices (k+1) x (k+1), row-major: the cell mass, the cell's block with itself by
+   boundary class (none, lower, upper, both), the block with its upper neighbour, with its lower neighbour. */
+typedef struct VPCudaDG_s *VPCudaDG;
+int VPCudaDGCreate(int dim, int k, const int grid[3], const int c0[3], const int cells[3], const VPCudaBox *xbox, const double *line, VPCudaDG *op);
+int VPCudaDGApply(VPCudaDG op, int single, const double *x, double *y);
+int VPCudaDGDestroy(VPCudaDG *op);
+/* The DG vertex-patch steps: per direction and class (lower boundary + 2 upper boundary) a slot of VPC_DG_SLOT doubles:
+   Q (np x m), at np^2: Q^T (m x np), at 2 np^2: lambda (m), at 2 np^2 + np: the residual's 1D form (np x np), at
+   3 np^2 + np: the 1D mass (np x np); np = 2(k+1), m[d][cls] the local dimension. base[p]: offset of patch p's first
+   value in the local arrays, rel: the offsets of its np^d values from there. */
+#define VPC_DG_SLOT (4 * 18 * 18 + 18)
+typedef struct VPCudaDGSmoother_s *VPCudaDGSmoother;
+int VPCudaDGSmootherCreate(int dim, int k, const int grid[3], const int m[3][4], const double *data, int npatches, const int *vertex, const int *base, const int *rel, VPCudaDGSmoother *sm);
+/* patches [start, end): target[patch] += omega E A_j^-1 E^T r_j, r_j from ul and bl (localres; ul NULL: zero) or rl;
+   atomic: overlapping patches (additive) */
+int VPCudaDGSmootherPatches(VPCudaDGSmoother sm, int start, int end, int localres, int atomic, int single, double omega, const double *ul, const double *bl, const double *rl, double *target);
+int VPCudaDGSmootherDestroy(VPCudaDGSmoother *sm);
+/* The DG grid transfer per owned fine cell: parent[f] its parent's position in the gathered coarse cells, child[f] the
+   child bits (x: 1, y: 2, z: 4); mat: child[0], child[1], child[0]^T, child[1]^T ((k+1) x (k+1) each) */
+typedef struct VPCudaDGTransfer_s *VPCudaDGTransfer;
+int VPCudaDGTransferCreate(int dim, int k, int ncells, const int *parent, const int *child, const double *mat, VPCudaDGTransfer *t);
+/* restrict_ 0: out (owned fine cells) = P in (gathered coarse cells); 1: out (gathered coarse cells, zeroed) += P^T in */
+int VPCudaDGTransferApply(VPCudaDGTransfer t, int restrict_, int single, const double *in, double *out);
+int VPCudaDGTransferDestroy(VPCudaDGTransfer *t);
+int VPCudaCopyToDevice(double *dst, const double *src, size_t n);
 
 const char *VPCudaErrorString(int err);
 

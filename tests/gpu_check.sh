@@ -2,7 +2,7 @@
 # GPU check (make gpu-check, on a machine with a GPU and a CUDA PETSc): the CUDA operator kernels against the
 # host (assembled matrices, random vectors), whole solves with VECCUDA vectors against host vectors (same
 # iterations), compute-sanitizer memcheck and racecheck on the kernel checks and on a small mixed-precision solve.
-# GPU_CHECK_SECTIONS: a subset of "kernels solves mixed ranks sanitizer" (default: all). Last line: "N passed, N failed".
+# GPU_CHECK_SECTIONS: a subset of "kernels solves mixed ranks dg sanitizer" (default: all). Last line: "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT_DIR:-tests/out-gpu}
@@ -146,6 +146,79 @@ result ranks_no_host_path_batched $?
 $MPIRUN -n 2 ./tutorials/ex1 -dm_vec_type cuda -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 3 -dm_brick_refine 4 -fmg 0 -log_view -log_view_gpu_time >"$OUT/ranks_log_view.log" 2>&1
 grep -q "^Linear solve converged" "$OUT/ranks_log_view.log"
 result ranks_log_view $? "$(its_of "$OUT/ranks_log_view.log") iterations; KSPSolve: $(grep -E '^KSPSolve ' "$OUT/ranks_log_view.log" | awk '{print "CpuToGpu", $(NF-4), $(NF-3), "GpuToCpu", $(NF-2), $(NF-1)}')"
+fi
+
+# ---- DG (sipg): fingerprints of each operation against the host (each local space, double and float), solves with the
+# host's iterations on 1-3 ranks, mixed precision, compute-sanitizer ----
+if want dg; then
+MPIRUN=${MPIRUN:-mpirun}
+if ! type fpgpu >/dev/null 2>&1; then
+  fpcmp() { paste <(grep ^fingerprint "$1") <(grep ^fingerprint "$2") | awk -v tol="$3" '
+    { n++; if ($2 != $8) bad = 1; a = $4; b = $10; s = a < 0 ? -a : a; d = a - b; if (d < 0) d = -d; if (d > tol * s) bad = 1
+      t = $6 < 0 ? -$6 : $6; if (t < s) t = s; d = $6 - $12; if (d < 0) d = -d; if (d > tol * t) bad = 1 }
+    END { exit (bad || n != 5) }'; }
+  fprun() { local log=$1 n=$2; shift 2; if [ "$n" = 1 ]; then ./tests/test_ranks "$@" >"$log" 2>&1; else $MPIRUN -n "$n" ./tests/test_ranks "$@" >"$log" 2>&1; fi; }
+  fpgpu() { local name=$1 tol=$2 ok=0 n; shift 2
+    fprun "$OUT/$name.host1.log" 1 "$@" || ok=1
+    for n in 1 2 3; do fprun "$OUT/$name.cuda$n.log" $n -dm_vec_type cuda "$@" || ok=1; fpcmp "$OUT/$name.host1.log" "$OUT/$name.cuda$n.log" "$tol" || ok=1; done
+    result "$name" $ok "GPU on 1, 2, 3 ranks = host on 1 rank, 5 operations to $tol"; }
+fi
+fpgpu dg_fp_3d_k3_full 1e-12 -dm_brick_operator sipg -dim 3 -degree 3 -cells 2,2,2 -refine 2
+fpgpu dg_fp_3d_k3_dirichlet 1e-12 -dm_brick_operator sipg -dim 3 -degree 3 -cells 2,2,2 -refine 2 -pc_vertexpatch_local_space dirichlet
+fpgpu dg_fp_3d_k4_clamped 1e-12 -dm_brick_operator sipg -dim 3 -degree 4 -cells 2,2,2 -refine 1 -pc_vertexpatch_local_space clamped
+fpgpu dg_fp_2d_k5_dirichlet 1e-12 -dm_brick_operator sipg -dim 2 -degree 5 -cells 3,2 -refine 3 -pc_vertexpatch_local_space dirichlet
+fpgpu dg_fp_3d_k2_agglomerated 1e-12 -dm_brick_operator sipg -dim 3 -degree 2 -cells 2,2,2 -refine 1
+fpgpu dg_fp_3d_k7_full 1e-12 -dm_brick_operator sipg -dim 3 -degree 7 -cells 2,2,2 -refine 1
+# float patch work exists on the GPU only: against the host's double on one rank
+dgsingle() { # name options...
+  local name=$1 ok=0 n; shift
+  fprun "$OUT/$name.host1.log" 1 "$@" || ok=1
+  for n in 1 2 3; do fprun "$OUT/$name.cuda$n.log" $n -dm_vec_type cuda -pc_vertexpatch_precision single "$@" || ok=1; fpcmp "$OUT/$name.host1.log" "$OUT/$name.cuda$n.log" 1e-5 || ok=1; done
+  result "$name" $ok "GPU float smoothing on 1, 2, 3 ranks = host double on 1 rank, 5 operations to 1e-5"
+}
+dgsingle dg_fp_3d_k3_dirichlet_single -dm_brick_operator sipg -dim 3 -degree 3 -cells 2,2,2 -refine 2 -pc_vertexpatch_local_space dirichlet
+dgsingle dg_fp_3d_k4_full_single -dm_brick_operator sipg -dim 3 -degree 4 -cells 2,2,2 -refine 1
+# whole solves: the host's iterations and L2 error on the GPU, 1-3 ranks
+dgsame() { # name options...  (ex3 on the host and on the GPU with 1, 2, 3 ranks)
+  local name=$1 ok=0 n i0 e0 its=""; shift
+  ./tutorials/ex3 "$@" >"$OUT/$name.host.log" 2>&1 || ok=1
+  i0=$(its_of "$OUT/$name.host.log"); e0=$(awk '/^L2 error/{print $3}' "$OUT/$name.host.log")
+  for n in 1 2 3; do
+    if [ $n = 1 ]; then ./tutorials/ex3 -dm_vec_type cuda "$@" >"$OUT/$name.cuda$n.log" 2>&1; else $MPIRUN -n $n ./tutorials/ex3 -dm_vec_type cuda "$@" >"$OUT/$name.cuda$n.log" 2>&1; fi || ok=1
+    its="$its $(its_of "$OUT/$name.cuda$n.log")"
+    [ "$(its_of "$OUT/$name.cuda$n.log")" = "$i0" ] || ok=1
+    grep -q "^Linear solve converged" "$OUT/$name.cuda$n.log" || ok=1
+    awk -v a="$e0" -v b="$(awk '/^L2 error/{print $3}' "$OUT/$name.cuda$n.log")" 'BEGIN{d = a - b; if (d < 0) d = -d; exit !(a != "" && b != "" && d <= 1e-4 * a)}' || ok=1
+  done
+  [ -n "$i0" ] || ok=1
+  result "$name" $ok "host $i0 its error $e0; GPU on 1..3 ranks:$its"
+}
+dgsame dg_solve_3d_k3_full -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 3 -dm_brick_refine 2
+dgsame dg_solve_3d_k3_dirichlet -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 3 -dm_brick_refine 2 -local_space dirichlet
+dgsame dg_solve_3d_k4_clamped -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 4 -dm_brick_refine 2 -local_space clamped
+dgsame dg_solve_2d_k3_additive_cg -dm_brick_cells 2,2 -dm_brick_degree 3 -dm_brick_refine 4 -mg_levels_pc_vertexpatch_type additive -mg_levels_ksp_max_it 2 -ksp_type cg -ksp_norm_type unpreconditioned
+dgsame dg_solve_3d_k3_chebyshev -smoother chebyshev -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 3 -dm_brick_refine 2
+# mixed precision: smoothing, level operators and transfers in float under FGMRES; the L2 error of double
+./tutorials/ex3 -dm_vec_type cuda -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 4 -dm_brick_refine 2 -local_space dirichlet -ksp_rtol 1e-10 >"$OUT/dg_mixed.double.log" 2>&1
+./tutorials/ex3 -dm_vec_type cuda -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 4 -dm_brick_refine 2 -local_space dirichlet -ksp_rtol 1e-10 -mg_levels_pc_vertexpatch_precision single -dm_brick_mg_precision single >"$OUT/dg_mixed.mixed.log" 2>&1
+e1=$(awk '/^L2 error/{print $3}' "$OUT/dg_mixed.double.log"); e2=$(awk '/^L2 error/{print $3}' "$OUT/dg_mixed.mixed.log")
+grep -q "^Linear solve converged" "$OUT/dg_mixed.mixed.log" && awk -v a="$e1" -v b="$e2" 'BEGIN{d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= 1e-3 * a)}'
+result dg_mixed_3d_k4 $? "double $(its_of "$OUT/dg_mixed.double.log") its error $e1, mixed $(its_of "$OUT/dg_mixed.mixed.log") its error $e2"
+./tutorials/ex3 -dm_vec_type cuda -local_space dirichlet -ksp_view >"$OUT/dg_view.log" 2>&1
+[ "$(grep -c 'smoothing runs on the GPU in double' "$OUT/dg_view.log")" = 3 ]
+result dg_view_on_gpu $? "PCView: smoothing on the GPU on each of the 3 smoothed levels"
+./tutorials/ex3 -dm_vec_type cuda -mg_levels_pc_vertexpatch_local_solver dense >"$OUT/dg_nohost_dense.log" 2>&1
+[ $? != 0 ] && grep -q "pc_vertexpatch_local_solver dense has no GPU implementation" "$OUT/dg_nohost_dense.log"
+result dg_no_host_path_dense $?
+if command -v compute-sanitizer >/dev/null; then
+  for tool in memcheck racecheck; do
+    compute-sanitizer --tool $tool --error-exitcode 99 ./tutorials/ex3 -dm_vec_type cuda -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 3 -dm_brick_refine 1 -local_space dirichlet >"$OUT/dg_sanitizer_$tool.log" 2>&1 &&
+      compute-sanitizer --tool $tool --error-exitcode 99 ./tutorials/ex3 -dm_vec_type cuda -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 2 -dm_brick_refine 1 -mg_levels_pc_vertexpatch_precision single -dm_brick_mg_precision single >>"$OUT/dg_sanitizer_$tool.log" 2>&1
+    result "dg_compute_sanitizer_$tool" $? "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/dg_sanitizer_$tool.log" | tail -1)"
+  done
+  timeout 300 $MPIRUN -n 2 compute-sanitizer --tool memcheck --error-exitcode 99 ./tutorials/ex3 -dm_vec_type cuda -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 2 -dm_brick_refine 2 -local_space clamped -dm_brick_degree 3 >"$OUT/dg_sanitizer_2ranks.log" 2>&1
+  result dg_compute_sanitizer_memcheck_2ranks $? "$(grep -c 'ERROR SUMMARY: 0 errors' "$OUT/dg_sanitizer_2ranks.log") of 2 processes: 0 errors"
+fi
 fi
 
 if want sanitizer; then

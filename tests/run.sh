@@ -12,6 +12,7 @@ if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_RO
 MPI4="$MPIEXEC -n 4 --oversubscribe"
 EX1=./tutorials/ex1
 EX2=./tutorials/ex2
+EX3=./tutorials/ex3
 # a library built with the CUDA kernels prints GPU lines in its views; a CPU-only one must not
 CUDA_BUILD=0
 nm -D lib/libpetscvpatch.so 2>/dev/null | grep -q VPCudaSmootherCreate && CUDA_BUILD=1
@@ -161,7 +162,7 @@ result agglomerated_levels_viewed $? "on 8 ranks the 2 x 2 x 2 level lives on 1 
 # whole solves: the iteration count of one rank on 2, 3 and 4 ranks, coarse grids too small to split included
 itsranks() { # name program options...  (each run converged with its true residual under the tutorial's default rtol)
   local name=$1 prog=$2 n its="" first="" ok=0 rtol=1e-9; shift 2
-  [ "$prog" = "$EX2" ] && rtol=1e-8
+  [ "$prog" = "$EX2" ] || [ "$prog" = "$EX3" ] && rtol=1e-8
   for n in 1 2 3 4; do
     # (a timeout: a rank that skips a reduction hangs the others)
     if [ $n = 1 ]; then timeout 300 $prog "$@" >"$OUT/$name.n$n.log" 2>&1; else timeout 300 $MPIEXEC -n $n --oversubscribe $prog "$@" >"$OUT/$name.n$n.log" 2>&1; fi || ok=1
@@ -327,6 +328,51 @@ expect_error vp_gpu_kernel_unknown "-pc_vertexpatch_gpu_kernel fast: unknown val
 expect_error dm_mg_precision_unknown "-dm_brick_mg_precision half: unknown precision; allowed: double, single" $EX1 -dm_brick_mg_precision half
 expect_error c0ip_bad_solver "-pc_vertexpatch_local_solver lu: unknown value; allowed: fdm, dense, separable_dense" $EX2 -mg_levels_pc_vertexpatch_local_solver lu
 
+echo "== DG: SIPG Poisson (seed 002): operator, transfer, order, vertex-patch local spaces, ranks, iteration regression"
+ctest sipg_2d_k1-8 ./tests/test_sipg -dim 2 -kmin 1 -kmax 8
+ctest sipg_3d_k1-5 ./tests/test_sipg -dim 3 -kmin 1 -kmax 5
+ctest sipg_2d_4ranks $MPI4 ./tests/test_sipg -dim 2 -kmin 1 -kmax 4 -cells 4,6
+ctest sipg_3d_4ranks $MPI4 ./tests/test_sipg -dim 3 -kmin 2 -kmax 3 -cells 3,3,3 -order 0
+ctest dgpatch_2d_k1-6 ./tests/test_dgpatch -dim 2 -kmin 1 -kmax 6
+ctest dgpatch_3d_k1-3 ./tests/test_dgpatch -dim 3 -kmin 1 -kmax 3
+ctest dgpatch_2d_4ranks $MPI4 ./tests/test_dgpatch -dim 2 -kmin 2 -kmax 3 -cells 4,6
+fingerprints fingerprints_sipg_2d_full 1 3 4 -- -dm_brick_operator sipg -dim 2 -degree 2 -cells 3,2 -refine 2
+fingerprints fingerprints_sipg_2d_dirichlet 1 3 4 -- -dm_brick_operator sipg -dim 2 -degree 3 -cells 3,2 -refine 2 -pc_vertexpatch_local_space dirichlet
+fingerprints fingerprints_sipg_2d_clamped 1 3 4 -- -dm_brick_operator sipg -dim 2 -degree 3 -cells 3,2 -refine 2 -pc_vertexpatch_local_space clamped
+fingerprints fingerprints_sipg_3d_k2_agglomerated 1 8 -- -dm_brick_operator sipg -dim 3 -degree 2 -cells 2,2,2 -refine 1
+itsranks itsranks_sipg_2d_full $EX3 -dm_brick_cells 2,2 -dm_brick_refine 3
+itsranks itsranks_sipg_2d_dirichlet $EX3 -dm_brick_cells 2,3 -dm_brick_refine 2 -local_space dirichlet
+itsranks itsranks_sipg_2d_clamped $EX3 -dm_brick_refine 2 -local_space clamped
+itsranks itsranks_sipg_3d_full $EX3 -dm_brick_dim 3 -dm_brick_degree 2
+itsranks itsranks_sipg_3d_add_cg $EX3 -dm_brick_dim 3 -dm_brick_degree 2 -mg_levels_pc_vertexpatch_type additive -mg_levels_ksp_max_it 2 -ksp_type cg -ksp_norm_type unpreconditioned
+itsranks itsranks_ex3_default $EX3
+# seed 002 Tables 1-2 (3D, f = 1, one-cell coarse mesh refined L = 3 times, FGMRES to 1e-8): the fractional iteration
+# count of each local space stays at or below a bound set from bench/results/seed002-tables (ours there, plus 10 %)
+dgits() { # name max-fractional-iterations ex3-options...
+  local name=$1 max=$2 f; shift 2
+  $EX3 -dm_brick_dim 3 -dm_brick_cells 1,1,1 -rhs one -dm_brick_refine 3 "$@" >"$OUT/$name.log" 2>&1
+  f=$(awk '/^fractional iterations/{print $3}' "$OUT/$name.log")
+  converged_ok "$OUT/$name.log" 1e-8 && awk -v f="$f" -v m="$max" 'BEGIN{exit !(f != "" && f + 0 > 0 && f + 0 <= m + 0)}'
+  result "$name" $? "fractional iterations $f, bound $max"
+}
+# ours in bench/results/seed002-tables-cpu-2026-11-23.md (L = 3) plus 10 %; the paper's counts are beside them there
+for kb in "2 2.75" "3 2.70" "4 2.85" "5 2.55"; do set -- $kb; dgits dgits_full_k$1 $2 -dm_brick_degree $1; done
+for kb in "2 8.45" "3 7.35" "4 6.50" "5 6.10"; do set -- $kb; dgits dgits_dirichlet_k$1 $2 -dm_brick_degree $1 -local_space dirichlet; done
+for kb in "3 29.7" "4 16.4" "5 10.6"; do set -- $kb; dgits dgits_clamped_k$1 $2 -dm_brick_degree $1 -local_space clamped; done
+$EX3 -local_space dirichlet -ksp_view >"$OUT/dg_view.log" 2>&1 && grep -q "multiplicative vertex-patch Schwarz on DG (sipg), local space dirichlet, local solver fdm, local (patch cells) residual" "$OUT/dg_view.log" &&
+  grep -q "brick sipg: DG Q3 in 2D" "$OUT/dg_view.log" && grep -q "DoFs: 16384 (16 per cell" "$OUT/dg_view.log"
+result dg_ksp_view $? "PCView of the DG smoother, MatView of the operator, DMView of the DG layout"
+expect_error bad_dg_space_cg "-pc_vertexpatch_local_space dirichlet needs a DG brick (-dm_brick_operator sipg)" $EX1 -mg_levels_pc_vertexpatch_local_space dirichlet
+expect_error bad_dg_space_value "-pc_vertexpatch_local_space hermite: unknown value; allowed: full, dirichlet, clamped" $EX3 -mg_levels_pc_vertexpatch_local_space hermite
+expect_error bad_dg_clamped_k2 "-pc_vertexpatch_local_space clamped with -dm_brick_degree 2: the clamped patch spaces do not span Q_2" $EX3 -dm_brick_degree 2 -local_space clamped
+expect_error bad_dg_full_local "-pc_vertexpatch_residual local with -pc_vertexpatch_local_space full" $EX3 -mg_levels_pc_vertexpatch_residual local
+expect_error bad_dg_family_cg "-dm_brick_family cg with -dm_brick_operator sipg: the operator is a dg discretization" $EX3 -dm_brick_family cg
+expect_error bad_dg_family_dg "-dm_brick_family dg with -dm_brick_operator laplace: the operator is a cg discretization" $EX1 -dm_brick_family dg
+expect_error bad_ex3_operator "ex3 solves the DG problem: -dm_brick_operator laplace; allowed: sipg" $EX3 -dm_brick_operator laplace
+expect_error bad_dg_schedule "-pc_vertexpatch_schedule single with -dm_brick_operator sipg: allowed: colored" $EX3 -mg_levels_pc_vertexpatch_schedule single
+expect_error bad_dg_single "pc_vertexpatch_precision single with -dm_brick_operator sipg is implemented on the GPU only" $EX3 -mg_levels_pc_vertexpatch_precision single
+expect_error bad_dg_penalty "-dm_brick_sipg_penalty 0.5: the penalty factor must be at least 1" $EX3 -dm_brick_sipg_penalty 0.5
+
 echo "== first contact: the tutorials' default problems show the method and run on 1 to 4 ranks with the same iterations"
 defaults_ranks() { # name program
   local name=$1 prog=$2 n its="" ok=0 first=""
@@ -407,7 +453,7 @@ result floor_checked_stops_honestly $? "checked: DIVERGED_BREAKDOWN, true residu
 echo "== defaults converge: every operator, smoother, dimension and degree (2D k = 1..8, 3D k = 1..7) on small meshes"
 sweep() { # name program kmin kmax dim options...
   local name=$1 prog=$2 kmin=$3 kmax=$4 dim=$5 k its="" ok=0 log rtol=1e-9; shift 5
-  [ "$prog" = "$EX2" ] && rtol=1e-8
+  [ "$prog" = "$EX2" ] || [ "$prog" = "$EX3" ] && rtol=1e-8
   for k in $(seq "$kmin" "$kmax"); do
     log="$OUT/$name.k$k.log"
     if [ "$dim" = 2 ]; then $prog -dm_brick_dim 2 -dm_brick_cells 2,2 -dm_brick_refine 2 -dm_brick_degree "$k" "$@" >"$log" 2>&1
@@ -467,7 +513,6 @@ expect_error bad_coarsen_odd "3 cells along x cannot be halved; use fewer -pc_mg
 expect_error bad_coarsen_too_many "1 cells along x cannot be halved; use fewer -pc_mg_levels" $EX1 -dm_brick_cells 2,2 -dm_brick_degree 2 -dm_brick_refine 1 -pc_mg_levels 4
 expect_error bad_operator "-dm_brick_operator foo: unknown operator; allowed: laplace, c0ip" $EX1 -dm_brick_operator foo
 expect_error bad_family "-dm_brick_family xyz: unknown family; allowed: cg" $EX1 -dm_brick_family xyz
-expect_error bad_family_dg "-dm_brick_family dg is not supported yet; allowed: cg" $EX1 -dm_brick_family dg
 expect_error bad_domain "-dm_brick_domain: along x the upper end 0. is not above the lower end 1." $EX1 -dm_brick_domain 1,0,0,1
 expect_error bad_domain_empty "-dm_brick_domain: along y the upper end 2. is not above the lower end 2." $EX1 -dm_brick_domain 0,1,2,2
 expect_error bad_no_interior_dof "-dm_brick_degree 1 with a single cell along x has no interior degree of freedom" $EX1 -dm_brick_cells 1,2 -dm_brick_degree 1
@@ -507,6 +552,12 @@ if command -v valgrind >/dev/null; then
   result valgrind_vertexpatch_c0ip_2d $?
   $VG ./tutorials/ex2 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 2 -dm_brick_refine 1 -smoother avs >"$OUT/valgrind_ex2.log" 2>&1
   result valgrind_ex2_3d_avs $?
+  $VG $EX3 -dm_brick_cells 2,2 -dm_brick_degree 3 -dm_brick_refine 1 -local_space clamped >"$OUT/valgrind_ex3.log" 2>&1
+  result valgrind_ex3_2d_clamped $?
+  $VG ./tests/test_dgpatch -dim 3 -kmin 2 -kmax 2 -cells 3,2,2 >"$OUT/valgrind_dgpatch.log" 2>&1
+  result valgrind_dgpatch_3d $?
+  $VG ./tests/test_sipg -dim 2 -kmin 2 -kmax 2 -order_levels 2 >"$OUT/valgrind_sipg.log" 2>&1
+  result valgrind_sipg_2d $?
 else
   result valgrind_available 1 "valgrind is not installed (scripts/setup-debian.sh installs it)"
 fi
@@ -514,6 +565,10 @@ $EX1 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 2 -dm_brick_refine 1
 rc=$?
 [ $rc = 0 ] && ! grep -qiE "allocated|malloc" "$OUT/malloc_dump.log"
 result malloc_dump_clean $?
+$EX3 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 2 -dm_brick_refine 1 -local_space dirichlet -malloc_debug -malloc_dump >"$OUT/malloc_dump_ex3.log" 2>&1
+rc=$?
+[ $rc = 0 ] && ! grep -qiE "allocated|malloc" "$OUT/malloc_dump_ex3.log"
+result malloc_dump_clean_ex3 $?
 
 echo "== builds without warnings against PETSc 3.22 with CUDA (nvcc for cuda/*.cu; the bundle, when /opt/petsc-cuda is installed)"
 if [ -f /opt/petsc-cuda/lib/petsc/conf/petscvariables ]; then

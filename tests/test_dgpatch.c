@@ -78,7 +78,7 @@ int main(int argc, char **argv)
     for (PetscInt s = 0; s < 3; s++) {
       const PCVertexPatchLocalSpace space = (PCVertexPatchLocalSpace)s;
       PetscReal                     rel;
-      if (space == PC_VERTEXPATCH_SPACE_CLAMPED && k < 2) continue;
+      if (space == PC_VERTEXPATCH_SPACE_CLAMPED && k < 3) continue;
       for (PetscInt t = 0; t < 2; t++) {
         const PCVertexPatchType type = (PCVertexPatchType)t;
         PetscCall(Apply(dm, A, type, space, PC_VERTEXPATCH_FDM, -1, b, x0, y1));

@@ -4,6 +4,10 @@
    rank computes its owned fine cells from their parents, which a VecScatter gathers from wherever the coarse level
    keeps them (the two levels may be partitioned differently: agglomeration); restriction scatters back with ADD. */
 #include "brickimpl.h"
+#if defined(VP_HAVE_CUDA)
+  #include <vpatch_cuda.h>
+  #include <petscdevice_cuda.h>
+#endif
 
 typedef struct {
   DM          dmc, dmf;
@@ -11,15 +15,78 @@ typedef struct {
   Vec         cbox;    /* their values, cell by cell as in parents (x fastest), (k+1)^d each */
   VecScatter  gather;  /* coarse global vector -> cbox */
   PetscReal   child[2][(BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)], childT[2][(BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)];
+  void       *gpu; /* the CUDA transfer (VP_HAVE_CUDA: VPCudaDGTransfer), made at the first transfer of VECCUDA vectors */
 } BrickDGTransfer;
 
-static PetscErrorCode BrickDGTransferCheckHost(DM dm, Vec x, Vec y)
-{
-  PetscBool device;
+static inline PetscInt BrickDGParent(const BrickDGTransfer *, const PetscInt[], PetscInt[]);
 
+/* The GPU path (VECCUDA vectors; a no-op without CUDA): done says whether it ran. The gather into cbox and the scatter
+   back are PETSc's on the device vectors; the kernel works cell by cell (cuda/vpdg.cu), restriction with atomic adds. */
+static PetscErrorCode BrickDGTransferTryGPU(BrickDGTransfer *t, PetscBool prolong, Vec x, Vec y, PetscBool *done)
+{
   PetscFunctionBegin;
-  PetscCall(DMBrickVecsOnDevice_Private(x, y, &device));
-  PetscCheck(!device, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "-dm_brick_operator sipg has no GPU implementation yet (grid transfer); with it use host vectors: -dm_vec_type standard");
+  PetscCall(DMBrickVecsOnDevice_Private(x, y, done));
+#if defined(VP_HAVE_CUDA)
+  if (*done) {
+    DM_Brick          *fb = (DM_Brick *)t->dmf->data;
+    const PetscScalar *in;
+    PetscScalar       *out;
+    int                err;
+    if (!t->gpu) {
+      BrickBox         cells;
+      PetscInt         nc, b = 0;
+      int             *parent, *child;
+      double           mat[4 * (BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)];
+      const PetscInt   nn = (fb->degree + 1) * (fb->degree + 1);
+      VPCudaDGTransfer g;
+      PetscCall(DMBrickOwnedCellBox_Private(t->dmf, &cells));
+      nc = PetscMax(BrickBoxSize(&cells), 0);
+      PetscCall(PetscMalloc2(nc + 1, &parent, nc + 1, &child));
+      for (PetscInt cz = cells.lo[2]; nc && cz <= cells.hi[2]; cz++)
+        for (PetscInt cy = cells.lo[1]; cy <= cells.hi[1]; cy++)
+          for (PetscInt cx = cells.lo[0]; cx <= cells.hi[0]; cx++, b++) {
+            const PetscInt c[3] = {cx, cy, cz};
+            PetscInt       ch[3];
+            parent[b] = (int)BrickDGParent(t, c, ch);
+            child[b]  = (int)(ch[0] + 2 * ch[1] + 4 * ch[2]);
+          }
+      for (PetscInt i = 0; i < nn; i++) {
+        mat[i]          = t->child[0][i];
+        mat[nn + i]     = t->child[1][i];
+        mat[2 * nn + i] = t->childT[0][i];
+        mat[3 * nn + i] = t->childT[1][i];
+      }
+      err = VPCudaDGTransferCreate((int)fb->dim, (int)fb->degree, (int)nc, parent, child, mat, &g);
+      PetscCall(PetscFree2(parent, child));
+      PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaDGTransferCreate: %s", VPCudaErrorString(err));
+      t->gpu = g;
+    }
+    if (prolong) {
+      PetscCall(VecScatterBegin(t->gather, x, t->cbox, INSERT_VALUES, SCATTER_FORWARD));
+      PetscCall(VecScatterEnd(t->gather, x, t->cbox, INSERT_VALUES, SCATTER_FORWARD));
+      PetscCall(VecCUDAGetArrayRead(t->cbox, &in));
+      PetscCall(VecCUDAGetArrayWrite(y, &out));
+      PetscCall(PetscLogGpuTimeBegin());
+      err = VPCudaDGTransferApply((VPCudaDGTransfer)t->gpu, 0, fb->precision == DMBRICK_PRECISION_SINGLE, in, out);
+      PetscCall(PetscLogGpuTimeEnd());
+      PetscCall(VecCUDARestoreArrayRead(t->cbox, &in));
+      PetscCall(VecCUDARestoreArrayWrite(y, &out));
+    } else {
+      PetscCall(VecZeroEntries(t->cbox));
+      PetscCall(VecCUDAGetArrayRead(x, &in));
+      PetscCall(VecCUDAGetArray(t->cbox, &out));
+      PetscCall(PetscLogGpuTimeBegin());
+      err = VPCudaDGTransferApply((VPCudaDGTransfer)t->gpu, 1, fb->precision == DMBRICK_PRECISION_SINGLE, in, out);
+      PetscCall(PetscLogGpuTimeEnd());
+      PetscCall(VecCUDARestoreArrayRead(x, &in));
+      PetscCall(VecCUDARestoreArray(t->cbox, &out));
+      PetscCall(VecZeroEntries(y));
+      PetscCall(VecScatterBegin(t->gather, t->cbox, y, ADD_VALUES, SCATTER_REVERSE));
+      PetscCall(VecScatterEnd(t->gather, t->cbox, y, ADD_VALUES, SCATTER_REVERSE));
+    }
+    PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in the DG grid transfer: %s", VPCudaErrorString(err));
+  }
+#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -58,11 +125,16 @@ static PetscErrorCode MatMult_BrickDGTransfer(Mat P, Vec xc, Vec yf)
   PetscScalar       *y, work[729];
   BrickBox           cells;
   PetscInt           b = 0;
+  PetscBool          done;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(DMBRICK_Interpolate, P, xc, yf, 0));
   PetscCall(MatShellGetContext(P, &t));
-  PetscCall(BrickDGTransferCheckHost(t->dmf, xc, yf));
+  PetscCall(BrickDGTransferTryGPU(t, PETSC_TRUE, xc, yf, &done));
+  if (done) {
+    PetscCall(PetscLogEventEnd(DMBRICK_Interpolate, P, xc, yf, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   fb = (DM_Brick *)t->dmf->data;
   PetscCall(VecScatterBegin(t->gather, xc, t->cbox, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(VecScatterEnd(t->gather, xc, t->cbox, INSERT_VALUES, SCATTER_FORWARD));
@@ -92,11 +164,16 @@ static PetscErrorCode MatMultTranspose_BrickDGTransfer(Mat P, Vec xf, Vec yc)
   PetscScalar       *cv, out[729], work[729];
   BrickBox           cells;
   PetscInt           b = 0;
+  PetscBool          done;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(DMBRICK_Restrict, P, xf, yc, 0));
   PetscCall(MatShellGetContext(P, &t));
-  PetscCall(BrickDGTransferCheckHost(t->dmf, xf, yc));
+  PetscCall(BrickDGTransferTryGPU(t, PETSC_FALSE, xf, yc, &done));
+  if (done) {
+    PetscCall(PetscLogEventEnd(DMBRICK_Restrict, P, xf, yc, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   fb = (DM_Brick *)t->dmf->data;
   PetscCall(DMBrickOwnedCellBox_Private(t->dmf, &cells));
   PetscCall(VecZeroEntries(t->cbox));
@@ -126,6 +203,13 @@ static PetscErrorCode BrickDGTransferDestroy(void *ctx)
   BrickDGTransfer *t = (BrickDGTransfer *)ctx;
 
   PetscFunctionBegin;
+#if defined(VP_HAVE_CUDA)
+  {
+    VPCudaDGTransfer g   = (VPCudaDGTransfer)t->gpu;
+    int              err = VPCudaDGTransferDestroy(&g);
+    PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaDGTransferDestroy: %s", VPCudaErrorString(err));
+  }
+#endif
   PetscCall(VecDestroy(&t->cbox));
   PetscCall(VecScatterDestroy(&t->gather));
   PetscCall(DMDestroy(&t->dmc));
@@ -199,7 +283,10 @@ static PetscErrorCode BrickDGTransferCreateShell(DM dmc, DM dmf, Mat *P)
           to[m]   = m;
         }
       }
-  PetscCall(VecCreateSeq(PETSC_COMM_SELF, np * fb->dof, &t->cbox));
+  /* of the levels' vector type: on the device with VECCUDA vectors, so that the gather is a device scatter */
+  PetscCall(VecCreate(PETSC_COMM_SELF, &t->cbox));
+  PetscCall(VecSetSizes(t->cbox, np * fb->dof, np * fb->dof));
+  PetscCall(VecSetType(t->cbox, dmf->vectype));
   PetscCall(DMGetGlobalVector(dmc, &vc));
   PetscCall(ISCreateGeneral(PETSC_COMM_SELF, m, from, PETSC_COPY_VALUES, &isfrom));
   PetscCall(ISCreateGeneral(PETSC_COMM_SELF, m, to, PETSC_COPY_VALUES, &isto));

@@ -10,6 +10,10 @@
    (stiffness and its two faces), and the block with its upper neighbour. The product reads the face neighbours
    of each cell from the ghosted local vector. */
 #include "brickelement.h"
+#if defined(VP_HAVE_CUDA)
+  #include <vpatch_cuda.h>
+  #include <petscdevice_cuda.h>
+#endif
 
 /* The 1D SIPG form along direction d (see BrickDGLine). Reference quantities on [0,1]: phi_i(0) = delta_i0,
    phi_i(1) = delta_ik (Gauss-Lobatto nodes), derivatives at the ends from the basis. */
@@ -61,6 +65,7 @@ typedef struct {
   Vec         xl; /* local (ghosted by one cell) copy of the input */
   BrickDGLine line[3];
   PetscReal   lowerT[3][BRICK_MAX_N * BRICK_MAX_N]; /* the block with the lower neighbour: upper^T */
+  void       *gpu;                                  /* the CUDA operator (VP_HAVE_CUDA: VPCudaDG), made at the first product on the GPU */
 } BrickSIPG;
 
 /* the block of direction d coupling cell c (rows) to cell c + o (o = -1, 0, 1) */
@@ -71,15 +76,68 @@ static inline const PetscReal *BrickSIPGBlock(const BrickSIPG *ctx, const DM_Bri
   return ctx->line[d].diag[(c == 0) + 2 * (c == brick->cells[d] - 1)];
 }
 
-static PetscErrorCode BrickSIPGCheckHost(DM dm, Vec x, Vec y)
+#if defined(VP_HAVE_CUDA)
+/* The GPU product (cuda/vpdg.cu): one thread block per owned cell reads the cell and its face neighbours from the
+   ghosted local array (the global one on a single active rank, where the two coincide) and writes its owned values. */
+static PetscErrorCode BrickSIPGGPUMult(BrickSIPG *ctx, Vec x, Vec y)
 {
-  PetscBool device;
+  DM_Brick          *brick = (DM_Brick *)ctx->dm->data;
+  const PetscInt     n     = brick->degree + 1, nn = n * n;
+  Vec                in    = x;
+  const PetscScalar *xa;
+  PetscScalar       *ya;
+  VPCudaDG           op;
+  int                err;
 
   PetscFunctionBegin;
-  PetscCall(DMBrickVecsOnDevice_Private(x, y, &device));
-  PetscCheck(!device, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "-dm_brick_operator sipg has no GPU implementation yet; with it use host vectors: -dm_vec_type standard");
+  if (!ctx->gpu) {
+    double   *line;
+    int       grid[3], c0[3], cells[3];
+    VPCudaBox box;
+    PetscCall(PetscCalloc1(3 * 7 * nn, &line));
+    for (PetscInt d = 0; d < brick->dim; d++) {
+      double *L = line + d * 7 * nn;
+      for (PetscInt i = 0; i < nn; i++) {
+        L[i] = ctx->line[d].mass[i];
+        for (PetscInt c = 0; c < 4; c++) L[(1 + c) * nn + i] = ctx->line[d].diag[c][i];
+        L[5 * nn + i] = ctx->line[d].upper[i];
+        L[6 * nn + i] = ctx->lowerT[d][i];
+      }
+    }
+    for (PetscInt d = 0; d < 3; d++) {
+      grid[d]   = (int)brick->cells[d];
+      c0[d]     = (int)brick->cstart[d];
+      cells[d]  = (int)(brick->cend[d] - brick->cstart[d]);
+      box.n[d]  = grid[d];
+      box.lo[d] = (int)brick->gstart[d];
+      box.m[d]  = (int)brick->gwidth[d];
+    }
+    err = VPCudaDGCreate((int)brick->dim, (int)brick->degree, grid, c0, cells, &box, line, &op);
+    PetscCall(PetscFree(line));
+    PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaDGCreate: %s", VPCudaErrorString(err));
+    ctx->gpu = op;
+  }
+  op = (VPCudaDG)ctx->gpu;
+  if (brick->nactive > 1) {
+    PetscCall(DMGlobalToLocal(ctx->dm, x, INSERT_VALUES, ctx->xl));
+    in = ctx->xl;
+  }
+  PetscCall(VecCUDAGetArrayRead(in, &xa));
+  PetscCall(VecCUDAGetArrayWrite(y, &ya));
+  PetscCall(PetscLogGpuTimeBegin());
+  err = VPCudaDGApply(op, brick->precision == DMBRICK_PRECISION_SINGLE, xa, ya);
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in the DG operator: %s", VPCudaErrorString(err));
+  PetscCall(VecCUDARestoreArrayRead(in, &xa));
+  PetscCall(VecCUDARestoreArrayWrite(y, &ya));
+  {
+    BrickBox cells;
+    PetscCall(DMBrickOwnedCellBox_Private(ctx->dm, &cells));
+    PetscCall(PetscLogGpuFlops(2.0 * n * brick->dof * brick->dim * (3 + brick->dim - 1) * PetscMax(BrickBoxSize(&cells), 0)));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+#endif
 
 static PetscErrorCode MatMult_BrickSIPG(Mat A, Vec x, Vec y)
 {
@@ -92,7 +150,16 @@ static PetscErrorCode MatMult_BrickSIPG(Mat A, Vec x, Vec y)
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &ctx));
-  PetscCall(BrickSIPGCheckHost(ctx->dm, x, y));
+#if defined(VP_HAVE_CUDA)
+  {
+    PetscBool device;
+    PetscCall(DMBrickVecsOnDevice_Private(x, y, &device));
+    if (device) {
+      PetscCall(BrickSIPGGPUMult(ctx, x, y));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
+#endif
   brick = (DM_Brick *)ctx->dm->data;
   n     = brick->degree + 1;
   PetscCall(DMBrickOwnedCellBox_Private(ctx->dm, &cells));
@@ -163,9 +230,37 @@ static PetscErrorCode MatGetDiagonal_BrickSIPG(Mat A, Vec diag)
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &ctx));
-  PetscCall(BrickSIPGCheckHost(ctx->dm, diag, NULL));
   brick = (DM_Brick *)ctx->dm->data;
   PetscCall(DMBrickOwnedCellBox_Private(ctx->dm, &cells));
+  {
+    PetscBool device;
+    PetscCall(DMBrickVecsOnDevice_Private(diag, NULL, &device));
+#if defined(VP_HAVE_CUDA)
+    if (device) {
+      /* setup work: the owned entries on the host, copied to the device once */
+      PetscInt n;
+      int      err;
+      PetscCall(VecGetLocalSize(diag, &n));
+      PetscCall(PetscMalloc1(n, &da));
+      for (PetscInt cz = cells.lo[2]; cz <= cells.hi[2]; cz++)
+        for (PetscInt cy = cells.lo[1]; cy <= cells.hi[1]; cy++)
+          for (PetscInt cx = cells.lo[0]; cx <= cells.hi[0]; cx++) {
+            const PetscInt c[3] = {cx, cy, cz}, o[3] = {0, 0, 0};
+            for (PetscInt i = 0; i < brick->dof; i++, b++) da[b] = BrickSIPGEntry(ctx, brick, c, o, i, i);
+          }
+      {
+        PetscScalar *dd;
+        PetscCall(VecCUDAGetArrayWrite(diag, &dd));
+        err = VPCudaCopyToDevice(dd, da, (size_t)n);
+        PetscCall(VecCUDARestoreArrayWrite(diag, &dd));
+        PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error copying the DG diagonal: %s", VPCudaErrorString(err));
+      }
+      PetscCall(PetscFree(da));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+#endif
+    (void)device;
+  }
   PetscCall(VecGetArrayWrite(diag, &da));
   for (PetscInt cz = cells.lo[2]; cz <= cells.hi[2]; cz++)
     for (PetscInt cy = cells.lo[1]; cy <= cells.hi[1]; cy++)
@@ -188,8 +283,8 @@ static PetscErrorCode MatView_BrickSIPG(Mat A, PetscViewer viewer)
   if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatShellGetContext(A, &ctx));
   brick = (DM_Brick *)ctx->dm->data;
-  PetscCall(PetscViewerASCIIPrintf(viewer, "brick sipg: DG Q%" PetscInt_FMT " in %" PetscInt_FMT "D, level %" PetscInt_FMT ", penalty k(k+1)/h (2k(k+1)/h on the boundary), matrix-free (sum factorization, cell and face terms)\n", brick->degree,
-                                   brick->dim, brick->level));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "brick sipg: DG Q%" PetscInt_FMT " in %" PetscInt_FMT "D, level %" PetscInt_FMT ", penalty %g k(k+1)/h (twice that on the boundary), matrix-free (sum factorization, cell and face terms)\n", brick->degree,
+                                   brick->dim, brick->level, (double)brick->op.penalty));
   PetscCall(DMBrickViewLevel_Private(ctx->dm, viewer));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -199,6 +294,13 @@ static PetscErrorCode BrickSIPGDestroy(void *ptr)
   BrickSIPG *ctx = (BrickSIPG *)ptr;
 
   PetscFunctionBegin;
+#if defined(VP_HAVE_CUDA)
+  {
+    VPCudaDG op  = (VPCudaDG)ctx->gpu;
+    int      err = VPCudaDGDestroy(&op);
+    PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaDGDestroy: %s", VPCudaErrorString(err));
+  }
+#endif
   PetscCall(VecDestroy(&ctx->xl));
   PetscCall(DMDestroy(&ctx->dm));
   PetscCall(PetscFree(ctx));
@@ -222,11 +324,8 @@ static PetscErrorCode BrickSIPGSetUp(DM dm, BrickSIPG *ctx)
 static PetscErrorCode BrickSIPGCreateShell(DM dm, Mat *A)
 {
   BrickSIPG *ctx;
-  PetscBool  device;
 
   PetscFunctionBegin;
-  PetscCall(DMBrickOnDevice_Private(dm, &device));
-  PetscCheck(!device, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "-dm_vec_type %s with -dm_brick_operator sipg: the DG operator has no GPU implementation yet; allowed: -dm_vec_type standard", dm->vectype);
   PetscCall(PetscNew(&ctx));
   PetscCall(PetscObjectReference((PetscObject)dm));
   ctx->dm = dm;

@@ -146,9 +146,6 @@ static PetscErrorCode PCSetUp_VertexPatch(PC pc)
   PetscCheck(vp->space == PC_VERTEXPATCH_SPACE_FULL || brick->family == DMBRICK_DG, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_INCOMP,
              "-pc_vertexpatch_local_space %s needs a DG brick (-dm_brick_operator sipg); -dm_brick_operator %s has the patch interior as its only local space; allowed: full (the default)", PCVertexPatchLocalSpaces[vp->space], brick->opname);
   if (brick->family == DMBRICK_DG) {
-    PetscBool device;
-    PetscCall(DMBrickOnDevice_Private(dm, &device));
-    PetscCheck(!device, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "-dm_vec_type %s with -dm_brick_operator sipg: the DG vertex-patch smoother has no GPU implementation yet; allowed: -dm_vec_type standard", dm->vectype);
     PetscCall(PCVertexPatchSetUpDG(pc));
     PetscCall(PetscLogEventEnd(PC_VertexPatchSetUp, pc, 0, 0, 0));
     PetscFunctionReturn(PETSC_SUCCESS);

@@ -22,6 +22,9 @@
    as in the paper. Patches of one color (vertex parities) share no cell, so their updates commute. */
 #include "vpimpl.h"
 #include <petscblaslapack.h>
+#if defined(VP_HAVE_CUDA)
+  #include <petscdevice_cuda.h>
+#endif
 
 #define VPDG_MAX_N (2 * (BRICK_MAX_DEGREE + 1))
 #define VPDG_MAX_P (VPDG_MAX_N * VPDG_MAX_N * VPDG_MAX_N)
@@ -52,6 +55,7 @@ typedef struct {
   PetscScalar *work;
   Vec          ul, bl, dl, rl, r;
   PetscLogDouble flops;         /* per patch */
+  void        *gpu;             /* the CUDA steps (VP_HAVE_CUDA: VPCudaDGSmoother), made at the first step on the GPU */
 } VPDG;
 
 static inline PetscInt VPDGClass(PetscInt v, PetscInt N)
@@ -59,40 +63,72 @@ static inline PetscInt VPDGClass(PetscInt v, PetscInt N)
   return (v == 1) + 2 * (v == N - 1);
 }
 
-/* The local basis E (np x m, row-major) of a local space for a patch of class cls: an end of the patch is constrained
-   (value, or value and derivative, zero) where it meets a neighbour cell; on the domain boundary it is free, since no
-   neighbour's residual is missing there and the boundary values must be smoothed too. */
+/* The local spaces, as a table of constructions (like PCPATCH's patch constructions): each fills the columns of E
+   (np x m, row-major) that belong to one cell c of the patch (0 lower, 1 upper) from column *col on, given whether the
+   cell's outer end is constrained. An end is constrained where the patch meets a neighbour cell; on the domain
+   boundary it is free (no neighbour's residual is missing there, and the boundary values must be smoothed by some
+   patch). */
+typedef void (*VPDGCellBasis)(PetscInt k, const PetscReal nodes[], PetscInt c, PetscBool fixed, PetscInt m, PetscReal E[], PetscInt *col);
+
+static void VPDGCellAll(PetscInt k, PetscInt c, PetscInt m, PetscReal E[], PetscInt *col)
+{
+  for (PetscInt i = 0; i <= k; i++) E[(c * (k + 1) + i) * m + (*col)++] = 1.0;
+}
+
+/* full: every value of both cells */
+static void VPDGBasisFull(PetscInt k, const PetscReal nodes[], PetscInt c, PetscBool fixed, PetscInt m, PetscReal E[], PetscInt *col)
+{
+  VPDGCellAll(k, c, m, E, col);
+}
+
+/* dirichlet: without the value at a constrained patch end (node 0 of the lower cell, node k of the upper) */
+static void VPDGBasisDirichlet(PetscInt k, const PetscReal nodes[], PetscInt c, PetscBool fixed, PetscInt m, PetscReal E[], PetscInt *col)
+{
+  if (!fixed) VPDGCellAll(k, c, m, E, col);
+  else
+    for (PetscInt i = 0; i <= k; i++)
+      if (i != (c == 0 ? 0 : k)) E[(c * (k + 1) + i) * m + (*col)++] = 1.0;
+}
+
+/* clamped: at a constrained end, the k-1 functions x^2 l_j(x) (lower cell: zero with its derivative at x = 0) or
+   (1-x)^2 l_j(x) (upper cell, at x = 1), l_j the Lagrange polynomials on the inner nodes nodes[1..k-1], in the cell's
+   nodal basis (a Hermite-type basis of the polynomials clamped at that end) */
+static void VPDGBasisClamped(PetscInt k, const PetscReal nodes[], PetscInt c, PetscBool fixed, PetscInt m, PetscReal E[], PetscInt *col)
+{
+  if (!fixed) {
+    VPDGCellAll(k, c, m, E, col);
+    return;
+  }
+  for (PetscInt j = 0; j < k - 1; j++, (*col)++)
+    for (PetscInt i = 0; i <= k; i++) {
+      const PetscReal x = nodes[i];
+      PetscReal       l = 1.0;
+      for (PetscInt q = 0; q < k - 1; q++)
+        if (q != j) l *= (x - nodes[q + 1]) / (nodes[j + 1] - nodes[q + 1]);
+      E[(c * (k + 1) + i) * m + *col] = (c == 0 ? x * x : (1.0 - x) * (1.0 - x)) * l;
+    }
+}
+
+/* by PCVertexPatchLocalSpace: the construction and the values a constrained end removes */
+static const struct {
+  VPDGCellBasis basis;
+  PetscInt      removed;
+} VPDGSpaces[] = {
+  {VPDGBasisFull,      0},
+  {VPDGBasisDirichlet, 1},
+  {VPDGBasisClamped,   2}
+};
+
 static PetscErrorCode VPDGLocalBasis(PCVertexPatchLocalSpace space, PetscInt k, const PetscReal nodes[], PetscInt cls, PetscInt *m, PetscReal E[])
 {
-  const PetscInt  n = k + 1, np = 2 * n;
-  const PetscBool fixed[2] = {(PetscBool)(space != PC_VERTEXPATCH_SPACE_FULL && !(cls & 1)), (PetscBool)(space != PC_VERTEXPATCH_SPACE_FULL && !(cls & 2))};
-  PetscInt        col = 0;
+  const PetscBool fixed[2] = {(PetscBool)!(cls & 1), (PetscBool)!(cls & 2)};
+  PetscInt        col      = 0;
 
   PetscFunctionBegin;
-  *m = np;
-  if (space == PC_VERTEXPATCH_SPACE_DIRICHLET) *m -= fixed[0] + fixed[1];
-  if (space == PC_VERTEXPATCH_SPACE_CLAMPED) *m -= 2 * (fixed[0] + fixed[1]);
-  PetscCall(PetscArrayzero(E, np * *m));
-  for (PetscInt c = 0; c < 2; c++) {
-    if (!fixed[c]) { /* every value of the cell */
-      for (PetscInt i = 0; i < n; i++, col++) E[(c * n + i) * *m + col] = 1.0;
-    } else if (space == PC_VERTEXPATCH_SPACE_DIRICHLET) { /* without the value at the patch end (node 0 of the lower cell, node k of the upper) */
-      for (PetscInt i = 0; i < n; i++)
-        if (i != (c == 0 ? 0 : n - 1)) E[(c * n + i) * *m + col++] = 1.0;
-    } else {
-      /* k-1 functions: x^2 l_j(x) (lower cell, zero with its derivative at x = 0) or (1-x)^2 l_j(x) (upper cell), l_j the
-         Lagrange polynomials on the inner nodes nodes[1..k-1], written in the cell's nodal basis */
-      const PetscInt nl = k - 1;
-      for (PetscInt j = 0; j < nl; j++, col++)
-        for (PetscInt i = 0; i < n; i++) {
-          const PetscReal x = nodes[i];
-          PetscReal       l = 1.0;
-          for (PetscInt q = 0; q < nl; q++)
-            if (q != j) l *= (x - nodes[q + 1]) / (nodes[j + 1] - nodes[q + 1]);
-          E[(c * n + i) * *m + col] = (c == 0 ? x * x : (1.0 - x) * (1.0 - x)) * l;
-        }
-    }
-  }
+  *m = 2 * (k + 1) - VPDGSpaces[space].removed * (fixed[0] + fixed[1]);
+  PetscCall(PetscArrayzero(E, 2 * (k + 1) * *m));
+  for (PetscInt c = 0; c < 2; c++) VPDGSpaces[space].basis(k, nodes, c, fixed[c], *m, E, &col);
+  PetscCheck(col == *m, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DG local basis: %" PetscInt_FMT " columns for a space of dimension %" PetscInt_FMT, col, *m);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -203,6 +239,13 @@ PetscErrorCode PCVertexPatchDestroyDG(PC pc)
 
   PetscFunctionBegin;
   if (!dg) PetscFunctionReturn(PETSC_SUCCESS);
+#if defined(VP_HAVE_CUDA)
+  {
+    VPCudaDGSmoother sm  = (VPCudaDGSmoother)dg->gpu;
+    int              err = VPCudaDGSmootherDestroy(&sm);
+    PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaDGSmootherDestroy: %s", VPCudaErrorString(err));
+  }
+#endif
   PetscCall(PetscFree(dg->vertex));
   PetscCall(PetscFree(dg->rel));
   PetscCall(PetscFree(dg->work));
@@ -225,10 +268,13 @@ static PetscErrorCode VPDGCheckOptions(PC pc, const DM_Brick *brick)
   PetscFunctionBegin;
   PetscCheck(vp->space != PC_VERTEXPATCH_SPACE_FULL || !vp->residual_set || vp->residual == PC_VERTEXPATCH_RESIDUAL_GLOBAL, comm, PETSC_ERR_ARG_INCOMP,
              "-pc_vertexpatch_residual local with -pc_vertexpatch_local_space full: the full space's residual reads the patch's face neighbours; allowed: -pc_vertexpatch_residual global (the default), or -pc_vertexpatch_local_space dirichlet|clamped");
-  PetscCheck(vp->space != PC_VERTEXPATCH_SPACE_CLAMPED || brick->degree >= 2, comm, PETSC_ERR_ARG_OUTOFRANGE, "-pc_vertexpatch_local_space clamped with -dm_brick_degree 1: the clamped space is empty; allowed: degree >= 2, or -pc_vertexpatch_local_space full|dirichlet");
+  /* per cell, the patches around it give x^2 P_{k-2} and (1-x)^2 P_{k-2} along each direction: all of P_k only for k >= 3
+     (for k = 2 the bubble x(1-x) is missing, and the smoother never reduces that part of the error) */
+  PetscCheck(vp->space != PC_VERTEXPATCH_SPACE_CLAMPED || brick->degree >= 3, comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-pc_vertexpatch_local_space clamped with -dm_brick_degree %" PetscInt_FMT ": the clamped patch spaces do not span Q_%" PetscInt_FMT " on a cell (x^2 P_{k-2} + (1-x)^2 P_{k-2} is P_k only for k >= 3), so the smoother cannot converge; allowed: degree >= 3, or -pc_vertexpatch_local_space full|dirichlet",
+             brick->degree, brick->degree);
   PetscCheck(vp->schedule == PC_VERTEXPATCH_COLORED, comm, PETSC_ERR_SUP, "-pc_vertexpatch_schedule %s with -dm_brick_operator sipg: allowed: colored", PCVertexPatchSchedules[vp->schedule]);
   PetscCheck(vp->ordering == PC_VERTEXPATCH_LEXICOGRAPHIC, comm, PETSC_ERR_SUP, "-pc_vertexpatch_ordering %s with -dm_brick_operator sipg: patches of a color share no cell, so their order does not matter; allowed: lexicographic", PCVertexPatchOrderings[vp->ordering]);
-  PetscCheck(vp->precision == PC_VERTEXPATCH_DOUBLE, comm, PETSC_ERR_SUP, "-pc_vertexpatch_precision single with -dm_brick_operator sipg is not implemented yet; allowed: double");
   PetscCheck(vp->solver != PC_VERTEXPATCH_SEPARABLE_DENSE, comm, PETSC_ERR_SUP, "-pc_vertexpatch_local_solver separable_dense with -dm_brick_operator sipg: the DG patch matrix is separable, so fdm is exact; allowed: fdm, dense");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -448,15 +494,141 @@ static PetscErrorCode VPDGGlobalResidual(PC pc, Vec b, Vec x)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Where a step runs: on the GPU with VECCUDA vectors (dense local solves have no device implementation: an error);
+   on the host the patch work is double only. */
+static PetscErrorCode VPDGUseGPU(PC pc, Vec b, Vec x, PetscBool *gpu)
+{
+  PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
+  const char     *prefix;
+
+  PetscFunctionBegin;
+  PetscCall(DMBrickVecsOnDevice_Private(b, x, gpu));
+  PetscCall(PCGetOptionsPrefix(pc, &prefix));
+  if (*gpu)
+    PetscCheck(vp->solver == PC_VERTEXPATCH_FDM, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "-%spc_vertexpatch_local_solver %s has no GPU implementation; with VECCUDA vectors (-dm_vec_type cuda) use -%spc_vertexpatch_local_solver fdm",
+               prefix ? prefix : "", PCVertexPatchLocalSolvers[vp->solver], prefix ? prefix : "");
+  else
+    PetscCheck(vp->precision == PC_VERTEXPATCH_DOUBLE, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
+               "-%spc_vertexpatch_precision single with -dm_brick_operator sipg is implemented on the GPU only (-dm_vec_type cuda); on the host allowed: double", prefix ? prefix : "");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+#if defined(VP_HAVE_CUDA)
+/* the device copy of the patch data, the patches and their offsets (once per setup) */
+static PetscErrorCode VPDGGetGPU(PC pc, VPCudaDGSmoother *sm)
+{
+  PC_VertexPatch *vp    = (PC_VertexPatch *)pc->data;
+  VPDG           *dg    = (VPDG *)vp->dg;
+  DM_Brick       *brick = (DM_Brick *)vp->dm->data;
+
+  PetscFunctionBegin;
+  if (!dg->gpu) {
+    const PetscInt np = dg->np, np2 = np * np, npd = dg->dim == 3 ? np2 * np : np2;
+    double        *data;
+    int           *vertex, *base, *rel, grid[3], m[3][4], err;
+    VPCudaDGSmoother g;
+    PetscCall(PetscCalloc1(3 * 4 * VPC_DG_SLOT, &data));
+    for (PetscInt d = 0; d < 3; d++)
+      for (PetscInt c = 0; c < 4; c++) {
+        const VPDGLine *L    = &dg->line[d][c];
+        double         *slot = data + (d * 4 + c) * VPC_DG_SLOT;
+        m[d][c]              = d < dg->dim ? (int)L->m : 1;
+        if (d >= dg->dim) continue;
+        for (PetscInt i = 0; i < np * L->m; i++) {
+          slot[i]       = L->Q[i];
+          slot[np2 + i] = L->QT[i];
+        }
+        for (PetscInt i = 0; i < L->m; i++) slot[2 * np2 + i] = L->lambda[i];
+        for (PetscInt i = 0; i < np2; i++) {
+          slot[2 * np2 + np + i] = L->Ares[i];
+          slot[3 * np2 + np + i] = L->M[i];
+        }
+      }
+    for (PetscInt d = 0; d < 3; d++) grid[d] = (int)brick->cells[d];
+    PetscCall(PetscMalloc3(3 * dg->npatches + 1, &vertex, dg->npatches + 1, &base, npd, &rel));
+    for (PetscInt p = 0; p < dg->npatches; p++) {
+      PetscInt b = 0;
+      for (PetscInt d = 0; d < 3; d++) vertex[3 * p + d] = (int)dg->vertex[3 * p + d];
+      for (PetscInt d = 0; d < dg->dim; d++) b += (dg->vertex[3 * p + d] - 1 - brick->gstart[d]) * dg->gstride[d];
+      base[p] = (int)(b * brick->dof);
+    }
+    for (PetscInt q = 0; q < npd; q++) rel[q] = (int)dg->rel[q];
+    err = VPCudaDGSmootherCreate((int)dg->dim, (int)brick->degree, grid, (const int(*)[4])m, data, (int)dg->npatches, vertex, base, rel, &g);
+    PetscCall(PetscFree3(vertex, base, rel));
+    PetscCall(PetscFree(data));
+    PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaDGSmootherCreate: %s", VPCudaErrorString(err));
+    dg->gpu = g;
+  }
+  *sm = (VPCudaDGSmoother)dg->gpu;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* patches [p0, p1) on the device: from the ghosted ul/bl (local residual) or rl, into target (atomic: additive) */
+static PetscErrorCode VPDGPatchesGPU(PC pc, PetscInt p0, PetscInt p1, PetscBool atomic, Vec ul, Vec bl, Vec rl, Vec target)
+{
+  PC_VertexPatch    *vp = (PC_VertexPatch *)pc->data;
+  VPDG              *dg = (VPDG *)vp->dg;
+  VPCudaDGSmoother   sm = NULL;
+  const PetscScalar *u = NULL, *b = NULL, *r = NULL;
+  PetscScalar       *t;
+  int                err;
+
+  PetscFunctionBegin;
+  PetscCall(VPDGGetGPU(pc, &sm));
+  if (ul) PetscCall(VecCUDAGetArrayRead(ul, &u));
+  if (bl) PetscCall(VecCUDAGetArrayRead(bl, &b));
+  if (rl) PetscCall(VecCUDAGetArrayRead(rl, &r));
+  /* target may be ul itself (one rank, in place): then the patches read and write it through one pointer */
+  if (target == ul) {
+    PetscCall(VecCUDARestoreArrayRead(ul, &u));
+    PetscCall(VecCUDAGetArray(target, &t));
+    u = t;
+  } else PetscCall(VecCUDAGetArray(target, &t));
+  PetscCall(PetscLogGpuTimeBegin());
+  err = VPCudaDGSmootherPatches(sm, (int)p0, (int)p1, dg->localres, atomic, vp->precision == PC_VERTEXPATCH_SINGLE_PRECISION, (double)vp->omega, u, b, r, t);
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in the DG vertex-patch step: %s", VPCudaErrorString(err));
+  PetscCall(VecCUDARestoreArray(target, &t));
+  if (ul && target != ul) PetscCall(VecCUDARestoreArrayRead(ul, &u));
+  if (bl) PetscCall(VecCUDARestoreArrayRead(bl, &b));
+  if (rl) PetscCall(VecCUDARestoreArrayRead(rl, &r));
+  PetscCall(PetscLogGpuFlops(dg->flops * (p1 - p0)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
 /* One multiplicative sweep on x (zero: x starts from zero), colors in order (reverse: backwards). */
 PetscErrorCode PCVertexPatchSmoothDG(PC pc, Vec b, Vec x, PetscBool zero)
 {
   PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
   VPDG           *dg = (VPDG *)vp->dg;
 
+  PetscBool       gpu;
+
   PetscFunctionBegin;
+  PetscCall(VPDGUseGPU(pc, b, x, &gpu));
   PetscCall(PetscLogEventBegin(PC_VertexPatchSmooth, pc, b, x, 0));
   if (zero) PetscCall(VecZeroEntries(x));
+#if defined(VP_HAVE_CUDA)
+  if (gpu) {
+    /* one active rank: the local arrays are the global ones, so the patches work on x in place */
+    const PetscBool one = (PetscBool)(((DM_Brick *)vp->dm->data)->nactive == 1);
+    if (dg->localres && !one) PetscCall(DMGlobalToLocal(vp->dm, b, INSERT_VALUES, dg->bl));
+    for (PetscInt i = 0; i < dg->ncolors; i++) {
+      const PetscInt c = vp->reverse ? dg->ncolors - 1 - i : i;
+      if (!dg->localres) PetscCall(VPDGGlobalResidual(pc, b, x));
+      if (one) PetscCall(VPDGPatchesGPU(pc, dg->colorptr[c], dg->colorptr[c + 1], PETSC_FALSE, dg->localres ? x : NULL, dg->localres ? b : NULL, dg->localres ? NULL : dg->rl, x));
+      else {
+        if (dg->localres) PetscCall(DMGlobalToLocal(vp->dm, x, INSERT_VALUES, dg->ul));
+        PetscCall(VecZeroEntries(dg->dl));
+        PetscCall(VPDGPatchesGPU(pc, dg->colorptr[c], dg->colorptr[c + 1], PETSC_FALSE, dg->localres ? dg->ul : NULL, dg->localres ? dg->bl : NULL, dg->localres ? NULL : dg->rl, dg->dl));
+        PetscCall(DMLocalToGlobal(vp->dm, dg->dl, ADD_VALUES, x));
+      }
+    }
+    PetscCall(PetscLogEventEnd(PC_VertexPatchSmooth, pc, b, x, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
   if (dg->localres) PetscCall(DMGlobalToLocal(vp->dm, b, INSERT_VALUES, dg->bl));
   for (PetscInt i = 0; i < dg->ncolors; i++) {
     const PetscInt     c     = vp->reverse ? dg->ncolors - 1 - i : i;
@@ -491,9 +663,29 @@ PetscErrorCode PCVertexPatchAdditiveDG(PC pc, Vec b, Vec x, Vec y)
   VPDG              *dg = (VPDG *)vp->dg;
   const PetscScalar *ul = NULL, *bl = NULL, *rl = NULL;
   PetscScalar       *dl;
+  PetscBool          gpu;
 
   PetscFunctionBegin;
+  PetscCall(VPDGUseGPU(pc, b, y, &gpu));
   PetscCall(PetscLogEventBegin(PC_VertexPatchSmooth, pc, b, y, 0));
+#if defined(VP_HAVE_CUDA)
+  if (gpu) {
+    const PetscBool one = (PetscBool)(((DM_Brick *)vp->dm->data)->nactive == 1);
+    if (!dg->localres) PetscCall(VPDGGlobalResidual(pc, b, x));
+    if (one) PetscCall(VPDGPatchesGPU(pc, 0, dg->npatches, PETSC_TRUE, dg->localres ? x : NULL, dg->localres ? b : NULL, dg->localres ? NULL : dg->rl, y));
+    else {
+      if (dg->localres) {
+        PetscCall(DMGlobalToLocal(vp->dm, b, INSERT_VALUES, dg->bl));
+        if (x) PetscCall(DMGlobalToLocal(vp->dm, x, INSERT_VALUES, dg->ul));
+      }
+      PetscCall(VecZeroEntries(dg->dl));
+      PetscCall(VPDGPatchesGPU(pc, 0, dg->npatches, PETSC_TRUE, dg->localres && x ? dg->ul : NULL, dg->localres ? dg->bl : NULL, dg->localres ? NULL : dg->rl, dg->dl));
+      PetscCall(DMLocalToGlobal(vp->dm, dg->dl, ADD_VALUES, y));
+    }
+    PetscCall(PetscLogEventEnd(PC_VertexPatchSmooth, pc, b, y, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
   if (dg->localres) {
     PetscCall(DMGlobalToLocal(vp->dm, b, INSERT_VALUES, dg->bl));
     PetscCall(VecGetArrayRead(dg->bl, &bl));
@@ -530,6 +722,10 @@ PetscErrorCode PCVertexPatchViewDG(PC pc, PetscViewer viewer)
   PetscCallMPI(MPI_Allreduce(&dg->npatches, &total, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)pc)));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  %" PetscInt_FMT " patches in %" PetscInt_FMT " colors, %" PetscInt_FMT " local / %" PetscInt_FMT " patch DoFs per patch\n", total, dg->ncolors, dg->dim == 3 ? dg->m * dg->m * dg->m : dg->m * dg->m,
                                    dg->dim == 3 ? dg->np * dg->np * dg->np : dg->np * dg->np));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "  smoothing runs on the host in double, on %d MPI rank(s) of this level\n", ((DM_Brick *)vp->dm->data)->nactive));
+  {
+    PetscBool device;
+    PetscCall(DMBrickOnDevice_Private(vp->dm, &device));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  smoothing runs on the %s in %s, on %d MPI rank(s) of this level\n", device ? "GPU" : "host", vp->precision == PC_VERTEXPATCH_SINGLE_PRECISION ? "float" : "double", ((DM_Brick *)vp->dm->data)->nactive));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
