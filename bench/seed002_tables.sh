@@ -42,6 +42,7 @@ table() { # space paper-array-name
     printf "| %d | ours |" $k
     for ((L = 2; L <= LMAX; L++)); do
       if [ "$L" -ge 4 ] && [ "$k" -gt "$KMAX4" ]; then printf " - |"; continue; fi
+      if [ "$space" = clamped ] && [ "$k" -lt 3 ]; then printf " n/a (k < 3) |"; continue; fi
       printf " %s |" "$(run ./tutorials/ex3 $COMMON -dm_brick_degree $k -dm_brick_refine $L -local_space $space)"
     done
     local -n arr=$name
