@@ -8,14 +8,16 @@
 # one-cell coarse level solved by LU; relative residual 1e-8. Each cell: the fractional iteration count
 # n log(1e-8) / log(||r_n|| / ||r_0||) of the paper, then the integer count. Table 4: the dirichlet kernel on 1-4 MPI
 # ranks. Usage: bench/seed002_tables.sh [t1] [t2] [t4] > bench/results/seed002-tables-cpu-DATE.md
-# LMAX (default 4) is the finest level; KMAX4 (default 5): the largest degree run on level 4.
+# LMAX (default 4) is the finest level; KMAX4 (default 5): the largest degree run on level 4; EX3_OPTS: options added to
+# every run (on the GPU machine: -dm_vec_type cuda); T4RANKS: the rank counts of Table 4 (default 1 2 3 4).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 [ "$(id -u)" = 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 parts=${*:-t1 t2 t4}
 LMAX=${LMAX:-4}
 KMAX4=${KMAX4:-5}
-COMMON="-dm_brick_dim 3 -dm_brick_cells 1,1,1 -rhs one -ksp_rtol 1e-8 -ksp_max_it 100"
+COMMON="-dm_brick_dim 3 -dm_brick_cells 1,1,1 -rhs one -ksp_rtol 1e-8 -ksp_max_it 100 ${EX3_OPTS:-}"
+T4RANKS=${T4RANKS:-1 2 3 4}
 run() { # options...: "frac (its)" or err
   "$@" 2>&1 | awk '/^Linear solve converged/{for (i = 1; i < NF; i++) if ($i == "iterations") its = $(i + 1)} /^fractional iterations/{f = $3} END{if (its != "" && f != "") printf "%s (%s)", f, its; else printf "err"}'
 }
@@ -67,11 +69,11 @@ fi
 if [[ " $parts " == *" t4 "* ]]; then
   echo "## Table 4: Dirichlet kernel on 1-4 MPI ranks (level 3; the paper: 1-4 GPUs, its largest problems)"
   echo
-  echo "| k | 1 rank | 2 ranks | 3 ranks | 4 ranks | paper 1-4 GPUs |"
-  echo "|---|---|---|---|---|---|"
+  printf "| k |"; for n in $T4RANKS; do printf " %s rank(s) |" $n; done; echo " paper 1-4 GPUs |"
+  printf "|---|"; for n in $T4RANKS; do printf -- "---|"; done; echo "---|"
   for k in 2 3 4 5 6 7; do
     printf "| %d |" $k
-    for n in 1 2 3 4; do printf " %s |" "$(run mpiexec -n $n --oversubscribe ./tutorials/ex3 $COMMON -dm_brick_degree $k -dm_brick_refine 3 -local_space dirichlet)"; done
+    for n in $T4RANKS; do printf " %s |" "$(run mpiexec -n $n --oversubscribe ./tutorials/ex3 $COMMON -dm_brick_degree $k -dm_brick_refine 3 -local_space dirichlet)"; done
     echo " ${P4[$k]} |"
   done
   echo
