@@ -33,7 +33,7 @@ echo
 echo "- date: $(date -u +%F), machine: $(nproc) cores ($(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)), PETSc $(pkg-config --modversion PETSc 2>/dev/null), commit $(git rev-parse --short HEAD 2>/dev/null)"
 echo "- command: \`LMAX=$LMAX KMAX4=$KMAX4 bench/seed002_tables.sh $parts\`; each cell is"
 echo "  \`./tutorials/ex3 $COMMON -dm_brick_degree k -dm_brick_refine L -local_space S\`"
-echo "- cells: ours \"fractional (iterations)\"; the paper's row (its five levels, smallest first) below each of ours"
+echo "- cells: ours \"fractional (iterations)\"; the last column: the paper's five levels, smallest first"
 echo
 
 table() { # space paper-array-name

@@ -574,7 +574,7 @@ echo "== builds without warnings against PETSc 3.22 with CUDA (nvcc for cuda/*.c
 if [ -f /opt/petsc-cuda/lib/petsc/conf/petscvariables ]; then
   tmp=$(mktemp -d)
   cp -r include src tutorials tests cuda makefile petsc-plugin.conf "$tmp"/
-  make -C "$tmp" PETSC_DIR=/opt/petsc-cuda PETSC_ARCH= VP_OPT="-O2 -Werror" lib/libpetscvpatch.so tutorials/ex1 tutorials/ex2 tests/gpu_operator >"$OUT/build_petsc322.log" 2>&1 && grep -q nvcc "$OUT/build_petsc322.log"
+  make -C "$tmp" PETSC_DIR=/opt/petsc-cuda PETSC_ARCH= VP_OPT="-O2 -Werror" lib/libpetscvpatch.so tutorials/ex1 tutorials/ex2 tutorials/ex3 tests/gpu_operator >"$OUT/build_petsc322.log" 2>&1 && grep -q nvcc "$OUT/build_petsc322.log"
   result build_petsc322_cuda_Werror $?
   # The same solves with the 3.22 build on host vectors (no GPU needed): KSP internals the convergence check
   # relies on changed between 3.18 and 3.22 (KSPBuildSolution once a reason is set), so each solve must
@@ -597,6 +597,7 @@ if [ -f /opt/petsc-cuda/lib/petsc/conf/petscvariables ]; then
     V322_TOL=1e-9 v322 petsc322_ex1_chebyshev ./tutorials/ex1 -smoother chebyshev
     V322_TOL=1e-8 v322 petsc322_ex2_fgmres ./tutorials/ex2
     V322_TOL=1e-9 v322 petsc322_ex1_single_fgmres ./tutorials/ex1 -mg_levels_pc_vertexpatch_precision single -fmg 0
+    [ -x "$tmp/tutorials/ex3" ] && V322_TOL=1e-8 v322 petsc322_ex3_dirichlet ./tutorials/ex3 -dm_brick_dim 3 -local_space dirichlet
   fi
   rm -rf "$tmp"
 else
