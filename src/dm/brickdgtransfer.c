@@ -252,9 +252,9 @@ static PetscErrorCode BrickDGTransferCreateShell(DM dmc, DM dmf, Mat *P)
   DM_Brick        *cb = (DM_Brick *)dmc->data, *fb = (DM_Brick *)dmf->data;
   BrickDGTransfer *t;
   BrickBox         cells;
-  PetscInt         np, *from, *to, m = 0, mc, Mf, Mc;
+  PetscInt         np, *from, *to, m = 0;
   IS               isfrom, isto;
-  Vec              vf, vc;
+  Vec              vc;
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&t));
@@ -294,19 +294,8 @@ static PetscErrorCode BrickDGTransferCreateShell(DM dmc, DM dmf, Mat *P)
   PetscCall(ISDestroy(&isfrom));
   PetscCall(ISDestroy(&isto));
   PetscCall(PetscFree2(from, to));
-  PetscCall(VecGetLocalSize(vc, &mc));
-  PetscCall(VecGetSize(vc, &Mc));
   PetscCall(DMRestoreGlobalVector(dmc, &vc));
-  PetscCall(DMGetGlobalVector(dmf, &vf));
-  PetscCall(VecGetSize(vf, &Mf));
-  PetscCall(VecGetLocalSize(vf, &m));
-  PetscCall(DMRestoreGlobalVector(dmf, &vf));
-  PetscCall(MatCreateShell(PetscObjectComm((PetscObject)dmf), m, mc, Mf, Mc, t, P));
-  PetscCall(MatShellSetContextDestroy(*P, BrickDGTransferDestroy));
-  PetscCall(MatShellSetOperation(*P, MATOP_MULT, (void (*)(void))MatMult_BrickDGTransfer));
-  PetscCall(MatShellSetOperation(*P, MATOP_MULT_TRANSPOSE, (void (*)(void))MatMultTranspose_BrickDGTransfer));
-  PetscCall(MatShellSetOperation(*P, MATOP_VIEW, (void (*)(void))MatView_BrickDGTransfer));
-  PetscCall(MatShellSetVecType(*P, dmf->vectype));
+  PetscCall(DMBrickTransferShell_Private(dmc, dmf, t, BrickDGTransferDestroy, MatMult_BrickDGTransfer, MatMultTranspose_BrickDGTransfer, MatView_BrickDGTransfer, P));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

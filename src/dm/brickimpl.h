@@ -70,6 +70,7 @@ typedef struct {
   PetscErrorCode (*assemble)(DM, Mat);                           /* fill a preallocated assembled matrix */
   PetscErrorCode (*kronecker)(DM, BrickKronForm *, BrickLine[]); /* the Kronecker form and its 1D matrices (BrickLineDestroy) */
   PetscErrorCode (*dgline)(DM, PetscInt, BrickDGLine *);         /* DG operators: the 1D form along a direction */
+  PetscErrorCode (*describe)(DM, char[], size_t);                /* what the matrix-free operator is, one line for its MatView */
   PetscReal penalty;                                             /* sipg: the penalty factor gamma (sigma = gamma k(k+1)/h) */
 } DMBrickOperatorOps;
 
@@ -125,6 +126,7 @@ PETSC_INTERN PetscErrorCode DMBrickCellSize_Private(DM, PetscReal[]);
 PETSC_INTERN PetscInt       DMBrickNodeGlobalIndex_Private(const DM_Brick *, const PetscInt[]);
 PETSC_INTERN PetscInt       DMBrickCellGlobalIndex_Private(const DM_Brick *, const PetscInt[]);
 PETSC_INTERN PetscErrorCode DMBrickCreateInterpolationDG_Private(DM, DM, MatType, Mat *);
+PETSC_INTERN PetscErrorCode DMBrickTransferShell_Private(DM, DM, void *, PetscErrorCode (*)(void *), PetscErrorCode (*)(Mat, Vec, Vec), PetscErrorCode (*)(Mat, Vec, Vec), PetscErrorCode (*)(Mat, PetscViewer), Mat *);
 PETSC_INTERN PetscErrorCode DMBrickViewLevel_Private(DM, PetscViewer);
 PETSC_INTERN PetscErrorCode DMBrickOnDevice_Private(DM, PetscBool *);
 PETSC_INTERN PetscErrorCode DMBrickVecsOnDevice_Private(Vec, Vec, PetscBool *);

@@ -319,8 +319,6 @@ static PetscErrorCode BrickTransferCreateShell(DM dmc, DM dmf, Mat *P)
 {
   DM_Brick      *cb = (DM_Brick *)dmc->data, *fb = (DM_Brick *)dmf->data;
   BrickTransfer *t;
-  Vec            vc, vf;
-  PetscInt       mc, Mc, mf, Mf;
   const PetscInt k = fb->degree;
 
   PetscFunctionBegin;
@@ -357,6 +355,17 @@ static PetscErrorCode BrickTransferCreateShell(DM dmc, DM dmf, Mat *P)
   for (PetscInt s = 1; s <= fb->dim; s++) PetscCall(PetscMalloc1(PetscMax(BrickBoxSize(&t->stage[s]), 1), &t->buf[s]));
   PetscCall(BrickTransferCreateGather(t));
 
+  PetscCall(DMBrickTransferShell_Private(dmc, dmf, t, BrickTransferDestroy, MatMult_BrickTransfer, MatMultTranspose_BrickTransfer, MatView_BrickTransfer, P));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The MATSHELL of a grid transfer (CG or DG): fine rows, coarse columns, the fine level's vector type. */
+PetscErrorCode DMBrickTransferShell_Private(DM dmc, DM dmf, void *ctx, PetscErrorCode (*destroy)(void *), PetscErrorCode (*mult)(Mat, Vec, Vec), PetscErrorCode (*multtranspose)(Mat, Vec, Vec), PetscErrorCode (*view)(Mat, PetscViewer), Mat *P)
+{
+  Vec      vc, vf;
+  PetscInt mf, mc, Mf, Mc;
+
+  PetscFunctionBegin;
   PetscCall(DMGetGlobalVector(dmc, &vc));
   PetscCall(DMGetGlobalVector(dmf, &vf));
   PetscCall(VecGetLocalSize(vc, &mc));
@@ -365,11 +374,11 @@ static PetscErrorCode BrickTransferCreateShell(DM dmc, DM dmf, Mat *P)
   PetscCall(VecGetSize(vf, &Mf));
   PetscCall(DMRestoreGlobalVector(dmc, &vc));
   PetscCall(DMRestoreGlobalVector(dmf, &vf));
-  PetscCall(MatCreateShell(PetscObjectComm((PetscObject)dmf), mf, mc, Mf, Mc, t, P));
-  PetscCall(MatShellSetContextDestroy(*P, BrickTransferDestroy));
-  PetscCall(MatShellSetOperation(*P, MATOP_MULT, (void (*)(void))MatMult_BrickTransfer));
-  PetscCall(MatShellSetOperation(*P, MATOP_MULT_TRANSPOSE, (void (*)(void))MatMultTranspose_BrickTransfer));
-  PetscCall(MatShellSetOperation(*P, MATOP_VIEW, (void (*)(void))MatView_BrickTransfer));
+  PetscCall(MatCreateShell(PetscObjectComm((PetscObject)dmf), mf, mc, Mf, Mc, ctx, P));
+  PetscCall(MatShellSetContextDestroy(*P, destroy));
+  PetscCall(MatShellSetOperation(*P, MATOP_MULT, (void (*)(void))mult));
+  PetscCall(MatShellSetOperation(*P, MATOP_MULT_TRANSPOSE, (void (*)(void))multtranspose));
+  PetscCall(MatShellSetOperation(*P, MATOP_VIEW, (void (*)(void))view));
   PetscCall(MatShellSetVecType(*P, dmf->vectype));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -106,9 +106,29 @@ PetscErrorCode BrickElementSecondDerivatives(PetscInt k, const PetscReal nodes[]
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The view of every brick operator's MATSHELL: the operator's own line (op.describe), then where its level lives. */
+static PetscErrorCode MatView_BrickShell(Mat A, PetscViewer viewer)
+{
+  DM        dm;
+  DM_Brick *brick;
+  PetscBool isascii;
+  char      line[256] = "";
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
+  if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatGetDM(A, &dm));
+  brick = (DM_Brick *)dm->data;
+  if (brick->op.describe) PetscCall(brick->op.describe(dm, line, sizeof(line)));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "brick %s: %s\n", brick->opname, line));
+  PetscCall(DMBrickViewLevel_Private(dm, viewer));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* BrickShellCreate - the MATSHELL of a symmetric positive definite brick operator: sizes from the brick's global
-   vectors, product (also as transpose), diagonal and view, the brick's vector type, and the brick as its DM. */
-PetscErrorCode BrickShellCreate(DM dm, void *ctx, PetscErrorCode (*destroy)(void *), PetscErrorCode (*mult)(Mat, Vec, Vec), PetscErrorCode (*diagonal)(Mat, Vec), PetscErrorCode (*view)(Mat, PetscViewer), Mat *A)
+   vectors, product (also as transpose), diagonal and view (the operator's op.describe line), the brick's vector type,
+   and the brick as its DM. */
+PetscErrorCode BrickShellCreate(DM dm, void *ctx, PetscErrorCode (*destroy)(void *), PetscErrorCode (*mult)(Mat, Vec, Vec), PetscErrorCode (*diagonal)(Mat, Vec), Mat *A)
 {
   Vec      v;
   PetscInt m, M;
@@ -123,7 +143,7 @@ PetscErrorCode BrickShellCreate(DM dm, void *ctx, PetscErrorCode (*destroy)(void
   PetscCall(MatShellSetOperation(*A, MATOP_MULT, (void (*)(void))mult));
   PetscCall(MatShellSetOperation(*A, MATOP_MULT_TRANSPOSE, (void (*)(void))mult));
   PetscCall(MatShellSetOperation(*A, MATOP_GET_DIAGONAL, (void (*)(void))diagonal));
-  PetscCall(MatShellSetOperation(*A, MATOP_VIEW, (void (*)(void))view));
+  PetscCall(MatShellSetOperation(*A, MATOP_VIEW, (void (*)(void))MatView_BrickShell));
   PetscCall(MatShellSetVecType(*A, dm->vectype));
   PetscCall(MatSetOption(*A, MAT_SYMMETRIC, PETSC_TRUE));
   PetscCall(MatSetOption(*A, MAT_SPD, PETSC_TRUE));

@@ -12,7 +12,7 @@ PETSC_INTERN PetscErrorCode BrickElementQuadrature(PetscInt, const PetscReal[], 
 /* Local (ghosted) index of every node of a cell, -1 on the boundary: the node order of a cell vector. */
 PETSC_INTERN PetscErrorCode BrickCellLocalIndices(DM, const PetscInt[], PetscInt[]);
 
-PETSC_INTERN PetscErrorCode BrickShellCreate(DM, void *, PetscErrorCode (*)(void *), PetscErrorCode (*)(Mat, Vec, Vec), PetscErrorCode (*)(Mat, Vec), PetscErrorCode (*)(Mat, PetscViewer), Mat *);
+PETSC_INTERN PetscErrorCode BrickShellCreate(DM, void *, PetscErrorCode (*)(void *), PetscErrorCode (*)(Mat, Vec, Vec), PetscErrorCode (*)(Mat, Vec), Mat *);
 
 /* int phi_i'' phi_j'' on [0,1] and phi', phi'' at the end points 0 and 1 */
 PETSC_INTERN PetscErrorCode BrickElementSecondDerivatives(PetscInt, const PetscReal[], PetscReal[], PetscReal[2][BRICK_MAX_N], PetscReal[2][BRICK_MAX_N]);

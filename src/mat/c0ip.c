@@ -112,21 +112,14 @@ static PetscErrorCode MatGetDiagonal_BrickC0IP(Mat A, Vec diag)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatView_BrickC0IP(Mat A, PetscViewer viewer)
+static PetscErrorCode BrickC0IPDescribe(DM dm, char line[], size_t len)
 {
-  BrickC0IP *ctx;
-  DM_Brick  *brick;
-  PetscBool  isascii;
+  DM_Brick *brick = (DM_Brick *)dm->data;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
-  if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatShellGetContext(A, &ctx));
-  brick = (DM_Brick *)ctx->dm->data;
-  PetscCall(PetscViewerASCIIPrintf(
-      viewer, "brick c0ip: C0 interior penalty biharmonic, CG Q%" PetscInt_FMT " in %" PetscInt_FMT "D, level %" PetscInt_FMT ", penalty gamma = k(k+1) = %g (2 gamma on boundary faces), matrix-free (%" PetscInt_FMT " Kronecker terms)\n",
-      brick->degree, brick->dim, brick->level, (double)BrickC0IPPenalty(brick->degree), ctx->form.nterms));
-  PetscCall(DMBrickViewLevel_Private(ctx->dm, viewer));
+  /* sum_d B_d (x) M .. + 2 sum_{d<e} L_d (x) L_e (x) M: d + d(d-1)/2 Kronecker terms */
+  PetscCall(PetscSNPrintf(line, len, "C0 interior penalty biharmonic, CG Q%" PetscInt_FMT " in %" PetscInt_FMT "D, level %" PetscInt_FMT ", penalty gamma = k(k+1) = %g (2 gamma on boundary faces), matrix-free (%" PetscInt_FMT " Kronecker terms)", brick->degree,
+                          brick->dim, brick->level, (double)BrickC0IPPenalty(brick->degree), brick->dim + brick->dim * (brick->dim - 1) / 2));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -174,7 +167,7 @@ static PetscErrorCode BrickC0IPCreateShell(DM dm, Mat *A)
   PetscCall(BrickC0IPReadBox(dm, &ctx->obox, &ctx->ibox));
   PetscCall(PetscMalloc3(PetscMax(BrickBoxSize(&ctx->ibox), 1), &ctx->in, PetscMax(BrickBoxSize(&ctx->obox), 1), &ctx->out, PetscMax(BrickKronApplyWorkSize(3, &ctx->ibox, &ctx->obox), 1), &ctx->work));
   PetscCall(DMCreateLocalVector(dm, &ctx->xl));
-  PetscCall(BrickShellCreate(dm, ctx, BrickC0IPDestroy, MatMult_BrickC0IP, MatGetDiagonal_BrickC0IP, MatView_BrickC0IP, A));
+  PetscCall(BrickShellCreate(dm, ctx, BrickC0IPDestroy, MatMult_BrickC0IP, MatGetDiagonal_BrickC0IP, A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -257,6 +250,7 @@ PetscErrorCode DMBrickOperatorCreate_C0IP(DM dm)
   brick->op.createshell               = BrickC0IPCreateShell;
   brick->op.assemble                  = BrickC0IPAssemble;
   brick->op.kronecker                 = BrickC0IPKronecker;
+  brick->op.describe                  = BrickC0IPDescribe;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -148,19 +148,12 @@ static PetscErrorCode MatGetDiagonal_BrickLaplace(Mat A, Vec diag)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatView_BrickLaplace(Mat A, PetscViewer viewer)
+static PetscErrorCode BrickLaplaceDescribe(DM dm, char line[], size_t len)
 {
-  BrickLaplace *ctx;
-  DM_Brick     *brick;
-  PetscBool     isascii;
+  DM_Brick *brick = (DM_Brick *)dm->data;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
-  if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatShellGetContext(A, &ctx));
-  brick = (DM_Brick *)ctx->dm->data;
-  PetscCall(PetscViewerASCIIPrintf(viewer, "brick laplace: CG Q%" PetscInt_FMT " in %" PetscInt_FMT "D, level %" PetscInt_FMT ", matrix-free (sum factorization on Cartesian cells)\n", brick->degree, brick->dim, brick->level));
-  PetscCall(DMBrickViewLevel_Private(ctx->dm, viewer));
+  PetscCall(PetscSNPrintf(line, len, "CG Q%" PetscInt_FMT " in %" PetscInt_FMT "D, level %" PetscInt_FMT ", matrix-free (sum factorization on Cartesian cells)", brick->degree, brick->dim, brick->level));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -190,7 +183,7 @@ static PetscErrorCode BrickLaplaceCreateShell(DM dm, Mat *A)
   PetscCall(BrickLaplaceSetUp1D(dm, ctx->M, ctx->K));
   PetscCall(DMCreateLocalVector(dm, &ctx->xl));
   PetscCall(VecDuplicate(ctx->xl, &ctx->yl));
-  PetscCall(BrickShellCreate(dm, ctx, BrickLaplaceDestroy, MatMult_BrickLaplace, MatGetDiagonal_BrickLaplace, MatView_BrickLaplace, A));
+  PetscCall(BrickShellCreate(dm, ctx, BrickLaplaceDestroy, MatMult_BrickLaplace, MatGetDiagonal_BrickLaplace, A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -265,6 +258,7 @@ PetscErrorCode DMBrickOperatorCreate_Laplace(DM dm)
   brick->op.createshell               = BrickLaplaceCreateShell;
   brick->op.assemble                  = BrickLaplaceAssemble;
   brick->op.kronecker                 = BrickLaplaceKronecker;
+  brick->op.describe = BrickLaplaceDescribe;
   brick->op.multiplicative_damping[2] = brick->op.multiplicative_damping[3] = 1.0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

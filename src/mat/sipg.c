@@ -272,20 +272,13 @@ static PetscErrorCode MatGetDiagonal_BrickSIPG(Mat A, Vec diag)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatView_BrickSIPG(Mat A, PetscViewer viewer)
+static PetscErrorCode BrickSIPGDescribe(DM dm, char line[], size_t len)
 {
-  BrickSIPG *ctx;
-  DM_Brick  *brick;
-  PetscBool  isascii;
+  DM_Brick *brick = (DM_Brick *)dm->data;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
-  if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatShellGetContext(A, &ctx));
-  brick = (DM_Brick *)ctx->dm->data;
-  PetscCall(PetscViewerASCIIPrintf(viewer, "brick sipg: DG Q%" PetscInt_FMT " in %" PetscInt_FMT "D, level %" PetscInt_FMT ", penalty %g k(k+1)/h (twice that on the boundary), matrix-free (sum factorization, cell and face terms)\n", brick->degree,
-                                   brick->dim, brick->level, (double)brick->op.penalty));
-  PetscCall(DMBrickViewLevel_Private(ctx->dm, viewer));
+  PetscCall(PetscSNPrintf(line, len, "DG Q%" PetscInt_FMT " in %" PetscInt_FMT "D, level %" PetscInt_FMT ", penalty %g k(k+1)/h (twice that on the boundary), matrix-free (sum factorization, cell and face terms)", brick->degree, brick->dim, brick->level,
+                          (double)brick->op.penalty));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -331,7 +324,7 @@ static PetscErrorCode BrickSIPGCreateShell(DM dm, Mat *A)
   ctx->dm = dm;
   PetscCall(BrickSIPGSetUp(dm, ctx));
   PetscCall(DMCreateLocalVector(dm, &ctx->xl));
-  PetscCall(BrickShellCreate(dm, ctx, BrickSIPGDestroy, MatMult_BrickSIPG, MatGetDiagonal_BrickSIPG, MatView_BrickSIPG, A));
+  PetscCall(BrickShellCreate(dm, ctx, BrickSIPGDestroy, MatMult_BrickSIPG, MatGetDiagonal_BrickSIPG, A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -392,6 +385,7 @@ PetscErrorCode DMBrickOperatorCreate_SIPG(DM dm)
   brick->op.createshell = BrickSIPGCreateShell;
   brick->op.assemble    = BrickSIPGAssemble;
   brick->op.dgline      = BrickSIPGLineCreate;
+  brick->op.describe = BrickSIPGDescribe;
   brick->op.penalty     = 1.0;
   {
     const char *prefix;
