@@ -86,6 +86,16 @@ PETSC_EXTERN PetscErrorCode PCVertexPatchSetReverse(PC, PetscBool);
 PETSC_EXTERN PetscErrorCode PCVertexPatchGetPrecision(PC, PCVertexPatchPrecision *);
 PETSC_EXTERN PetscErrorCode PCVertexPatchGetDamping(PC, PetscReal *, PetscReal *);
 
+/*J
+   PCHFEM - "hfem": the prehandled hierarchical-basis Schur-complement direct solver for 2D Q1 Poisson on a brick
+
+   Level: intermediate
+
+.seealso: `DMBRICK`, `PCHFEMGetSets()`
+J*/
+#define PCHFEM "hfem"
+PETSC_EXTERN PetscErrorCode PCHFEMGetSets(PC, PetscInt *, PetscInt *, PetscInt *, PetscInt *);
+
 /*E
    DMBrickFamily - continuity of the brick's finite element space
 

@@ -4,10 +4,12 @@
 
 PETSC_EXTERN PetscErrorCode DMCreate_Brick(DM);
 PETSC_EXTERN PetscErrorCode PCCreate_VertexPatch(PC);
+PETSC_EXTERN PetscErrorCode PCCreate_HFEM(PC);
 PETSC_INTERN PetscErrorCode DMBrickOperatorListDestroy_Private(void);
 
 PetscLogEvent DMBRICK_Setup, DMBRICK_Assemble, DMBRICK_Interpolate, DMBRICK_Restrict;
 PetscLogEvent PC_VertexPatchSetUp, PC_VertexPatchSmooth;
+PetscLogEvent PC_HFEMSetUp, PC_HFEMApply;
 
 static PetscBool VPatchPackageInitialized = PETSC_FALSE;
 
@@ -48,12 +50,15 @@ PetscErrorCode VPatchInitializePackage(void)
   PetscCall(DMBrickRegisterOperator("c0ip", DMBrickOperatorCreate_C0IP));
   PetscCall(DMBrickRegisterOperator("sipg", DMBrickOperatorCreate_SIPG));
   PetscCall(PCRegister("vertexpatch", PCCreate_VertexPatch));
+  PetscCall(PCRegister("hfem", PCCreate_HFEM));
   PetscCall(PetscLogEventRegister("BrickSetUp", DM_CLASSID, &DMBRICK_Setup));
   PetscCall(PetscLogEventRegister("BrickAssemble", DM_CLASSID, &DMBRICK_Assemble));
   PetscCall(PetscLogEventRegister("BrickInterp", DM_CLASSID, &DMBRICK_Interpolate));
   PetscCall(PetscLogEventRegister("BrickRestrict", DM_CLASSID, &DMBRICK_Restrict));
   PetscCall(PetscLogEventRegister("VPatchSetUp", PC_CLASSID, &PC_VertexPatchSetUp));
   PetscCall(PetscLogEventRegister("VPatchSmooth", PC_CLASSID, &PC_VertexPatchSmooth));
+  PetscCall(PetscLogEventRegister("HFEMSetUp", PC_CLASSID, &PC_HFEMSetUp));
+  PetscCall(PetscLogEventRegister("HFEMApply", PC_CLASSID, &PC_HFEMApply));
   PetscCall(PetscRegisterFinalize(VPatchFinalizePackage));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

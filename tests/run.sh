@@ -373,6 +373,33 @@ expect_error bad_dg_schedule "-pc_vertexpatch_schedule single with -dm_brick_ope
 expect_error bad_dg_single "pc_vertexpatch_precision single with -dm_brick_operator sipg is implemented on the GPU only" $EX3 -mg_levels_pc_vertexpatch_precision single
 expect_error bad_dg_penalty "-dm_brick_sipg_penalty 0.5: the penalty factor must be at least 1" $EX3 -dm_brick_sipg_penalty 0.5
 
+echo "== PCHFEM (seed 004): direct solve = LU, node sets = eq. 6-8, KSPMatSolve, Table 1's condition numbers, the three uses, errors"
+ctest hfem_direct ./tests/test_hfem
+EX4=./tutorials/ex4
+$EX1 -dm_brick_degree 1 -dm_brick_cells 1,1 -dm_brick_refine 6 -fmg 0 -ksp_type preonly -pc_type hfem >"$OUT/hfem_preonly.log" 2>&1
+awk -v t="$(true_of "$OUT/hfem_preonly.log")" 'BEGIN{exit !(t != "" && t + 0 <= 1e-12)}'
+result hfem_preonly_ex1 $? "-ksp_type preonly -pc_type hfem: true residual $(true_of "$OUT/hfem_preonly.log") (<= 1e-12)"
+$EX1 -dm_brick_degree 1 -dm_brick_cells 1,1 -dm_brick_refine 6 -fmg 0 -ksp_type cg -ksp_norm_type unpreconditioned -ksp_rtol 1e-10 -pc_type hfem >"$OUT/hfem_cg.log" 2>&1
+converged_ok "$OUT/hfem_cg.log" 1e-10 && [ "$(its_of "$OUT/hfem_cg.log")" -le 2 ]
+result hfem_cg_preconditioner $? "CG with hfem to 1e-10: $(its_of "$OUT/hfem_cg.log") iteration(s)"
+$EX1 -dm_brick_degree 1 -dm_brick_cells 4,4 -dm_brick_refine 3 -fmg 0 -ksp_rtol 1e-10 -mg_coarse_pc_type hfem >"$OUT/hfem_coarse.log" 2>&1
+converged_ok "$OUT/hfem_coarse.log" 1e-10
+result hfem_mg_coarse $? "PCMG with -mg_coarse_pc_type hfem on the 4 x 4 coarse grid: $(its_of "$OUT/hfem_coarse.log") iterations"
+$EX4 -dm_brick_refine 5 -nrhs 8 >"$OUT/hfem_ex4.log" 2>&1
+result hfem_ex4_many_rhs $? "$(grep 'largest relative residual' "$OUT/hfem_ex4.log")"
+# [RTRZ21] Table 1, first row: h = 1/256, h0 = 1/4: kappa(C_i) = 23.9, kappa(Pi) = 24.1 (1 % allowed); |C|, |E|, |I| = 9, 1512, 63504
+$EX1 -dm_brick_degree 1 -dm_brick_cells 1,1 -dm_brick_refine 8 -fmg 0 -ksp_type preonly -pc_type hfem -pc_hfem_macro_level 2 -pc_hfem_condition -ksp_view >"$OUT/hfem_table1.log" 2>&1
+grep -q "node sets: |C| = 9, |E| = 1512, |I| = 63504" "$OUT/hfem_table1.log" &&
+  awk '/kappa\(C_1\) =/{gsub(",", "", $3); c = $3; p = $6} END{exit !(c != "" && c / 23.9 > 0.99 && c / 23.9 < 1.01 && p / 24.1 > 0.99 && p / 24.1 < 1.01)}' "$OUT/hfem_table1.log"
+result hfem_table1_row1 $? "$(grep 'kappa(C_1)' "$OUT/hfem_table1.log" | sed 's/^ *//') (paper 23.9, 24.1)"
+expect_error bad_hfem_3d "PCHFEM: -dm_brick_dim 3: the hierarchical-basis method is for 2D" $EX1 -dm_brick_dim 3 -dm_brick_degree 1 -dm_brick_cells 2,2,2 -dm_brick_refine 1 -fmg 0 -ksp_type preonly -pc_type hfem
+expect_error bad_hfem_degree "PCHFEM: -dm_brick_degree 2: the method is for Q1" $EX1 -dm_brick_degree 2 -dm_brick_cells 2,2 -dm_brick_refine 2 -fmg 0 -ksp_type preonly -pc_type hfem
+expect_error bad_hfem_operator "PCHFEM: -dm_brick_operator c0ip; allowed: laplace" $EX2 -dm_brick_degree 2 -ksp_type preonly -pc_type hfem
+expect_error bad_hfem_macro "-pc_hfem_macro_level 5: allowed 0..2" $EX1 -dm_brick_degree 1 -dm_brick_cells 1,1 -dm_brick_refine 3 -fmg 0 -ksp_type preonly -pc_type hfem -pc_hfem_macro_level 5
+expect_error bad_hfem_ranks "PCHFEM runs on one MPI rank in this version (got 2)" $MPIEXEC -n 2 --oversubscribe $EX1 -dm_brick_degree 1 -dm_brick_cells 2,2 -dm_brick_refine 3 -fmg 0 -ksp_type preonly -pc_type hfem
+expect_error bad_hfem_precision "-pc_hfem_precision half is not implemented in this version (host, double only); allowed: double" $EX1 -dm_brick_degree 1 -dm_brick_cells 1,1 -dm_brick_refine 3 -fmg 0 -ksp_type preonly -pc_type hfem -pc_hfem_precision half
+expect_error bad_hfem_precision_value "-pc_hfem_precision quad: unknown value; allowed: double, single, half, bfloat16" $EX1 -dm_brick_degree 1 -dm_brick_cells 1,1 -dm_brick_refine 3 -fmg 0 -ksp_type preonly -pc_type hfem -pc_hfem_precision quad
+
 echo "== first contact: the tutorials' default problems show the method and run on 1 to 4 ranks with the same iterations"
 defaults_ranks() { # name program
   local name=$1 prog=$2 n its="" ok=0 first=""
@@ -558,6 +585,8 @@ if command -v valgrind >/dev/null; then
   result valgrind_dgpatch_3d $?
   $VG ./tests/test_sipg -dim 2 -kmin 2 -kmax 2 -order_levels 2 >"$OUT/valgrind_sipg.log" 2>&1
   result valgrind_sipg_2d $?
+  $VG ./tests/test_hfem >"$OUT/valgrind_hfem.log" 2>&1
+  result valgrind_hfem $?
 else
   result valgrind_available 1 "valgrind is not installed (scripts/setup-debian.sh installs it)"
 fi
