@@ -84,7 +84,7 @@ static PetscErrorCode CheckLevel(const PetscInt cells[], PetscInt refine, PetscI
       worst = PetscMax(worst, rel);
     }
     PetscCall(PetscSNPrintf(what, sizeof(what), "HFEM %" PetscInt_FMT " x %" PetscInt_FMT ", macro level %" PetscInt_FMT ": KSPMatSolve = 3 single solves", nx, ny, m));
-    PetscCall(CheckLessThan(what, worst, 1e-14));
+    PetscCall(CheckLessThan(what, worst, 1e-13));
     PetscCall(MatDestroy(&Bm));
     PetscCall(MatDestroy(&Xm));
   }
