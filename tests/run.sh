@@ -331,6 +331,7 @@ expect_error c0ip_bad_solver "-pc_vertexpatch_local_solver lu: unknown value; al
 echo "== DG: SIPG Poisson (seed 002): operator, transfer, order, vertex-patch local spaces, ranks, iteration regression"
 ctest sipg_2d_k1-8 ./tests/test_sipg -dim 2 -kmin 1 -kmax 8
 ctest sipg_3d_k1-5 ./tests/test_sipg -dim 3 -kmin 1 -kmax 5
+ctest sipg_2d_penalty2 ./tests/test_sipg -dim 2 -kmin 1 -kmax 4 -order 0 -dm_brick_sipg_penalty 2
 ctest sipg_2d_4ranks $MPI4 ./tests/test_sipg -dim 2 -kmin 1 -kmax 4 -cells 4,6
 ctest sipg_3d_4ranks $MPI4 ./tests/test_sipg -dim 3 -kmin 2 -kmax 3 -cells 3,3,3 -order 0
 ctest dgpatch_2d_k1-6 ./tests/test_dgpatch -dim 2 -kmin 1 -kmax 6

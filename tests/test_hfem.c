@@ -108,6 +108,37 @@ int main(int argc, char **argv)
   PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
   for (PetscInt m = 0; m < 5; m++) PetscCall(CheckLevel(one, 5, m, square, rnd));
   for (PetscInt m = 0; m < 3; m++) PetscCall(CheckLevel(rect, 3, m, box, rnd));
+  {
+    /* the default macro grid: the fewest flops per solve, h0 = sqrt(h) for Q1 ([RTRZ21] Table 3): h = 1/64 -> h0 = 1/8, level 3 */
+    DM        dm;
+    KSP       ksp;
+    PC        pc;
+    Vec       b, x;
+    PetscInt  m;
+    PetscCall(DMBrickCreate(PETSC_COMM_WORLD, &dm));
+    PetscCall(DMBrickSetDimension(dm, 2));
+    PetscCall(DMBrickSetCells(dm, one));
+    PetscCall(DMBrickSetDegree(dm, 1));
+    PetscCall(DMSetRefineLevel(dm, 6));
+    PetscCall(DMSetUp(dm));
+    PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+    PetscCall(KSPSetDM(ksp, dm));
+    PetscCall(KSPSetType(ksp, KSPPREONLY));
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(PCSetType(pc, PCHFEM));
+    PetscCall(PetscOptionsClearValue(NULL, "-pc_hfem_macro_level"));
+    PetscCall(KSPSetFromOptions(ksp));
+    PetscCall(DMCreateGlobalVector(dm, &b));
+    PetscCall(VecDuplicate(b, &x));
+    PetscCall(VecSet(b, 1.0));
+    PetscCall(KSPSolve(ksp, b, x));
+    PetscCall(PCHFEMGetSets(pc, NULL, NULL, NULL, &m));
+    PetscCall(CheckTrue("HFEM default macro level on 64 x 64 cells is 3 (h0 = 1/8 = sqrt(h), the fewest flops)", (PetscBool)(m == 3)));
+    PetscCall(VecDestroy(&b));
+    PetscCall(VecDestroy(&x));
+    PetscCall(KSPDestroy(&ksp));
+    PetscCall(DMDestroy(&dm));
+  }
   PetscCall(PetscRandomDestroy(&rnd));
   PetscCall(PetscFinalize());
   return (int)check_failures;

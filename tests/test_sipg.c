@@ -1,7 +1,7 @@
 static const char help[] = "Checks the DG (sipg) brick: the matrix-free SIPG operator against the assembled one (random vectors), its\n"
                            "symmetry and diagonal, exact energies (a continuous bubble: int |grad u|^2; piecewise constants: the\n"
                            "penalty on the faces), the grid transfer (shell = assembled, transpose, exact on Q_k polynomials) and the\n"
-                           "L2 convergence order k+1. Options: -dim 2|3, -kmin, -kmax, -order 0|1, -order_levels n.\n";
+                           "L2 convergence order k+1. Options: -dim 2|3, -kmin, -kmax, -order 0|1, -order_levels n, -dm_brick_sipg_penalty.\n";
 
 #include "checks.h"
 
@@ -141,7 +141,9 @@ static PetscErrorCode CheckOperator(PetscInt dim, PetscInt k, const PetscInt cel
   {
     /* the step: 1 left of the middle. Gradients vanish; the jump at the middle face (interior penalty k(k+1)/h_x) and
        the boundary faces where u = 1 (penalty 2 k(k+1)/h_d) remain */
-    const PetscReal pk = (PetscReal)(k * (k + 1));
+    PetscReal pk = (PetscReal)(k * (k + 1)), gamma = 1.0;
+    PetscCall(PetscOptionsGetReal(NULL, NULL, "-dm_brick_sipg_penalty", &gamma, NULL)); /* the penalty factor scales every face penalty */
+    pk *= gamma;
     PetscReal       area[3];
     for (PetscInt d = 0; d < dim; d++) {
       area[d] = 1.0;

@@ -227,48 +227,40 @@ static PetscErrorCode MatGetDiagonal_BrickSIPG(Mat A, Vec diag)
   PetscScalar *da;
   BrickBox     cells;
   PetscInt     b = 0;
+  PetscBool    device;
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &ctx));
   brick = (DM_Brick *)ctx->dm->data;
   PetscCall(DMBrickOwnedCellBox_Private(ctx->dm, &cells));
-  {
-    PetscBool device;
-    PetscCall(DMBrickVecsOnDevice_Private(diag, NULL, &device));
-#if defined(VP_HAVE_CUDA)
-    if (device) {
-      /* setup work: the owned entries on the host, copied to the device once */
-      PetscInt n;
-      int      err;
-      PetscCall(VecGetLocalSize(diag, &n));
-      PetscCall(PetscMalloc1(n, &da));
-      for (PetscInt cz = cells.lo[2]; cz <= cells.hi[2]; cz++)
-        for (PetscInt cy = cells.lo[1]; cy <= cells.hi[1]; cy++)
-          for (PetscInt cx = cells.lo[0]; cx <= cells.hi[0]; cx++) {
-            const PetscInt c[3] = {cx, cy, cz}, o[3] = {0, 0, 0};
-            for (PetscInt i = 0; i < brick->dof; i++, b++) da[b] = BrickSIPGEntry(ctx, brick, c, o, i, i);
-          }
-      {
-        PetscScalar *dd;
-        PetscCall(VecCUDAGetArrayWrite(diag, &dd));
-        err = VPCudaCopyToDevice(dd, da, (size_t)n);
-        PetscCall(VecCUDARestoreArrayWrite(diag, &dd));
-        PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error copying the DG diagonal: %s", VPCudaErrorString(err));
-      }
-      PetscCall(PetscFree(da));
-      PetscFunctionReturn(PETSC_SUCCESS);
-    }
-#endif
-    (void)device;
-  }
-  PetscCall(VecGetArrayWrite(diag, &da));
+  PetscCall(DMBrickVecsOnDevice_Private(diag, NULL, &device));
+  /* the owned entries in a host array: the vector's own (host vectors), or a buffer copied to the device once (setup work) */
+  if (device) {
+    PetscInt n;
+    PetscCall(VecGetLocalSize(diag, &n));
+    PetscCall(PetscMalloc1(n, &da));
+  } else PetscCall(VecGetArrayWrite(diag, &da));
   for (PetscInt cz = cells.lo[2]; cz <= cells.hi[2]; cz++)
     for (PetscInt cy = cells.lo[1]; cy <= cells.hi[1]; cy++)
       for (PetscInt cx = cells.lo[0]; cx <= cells.hi[0]; cx++) {
         const PetscInt c[3] = {cx, cy, cz}, o[3] = {0, 0, 0};
         for (PetscInt i = 0; i < brick->dof; i++, b++) da[b] = BrickSIPGEntry(ctx, brick, c, o, i, i);
       }
-  PetscCall(VecRestoreArrayWrite(diag, &da));
+  if (!device) {
+    PetscCall(VecRestoreArrayWrite(diag, &da));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#if defined(VP_HAVE_CUDA)
+  {
+    PetscScalar *dd;
+    int          err;
+    PetscCall(VecCUDAGetArrayWrite(diag, &dd));
+    err = VPCudaCopyToDevice(dd, da, (size_t)b);
+    PetscCall(VecCUDARestoreArrayWrite(diag, &dd));
+    PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error copying the DG diagonal: %s", VPCudaErrorString(err));
+  }
+#endif
+  PetscCall(PetscFree(da));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -3,7 +3,7 @@
 #include "hfemimpl.h"
 #include <petscblaslapack.h>
 
-const char *const PCHFEMPrecisions[] = {"double", "single", "half", "bfloat16", "PCHFEMPrecision", "PC_HFEM_", NULL};
+static const char *const PCHFEMPrecisions[] = {"double", "single", "half", "bfloat16", "PCHFEMPrecision", "PC_HFEM_", NULL};
 
 /* flops of one apply for macro level m: Pi^-1 (2 nE^2) and two applications of C^-1 (2 nb^2 per macro cell each) */
 static PetscReal PCHFEMCost(PetscInt nx, PetscInt ny, PetscInt s)
@@ -187,7 +187,7 @@ static PetscErrorCode PCMatApply_HFEM(PC pc, Mat Bm, Mat Xm)
   PetscInt          n;
   Mat               Bt, Ym, Rm, Xt, Xs;
   PetscScalar      *bC, *bE, *bI, *xE, *yI, *a;
-  PetscBLASInt      bnC, bnE, bnb, bnI, bn, bcols;
+  PetscBLASInt      bnC, bnE, bnb, bn, bcols;
   const PetscScalar one = 1.0, zero = 0.0, mone = -1.0;
   PetscBool         device;
 
@@ -199,7 +199,6 @@ static PetscErrorCode PCMatApply_HFEM(PC pc, Mat Bm, Mat Xm)
   PetscCall(PetscBLASIntCast(nC, &bnC));
   PetscCall(PetscBLASIntCast(nE, &bnE));
   PetscCall(PetscBLASIntCast(nb, &bnb));
-  PetscCall(PetscBLASIntCast(nI, &bnI));
   PetscCall(PetscBLASIntCast(n, &bn));
   PetscCall(PetscBLASIntCast(hf->ncell * n, &bcols));
   PetscCall(PetscMalloc5(nC * n + 1, &bC, nE * n + 1, &bE, nI * n + 1, &bI, nE * n + 1, &xE, nI * n + 1, &yI));
@@ -259,7 +258,6 @@ static PetscErrorCode PCMatApply_HFEM(PC pc, Mat Bm, Mat Xm)
   PetscCall(PetscFree5(bC, bE, bI, xE, yI));
   PetscCall(PetscLogFlops(n * (2.0 * nE * nE + 4.0 * nb * nb * hf->ncell + 4.0 * nC * nE + 2.0 * nC * nC)));
   PetscCall(PetscLogEventEnd(PC_HFEMApply, pc, Bm, Xm, 0));
-  (void)bnI;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
