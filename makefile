@@ -54,7 +54,7 @@ ifeq ($(VP_CUDA),yes)
   CU_SRC  := $(wildcard cuda/*.cu)
   OBJ     += $(patsubst cuda/%.cu,build/cuda/%.o,$(CU_SRC))
   VP_CCFLAGS += -DVP_HAVE_CUDA
-  VP_LIBS += -L$(dir $(NVCC))../lib64 -lcudart
+  VP_LIBS += -L$(dir $(NVCC))../lib64 -lcudart -lcublas -lcusolver
 endif
 DEP       := $(OBJ:.o=.d)
 TUTORIALS := $(patsubst %.c,%,$(wildcard tutorials/ex*.c))

@@ -137,6 +137,32 @@ int VPCudaDGTransferApply(VPCudaDGTransfer t, int restrict_, int single, const d
 int VPCudaDGTransferDestroy(VPCudaDGTransfer *t);
 int VPCudaCopyToDevice(double *dst, const double *src, size_t n);
 
+/* PCHFEM's dense steps (cuda/vphfem.cu): nC macro-grid nodes, nE edge nodes, ncell macro cells of nb inner nodes;
+   precision of the two inverses (VPC_HFEM_*; tf32: TF32 tensor cores for single). LC (nC x nC, lower Cholesky
+   factor) and the C-E block (nC x nE; B = LC^-1 times it, made on the GPU) are host arrays in double, column-major. */
+#define VPC_HFEM_DOUBLE   0
+#define VPC_HFEM_SINGLE   1
+#define VPC_HFEM_HALF     2
+#define VPC_HFEM_BFLOAT16 3
+#define VPC_ERR_CUBLAS    10000 /* + cublasStatus_t */
+#define VPC_ERR_CUSOLVER  20000 /* + cusolverStatus_t */
+#define VPC_ERR_NOT_SPD   30000 /* a Cholesky factorization or an eigensolve failed */
+typedef struct VPCudaHFEM_s *VPCudaHFEM;
+int VPCudaHFEMCreate(int nC, int nE, int nb, int ncell, int precision, int tf32, const double *LC, const double *B, VPCudaHFEM *h);
+/* C_1^-1 (host, nb x nb, double): stored in the precision */
+int VPCudaHFEMSetCinv(VPCudaHFEM h, const double *Cinv);
+/* Pi = E - sum_cells D_k C_1^-1 D_k^T - B^T B: E as nnz (row, column, value) triples, the cells' blocks G (ntype blocks
+   nr x nr) subtracted at cellE[c nr + a] (< 0: none) by celltype[c]; inverted on the GPU (cuSOLVER) and stored;
+   kappa (if not NULL): Pi's condition number (eigenvalues by cuSOLVER) */
+int VPCudaHFEMSetPi(VPCudaHFEM h, size_t nnz, const int *ei, const int *ej, const double *ev, int ntype, int nr, const double *G, const int *cellE, const int *celltype, double *kappa);
+/* the three dense stages of one solve of n right-hand sides held in the rows [C; E; I] of Z, Y, W (device, leading
+   dimension ld): forward: Z_C = LC^-1 Z_C, Y_I = C^-1 Z_I, Z_E -= B^T Z_C; middle (W = D Y): Z_E -= W_E,
+   Y_E = Pi^-1 Z_E, Z_C -= B Y_E; backward (W = D^T Y): Z_I -= W_I, Y_I = C^-1 Z_I, Y_C = LC^-T Z_C */
+int VPCudaHFEMForward(VPCudaHFEM h, int n, double *Z, double *Y, int ld);
+int VPCudaHFEMMiddle(VPCudaHFEM h, int n, double *Z, double *Y, const double *W, int ld);
+int VPCudaHFEMBackward(VPCudaHFEM h, int n, double *Z, double *Y, const double *W, int ld);
+int VPCudaHFEMDestroy(VPCudaHFEM *h);
+
 const char *VPCudaErrorString(int err);
 
 #ifdef __cplusplus

@@ -2,6 +2,7 @@
 // kernel over all nodes (memory bound; the x contraction is shared by the terms with the same x kind). The first
 // GPU version and the reference for the fused patch kernels; double and float from one template.
 #include "vpatch_cuda.h"
+#include <cublas_v2.h>
 #include "vpcuda_check.h"
 #include <cuda_runtime.h>
 
@@ -137,6 +138,9 @@ extern "C" int VPCudaKronDestroy(VPCudaKron *op)
 
 extern "C" const char *VPCudaErrorString(int err)
 {
+  if (err >= VPC_ERR_NOT_SPD) return "matrix not positive definite (Cholesky factorization or eigensolve failed)";
+  if (err >= VPC_ERR_CUSOLVER) return "cuSOLVER call failed";
+  if (err >= VPC_ERR_CUBLAS) return cublasGetStatusString((cublasStatus_t)(err - VPC_ERR_CUBLAS));
   return cudaGetErrorString((cudaError_t)err);
 }
 

@@ -9,7 +9,7 @@ PETSC_INTERN PetscErrorCode DMBrickOperatorListDestroy_Private(void);
 
 PetscLogEvent DMBRICK_Setup, DMBRICK_Assemble, DMBRICK_Interpolate, DMBRICK_Restrict;
 PetscLogEvent PC_VertexPatchSetUp, PC_VertexPatchSmooth;
-PetscLogEvent PC_HFEMSetUp, PC_HFEMApply;
+PetscLogEvent PC_HFEMSetUp, PC_HFEMApply, PC_HFEMTransform, PC_HFEMInvert;
 
 static PetscBool VPatchPackageInitialized = PETSC_FALSE;
 
@@ -59,6 +59,8 @@ PetscErrorCode VPatchInitializePackage(void)
   PetscCall(PetscLogEventRegister("VPatchSmooth", PC_CLASSID, &PC_VertexPatchSmooth));
   PetscCall(PetscLogEventRegister("HFEMSetUp", PC_CLASSID, &PC_HFEMSetUp));
   PetscCall(PetscLogEventRegister("HFEMApply", PC_CLASSID, &PC_HFEMApply));
+  PetscCall(PetscLogEventRegister("HFEMTransform", PC_CLASSID, &PC_HFEMTransform));
+  PetscCall(PetscLogEventRegister("HFEMInvert", PC_CLASSID, &PC_HFEMInvert));
   PetscCall(PetscRegisterFinalize(VPatchFinalizePackage));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

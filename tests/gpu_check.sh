@@ -2,7 +2,7 @@
 # GPU check (make gpu-check, on a machine with a GPU and a CUDA PETSc): the CUDA operator kernels against the
 # host (assembled matrices, random vectors), whole solves with VECCUDA vectors against host vectors (same
 # iterations), compute-sanitizer memcheck and racecheck on the kernel checks and on a small mixed-precision solve.
-# GPU_CHECK_SECTIONS: a subset of "kernels solves mixed ranks dg sanitizer" (default: all). Last line: "N passed, N failed".
+# GPU_CHECK_SECTIONS: a subset of "kernels solves mixed ranks dg hfem sanitizer" (default: all). Last line: "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT_DIR:-tests/out-gpu}
@@ -242,6 +242,46 @@ if command -v compute-sanitizer >/dev/null; then
   done
 else
   result compute_sanitizer_available 1 "compute-sanitizer not found"
+fi
+fi
+# ---- PCHFEM (seed 004) on the GPU against the host (whose half, bfloat16 and TF32 are emulated): direct solves in the
+# four precisions, CG around half precision to 1e-10, many right-hand sides in several passes, PCMG's coarse solver,
+# kappa(Pi) by cuSOLVER against LAPACK, the host/GPU mismatch error, compute-sanitizer ----
+if want hfem; then
+true_of() { awk '/^true residual/{print $NF}' "$1"; }
+HF="./tutorials/ex1 -dm_brick_degree 1 -dm_brick_cells 1,1 -dm_brick_refine 7 -fmg 0 -pc_type hfem"
+for p in double single half bfloat16 tf32; do
+  opt="-pc_hfem_precision $p"; [ $p = tf32 ] && opt="-pc_hfem_precision single -pc_hfem_tf32"
+  $HF -ksp_type preonly $opt >"$OUT/hfem_$p.host.log" 2>&1
+  $HF -ksp_type preonly $opt -dm_vec_type cuda >"$OUT/hfem_$p.cuda.log" 2>&1
+  th=$(true_of "$OUT/hfem_$p.host.log"); tc=$(true_of "$OUT/hfem_$p.cuda.log")
+  # double: rounding level; lower precisions: the GPU's residual within 10x of the emulation's, and above 1e-9
+  awk -v p=$p -v h="$th" -v c="$tc" 'BEGIN{ if (h == "" || c == "") exit 1; if (p == "double") exit !(c <= 1e-12); exit !(c <= 10 * h && c >= h / 10 && c >= 1e-9) }'
+  result "hfem_preonly_$p" $? "true residual GPU $tc, host $th"
+done
+$HF -ksp_type cg -ksp_norm_type unpreconditioned -ksp_rtol 1e-10 -pc_hfem_precision half >"$OUT/hfem_cg_half.host.log" 2>&1
+$HF -ksp_type cg -ksp_norm_type unpreconditioned -ksp_rtol 1e-10 -pc_hfem_precision half -dm_vec_type cuda >"$OUT/hfem_cg_half.cuda.log" 2>&1
+ih=$(its_of "$OUT/hfem_cg_half.host.log"); ic=$(its_of "$OUT/hfem_cg_half.cuda.log"); tc=$(true_of "$OUT/hfem_cg_half.cuda.log")
+grep -q "^Linear solve converged" "$OUT/hfem_cg_half.cuda.log" && awk -v t="$tc" -v a="$ih" -v b="$ic" 'BEGIN{exit !(t != "" && t <= 1e-10 && b != "" && b <= a + 1)}'
+result hfem_cg_half $? "CG + HFEM(half) to 1e-10: GPU $ic its (true residual $tc), host $ih its"
+./tutorials/ex4 -dm_vec_type cuda -dm_brick_refine 6 -nrhs 8 -nmodes 3 -pc_hfem_columns 3 >"$OUT/hfem_ex4_double.log" 2>&1
+result hfem_ex4_passes $? "$(grep 'largest relative residual' "$OUT/hfem_ex4_double.log") (8 right-hand sides, 3 per pass)"
+./tutorials/ex4 -dm_vec_type cuda -dm_brick_refine 7 -nrhs 64 -pc_hfem_precision half -max_residual 1e-2 >"$OUT/hfem_ex4_half.log" 2>&1
+result hfem_ex4_half $? "$(grep 'largest relative residual' "$OUT/hfem_ex4_half.log")"
+./tutorials/ex1 -dm_vec_type cuda -dm_brick_degree 1 -dm_brick_cells 4,4 -dm_brick_refine 3 -fmg 0 -ksp_rtol 1e-10 -mg_coarse_pc_type hfem >"$OUT/hfem_mg_coarse.log" 2>&1
+grep -q "^Linear solve converged" "$OUT/hfem_mg_coarse.log"
+result hfem_mg_coarse $? "$(its_of "$OUT/hfem_mg_coarse.log") iterations"
+$HF -ksp_type preonly -pc_hfem_condition -ksp_view >"$OUT/hfem_kappa.host.log" 2>&1
+$HF -ksp_type preonly -pc_hfem_condition -ksp_view -dm_vec_type cuda >"$OUT/hfem_kappa.cuda.log" 2>&1
+kh=$(awk '/kappa\(Pi\) =/{gsub(",", "", $6); print $6}' "$OUT/hfem_kappa.host.log"); kc=$(awk '/kappa\(Pi\) =/{gsub(",", "", $6); print $6}' "$OUT/hfem_kappa.cuda.log")
+awk -v a="$kh" -v b="$kc" 'BEGIN{d = a - b; if (d < 0) d = -d; exit !(a != "" && b != "" && d <= 1e-3 * a)}'
+result hfem_kappa_cusolver $? "kappa(Pi) cuSOLVER $kc, LAPACK $kh"
+grep -q "on the GPU; C_i^-1 and Pi^-1 in double" "$OUT/hfem_kappa.cuda.log"
+result hfem_view_gpu $? "$(grep -m1 'method M1' "$OUT/hfem_kappa.cuda.log" | sed 's/^ *//')"
+if command -v compute-sanitizer >/dev/null; then
+  compute-sanitizer --tool memcheck --error-exitcode 99 ./tutorials/ex4 -dm_vec_type cuda -dm_brick_refine 5 -nrhs 5 -nmodes 2 -pc_hfem_columns 2 -pc_hfem_precision half -max_residual 1e-2 >"$OUT/hfem_sanitizer.log" 2>&1 &&
+    compute-sanitizer --tool memcheck --error-exitcode 99 ./tutorials/ex1 -dm_vec_type cuda -dm_brick_degree 1 -dm_brick_cells 1,1 -dm_brick_refine 5 -fmg 0 -pc_type hfem -ksp_type cg -pc_hfem_precision bfloat16 -pc_hfem_condition >>"$OUT/hfem_sanitizer.log" 2>&1
+  result hfem_compute_sanitizer_memcheck $? "$(grep -c 'ERROR SUMMARY: 0 errors' "$OUT/hfem_sanitizer.log") of 2 runs: 0 errors"
 fi
 fi
 echo "$passed passed, $failed failed"

@@ -1,6 +1,7 @@
 static const char help[] = "Checks PCHFEM (2D Q1 Poisson): the direct solve against an LU factorization of the assembled matrix (1e-12) for\n"
-                           "every macro level, on square and non-square boxes; the node-set sizes against eq. 6-8 of [RTRZ21]; KSPMatSolve\n"
-                           "against single solves. Options: -refine n (of a -cells coarse grid, default 2,2 and 2,3).\n";
+                           "every macro level, on square and non-square boxes, also without prehandling; the node-set sizes against eq. 6-8 of\n"
+                           "[RTRZ21]; KSPMatSolve against single solves (also in several passes); single, TF32, half and bfloat16 (host\n"
+                           "emulation) against LU and as CG preconditioners to 1e-10. Options: -refine n (of a -cells coarse grid, default 2,2 and 2,3).\n";
 
 #include "checks.h"
 
@@ -72,6 +73,12 @@ static PetscErrorCode CheckLevel(const PetscInt cells[], PetscInt refine, PetscI
     PetscCall(MatCreateDense(PETSC_COMM_WORLD, nloc, PETSC_DECIDE, PETSC_DETERMINE, nrhs, NULL, &Bm));
     PetscCall(MatDuplicate(Bm, MAT_DO_NOT_COPY_VALUES, &Xm));
     PetscCall(MatSetRandom(Bm, rnd));
+    if (m == 1) {
+      /* two passes, the second padded with a zero column */
+      PetscCall(PetscOptionsSetValue(NULL, "-pc_hfem_columns", "2"));
+      PetscCall(KSPSetFromOptions(ksp));
+      PetscCall(PetscOptionsClearValue(NULL, "-pc_hfem_columns"));
+    }
     PetscCall(KSPMatSolve(ksp, Bm, Xm));
     for (PetscInt j = 0; j < nrhs; j++) {
       Vec bj, xj;
@@ -83,16 +90,100 @@ static PetscErrorCode CheckLevel(const PetscInt cells[], PetscInt refine, PetscI
       PetscCall(MatDenseRestoreColumnVecRead(Xm, j, &xj));
       worst = PetscMax(worst, rel);
     }
-    PetscCall(PetscSNPrintf(what, sizeof(what), "HFEM %" PetscInt_FMT " x %" PetscInt_FMT ", macro level %" PetscInt_FMT ": KSPMatSolve = 3 single solves", nx, ny, m));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "HFEM %" PetscInt_FMT " x %" PetscInt_FMT ", macro level %" PetscInt_FMT ": KSPMatSolve = 3 single solves%s", nx, ny, m, m == 1 ? " (2 per pass: -pc_hfem_columns 2)" : ""));
     PetscCall(CheckLessThan(what, worst, 1e-13));
     PetscCall(MatDestroy(&Bm));
     PetscCall(MatDestroy(&Xm));
+  }
+  {
+    /* the nodal variant (-pc_hfem_prehandle false) is the same direct solve */
+    PetscCall(KSPSolve(lu, b, y));
+    PetscCall(PetscOptionsSetValue(NULL, "-pc_hfem_prehandle", "false"));
+    PetscCall(KSPSetFromOptions(ksp));
+    PetscCall(KSPSolve(ksp, b, x));
+    PetscCall(PetscOptionsClearValue(NULL, "-pc_hfem_prehandle"));
+    PetscCall(RelativeDifference(x, y, &rel));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "HFEM %" PetscInt_FMT " x %" PetscInt_FMT ", macro level %" PetscInt_FMT ", -pc_hfem_prehandle false: direct solve = LU", nx, ny, m));
+    PetscCall(CheckLessThan(what, rel, 1e-12));
   }
   PetscCall(KSPDestroy(&ksp));
   PetscCall(KSPDestroy(&lu));
   PetscCall(VecDestroy(&b));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&y));
+  PetscCall(MatDestroy(&A));
+  PetscCall(DMDestroy(&dm));
+  PetscFunctionReturn(0);
+}
+
+/* the lower precisions on the host: the solve's relative error against LU lies between the format's rounding and a
+   bound from kappa ~ 20 (so the precision is really lowered and still right); with CG around it in double the true
+   relative residual reaches 1e-10 */
+static PetscErrorCode CheckPrecision(const char *prec, PetscBool tf32, PetscReal lo, PetscReal hi, PetscInt maxits, PetscRandom rnd)
+{
+  const PetscInt one[3] = {1, 1, 1};
+  DM             dm;
+  Mat            A;
+  KSP            ksp, lu;
+  PC             pc;
+  Vec            b, x, y, r;
+  PetscReal      rel, nr, nb;
+  PetscInt       its;
+  char           what[192];
+
+  PetscFunctionBeginUser;
+  PetscCall(DMBrickCreate(PETSC_COMM_WORLD, &dm));
+  PetscCall(DMBrickSetDimension(dm, 2));
+  PetscCall(DMBrickSetCells(dm, one));
+  PetscCall(DMBrickSetDegree(dm, 1));
+  PetscCall(DMSetRefineLevel(dm, 6));
+  PetscCall(DMSetUp(dm));
+  PetscCall(DMBrickCreateOperator(dm, MATAIJ, &A));
+  PetscCall(DMCreateGlobalVector(dm, &b));
+  PetscCall(VecDuplicate(b, &x));
+  PetscCall(VecDuplicate(b, &y));
+  PetscCall(VecDuplicate(b, &r));
+  PetscCall(VecSetRandom(b, rnd));
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, &lu));
+  PetscCall(KSPSetOperators(lu, A, A));
+  PetscCall(KSPSetType(lu, KSPPREONLY));
+  PetscCall(KSPGetPC(lu, &pc));
+  PetscCall(PCSetType(pc, PCLU));
+  PetscCall(KSPSolve(lu, b, y));
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+  PetscCall(KSPSetOperators(ksp, A, A));
+  PetscCall(KSPSetDM(ksp, dm));
+  PetscCall(KSPSetDMActive(ksp, PETSC_FALSE));
+  PetscCall(KSPSetType(ksp, KSPPREONLY));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, PCHFEM));
+  PetscCall(PetscOptionsSetValue(NULL, "-pc_hfem_precision", prec));
+  if (tf32) PetscCall(PetscOptionsSetValue(NULL, "-pc_hfem_tf32", "1"));
+  PetscCall(KSPSetFromOptions(ksp));
+  PetscCall(PetscOptionsClearValue(NULL, "-pc_hfem_precision"));
+  PetscCall(PetscOptionsClearValue(NULL, "-pc_hfem_tf32"));
+  PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(RelativeDifference(x, y, &rel));
+  PetscCall(PetscSNPrintf(what, sizeof(what), "HFEM in %s%s (host emulation), 64 x 64: direct solve vs LU %.2e in [%.0e, %.0e]", prec, tf32 ? " (TF32)" : "", (double)rel, (double)lo, (double)hi));
+  PetscCall(CheckTrue(what, (PetscBool)(rel >= lo && rel <= hi)));
+  /* the preconditioner of CG in double */
+  PetscCall(KSPSetType(ksp, KSPCG));
+  PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED));
+  PetscCall(KSPSetTolerances(ksp, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT, 100));
+  PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(KSPGetIterationNumber(ksp, &its));
+  PetscCall(MatMult(A, x, r));
+  PetscCall(VecAYPX(r, -1.0, b));
+  PetscCall(VecNorm(r, NORM_2, &nr));
+  PetscCall(VecNorm(b, NORM_2, &nb));
+  PetscCall(PetscSNPrintf(what, sizeof(what), "CG + HFEM in %s%s: true residual %.2e <= 1e-10 in %" PetscInt_FMT " <= %" PetscInt_FMT " iterations", prec, tf32 ? " (TF32)" : "", (double)(nr / nb), its, maxits));
+  PetscCall(CheckTrue(what, (PetscBool)(nr / nb <= 1e-10 && its <= maxits)));
+  PetscCall(KSPDestroy(&ksp));
+  PetscCall(KSPDestroy(&lu));
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&r));
   PetscCall(MatDestroy(&A));
   PetscCall(DMDestroy(&dm));
   PetscFunctionReturn(0);
@@ -108,6 +199,11 @@ int main(int argc, char **argv)
   PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
   for (PetscInt m = 0; m < 5; m++) PetscCall(CheckLevel(one, 5, m, square, rnd));
   for (PetscInt m = 0; m < 3; m++) PetscCall(CheckLevel(rect, 3, m, box, rnd));
+  PetscCall(CheckPrecision("double", PETSC_FALSE, 0.0, 1e-12, 1, rnd));
+  PetscCall(CheckPrecision("single", PETSC_FALSE, 1e-9, 1e-5, 3, rnd));
+  PetscCall(CheckPrecision("single", PETSC_TRUE, 2e-6, 1e-2, 5, rnd));
+  PetscCall(CheckPrecision("half", PETSC_FALSE, 2e-6, 1e-2, 5, rnd));
+  PetscCall(CheckPrecision("bfloat16", PETSC_FALSE, 1e-5, 1e-1, 7, rnd));
   {
     /* the default macro grid: the fewest flops per solve, h0 = sqrt(h) for Q1 ([RTRZ21] Table 3): h = 1/64 -> h0 = 1/8, level 3 */
     DM        dm;

@@ -1,9 +1,56 @@
 /* PCHFEM ("hfem"): the prehandled hierarchical-basis Schur-complement direct solver of [RTRZ21] (method M1) for the 2D
-   Q1 Poisson operator of a brick, on the host in double precision (this version). */
+   Q1 Poisson operator of a brick: the PC (options, setup, apply, view). The stages of a solve are in hfemimpl.h. */
 #include "hfemimpl.h"
+#include <petsctime.h>
 #include <petscblaslapack.h>
 
-static const char *const PCHFEMPrecisions[] = {"double", "single", "half", "bfloat16", "PCHFEMPrecision", "PC_HFEM_", NULL};
+const char *const PCHFEMPrecisions[] = {"double", "single", "half", "bfloat16", "PCHFEMPrecision", "PC_HFEM_", NULL};
+
+static PetscErrorCode PCHFEMDestroyWork(PC pc)
+{
+  PC_HFEM *hf = (PC_HFEM *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCall(MatDestroy(&hf->Z));
+  PetscCall(MatDestroy(&hf->W));
+  PetscCall(MatDestroy(&hf->W2));
+  PetscCall(MatDestroy(&hf->Xo));
+  PetscCall(MatDestroy(&hf->Bin));
+  PetscCall(MatDestroy(&hf->Y));
+  hf->wcols = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* C = A X (sparse times dense), set up once; MatProductNumeric() recomputes it */
+static PetscErrorCode PCHFEMProduct(Mat A, Mat X, Mat *C)
+{
+  PetscFunctionBegin;
+  PetscCall(MatProductCreate(A, X, NULL, C));
+  PetscCall(MatProductSetType(*C, MATPRODUCT_AB));
+  PetscCall(MatProductSetFromOptions(*C));
+  PetscCall(MatProductSymbolic(*C));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* everything a setup makes (not the options) */
+static PetscErrorCode PCReset_HFEM_Data(PC pc)
+{
+  PC_HFEM *hf = (PC_HFEM *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCall(PCHFEMDestroyWork(pc));
+  PetscCall(PetscFree3(hf->idxC, hf->idxE, hf->idxI));
+  PetscCall(PetscFree2(hf->LC, hf->B));
+  PetscCall(MatDestroy(&hf->T));
+  PetscCall(MatDestroy(&hf->Tt));
+  PetscCall(MatDestroy(&hf->D));
+  PetscCall(MatDestroy(&hf->Dt));
+  PetscCall(PCHFEMReset_Host(pc));
+#if defined(VP_HAVE_CUDA)
+  PetscCall(PCHFEMReset_Device(pc));
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 /* flops of one apply for macro level m: Pi^-1 (2 nE^2) and two applications of C^-1 (2 nb^2 per macro cell each) */
 static PetscReal PCHFEMCost(PetscInt nx, PetscInt ny, PetscInt s)
@@ -12,6 +59,49 @@ static PetscReal PCHFEMCost(PetscInt nx, PetscInt ny, PetscInt s)
   const PetscReal nE = N - nC - nb * ncell;
 
   return 2.0 * nE * nE + 4.0 * nb * nb * ncell;
+}
+
+/* the work of a solve for n columns: Bin, Y and the four products (hfemimpl.h), on the host or on the GPU */
+static PetscErrorCode PCHFEMSetUpWork(PC pc, PetscInt n)
+{
+  PC_HFEM *hf = (PC_HFEM *)pc->data;
+  PetscInt ldz, ldy;
+
+  PetscFunctionBegin;
+  if (hf->wcols == n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PCHFEMDestroyWork(pc));
+  if (hf->device) {
+#if defined(VP_HAVE_CUDA)
+    PetscCall(MatCreateSeqDenseCUDA(PETSC_COMM_SELF, hf->N, n, NULL, &hf->Bin));
+    PetscCall(MatCreateSeqDenseCUDA(PETSC_COMM_SELF, hf->N, n, NULL, &hf->Y));
+#endif
+  } else {
+    PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, hf->N, n, NULL, &hf->Bin));
+    PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, hf->N, n, NULL, &hf->Y));
+  }
+  PetscCall(MatZeroEntries(hf->Y));
+  PetscCall(PCHFEMProduct(hf->T, hf->Bin, &hf->Z));
+  PetscCall(PCHFEMProduct(hf->D, hf->Y, &hf->W));
+  PetscCall(PCHFEMProduct(hf->Dt, hf->Y, &hf->W2));
+  PetscCall(PCHFEMProduct(hf->Tt, hf->Y, &hf->Xo));
+  PetscCall(MatDenseGetLDA(hf->Z, &ldz));
+  PetscCall(MatDenseGetLDA(hf->Y, &ldy));
+  PetscCheck(ldz == ldy, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCHFEM: work matrices with different leading dimensions");
+  hf->wcols = n;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCHFEMSolveWork(PC pc)
+{
+  PC_HFEM *hf = (PC_HFEM *)pc->data;
+
+  PetscFunctionBegin;
+  if (hf->device) {
+#if defined(VP_HAVE_CUDA)
+    PetscCall(PCHFEMSolveStages_Device(pc));
+#endif
+  } else PetscCall(PCHFEMSolveStages_Host(pc));
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode PCSetUp_HFEM(PC pc)
@@ -37,7 +127,8 @@ static PetscErrorCode PCSetUp_HFEM(PC pc)
   PetscCheck(brick->degree == 1, comm, PETSC_ERR_SUP, "PCHFEM: -dm_brick_degree %" PetscInt_FMT ": the method is for Q1; allowed: -dm_brick_degree 1", brick->degree);
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCheck(size == 1, comm, PETSC_ERR_SUP, "PCHFEM runs on one MPI rank in this version (got %d); run the solve on one rank", size);
-  PetscCheck(hf->precision == PC_HFEM_DOUBLE, comm, PETSC_ERR_SUP, "-pc_hfem_precision %s is not implemented in this version (host, double only); allowed: double", PCHFEMPrecisions[hf->precision]);
+  PetscCall(DMBrickOnDevice_Private(dm, &hf->device));
+  PetscCheck(!hf->tf32 || hf->precision == PC_HFEM_SINGLE, comm, PETSC_ERR_ARG_INCOMP, "-pc_hfem_tf32 is for -pc_hfem_precision single (got %s)", PCHFEMPrecisions[hf->precision]);
   hf->level = brick->level;
   hf->nx    = brick->cells[0];
   hf->ny    = brick->cells[1];
@@ -67,196 +158,119 @@ static PetscErrorCode PCSetUp_HFEM(PC pc)
     PetscCall(PetscObjectReference((PetscObject)dm));
     hf->dm = dm;
   }
+  PetscCall(PCReset_HFEM_Data(pc));
   PetscCall(PCHFEMSetUpSets_Private(pc));
-  PetscCall(PetscFree6(hf->LC, hf->sE, hf->sI, hf->B, hf->C1inv, hf->Piinv));
-  PetscCall(PetscMalloc6(hf->nC * hf->nC + 1, &hf->LC, hf->nE + 1, &hf->sE, hf->nI + 1, &hf->sI, hf->nC * hf->nE + 1, &hf->B, hf->nb * hf->nb + 1, &hf->C1inv, hf->nE * hf->nE + 1, &hf->Piinv));
-  PetscCall(PetscFree(hf->work));
-  PetscCall(PetscMalloc1(2 * (hf->nC + hf->nE + hf->nI) + 2, &hf->work));
   /* the assembled nodal operator: Pmat if it is one, else the brick's */
   PetscCall(PetscObjectTypeCompareAny((PetscObject)pc->pmat, &assembled, MATSEQAIJ, MATAIJ, ""));
   if (assembled) {
     A = pc->pmat;
     PetscCall(PetscObjectReference((PetscObject)A));
   } else PetscCall(DMBrickCreateOperator(dm, MATAIJ, &A));
-  PetscCall(PCHFEMSetUpTransform_Private(pc, A));
+  {
+    PCHFEMParts  parts;
+    PetscScalar *Cinv;
+    PetscLogDouble t0, t1, t2;
+    PetscCall(PetscTime(&t0));
+    PetscCall(PetscLogEventBegin(PC_HFEMTransform, pc, 0, 0, 0));
+    PetscCall(PCHFEMSetUpTransform_Private(pc, A, &parts));
+    PetscCall(PetscLogEventEnd(PC_HFEMTransform, pc, 0, 0, 0));
+    PetscCall(PetscTime(&t1));
+    PetscCall(PetscInfo(pc, "PCHFEM setup: sparse transform and sets %.3f s\n", t1 - t0));
+    PetscCall(PetscLogEventBegin(PC_HFEMInvert, pc, 0, 0, 0));
+    if (hf->condition) PetscCall(PCHFEMCondition_Private(hf->nb, parts.C1, &hf->kappaC));
+    PetscCall(PetscMalloc1(hf->nb * hf->nb + 1, &Cinv));
+    PetscCall(PCHFEMSetUpCells_Private(pc, &parts, Cinv));
+    if (hf->device) {
+#if defined(VP_HAVE_CUDA)
+      PetscCall(PCHFEMSetUpDense_Device(pc, &parts, Cinv));
+      PetscCall(MatConvert(hf->T, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, &hf->T));
+      PetscCall(MatConvert(hf->Tt, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, &hf->Tt));
+      PetscCall(MatConvert(hf->D, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, &hf->D));
+      PetscCall(MatConvert(hf->Dt, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, &hf->Dt));
+#endif
+    } else PetscCall(PCHFEMSetUpDense_Host(pc, &parts, Cinv));
+    PetscCall(PCHFEMPartsDestroy_Private(&parts));
+    PetscCall(PetscLogEventEnd(PC_HFEMInvert, pc, 0, 0, 0));
+    PetscCall(PetscTime(&t2));
+    PetscCall(PetscInfo(pc, "PCHFEM setup: dense inverses %.3f s (%s)\n", t2 - t1, hf->device ? "GPU" : "host"));
+  }
   PetscCall(MatDestroy(&A));
-  PetscCall(VecDestroy(&hf->bt));
-  PetscCall(VecDestroy(&hf->xt));
-  PetscCall(VecDestroy(&hf->wE));
-  PetscCall(VecDestroy(&hf->wI));
-  PetscCall(MatCreateVecs(hf->S, &hf->bt, &hf->xt));
-  PetscCall(VecCreateSeq(PETSC_COMM_SELF, hf->nE, &hf->wE));
-  PetscCall(VecCreateSeq(PETSC_COMM_SELF, hf->nI, &hf->wI));
   PetscCall(PetscLogEventEnd(PC_HFEMSetUp, pc, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* x = A^-1 b by M1 (eq. 15-17) on the prehandled system: b~ = L^-1 S^T b, x = S L^-T x~ */
-PetscErrorCode PCHFEMApplyVec_Private(PC pc, Vec b, Vec x)
+/* the data of a setup on the GPU needs GPU vectors, on the host host vectors */
+static PetscErrorCode PCHFEMCheckPlace(PC pc, PetscBool device, const char *what)
 {
-  PC_HFEM          *hf = (PC_HFEM *)pc->data;
-  const PetscInt    nC = hf->nC, nE = hf->nE, nI = hf->nI, nb = hf->nb;
-  PetscScalar      *bC = hf->work, *bE, *bI, *xE, *yI, *t, *a;
-  PetscBLASInt      bnC, bnE, bnb, bncell, one_i = 1;
-  const PetscScalar one = 1.0, zero = 0.0, mone = -1.0;
+  PC_HFEM *hf = (PC_HFEM *)pc->data;
 
   PetscFunctionBegin;
+  PetscCheck(device == hf->device, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONG, "PCHFEM was set up on the %s (the brick's -dm_vec_type) but got %s on the %s: use %s", hf->device ? "GPU" : "host", what, device ? "GPU" : "host",
+             hf->device ? "CUDA vectors and MATDENSECUDA matrices" : "host vectors and matrices");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* x = A^-1 b by M1 (eq. 15-17) on the prehandled system: b~ = L^-1 S^T b, x = S L^-T x~ */
+static PetscErrorCode PCApply_HFEM(PC pc, Vec b, Vec x)
+{
+  PC_HFEM  *hf = (PC_HFEM *)pc->data;
+  PetscBool device;
+  Vec       col;
+
+  PetscFunctionBegin;
+  PetscCall(DMBrickVecsOnDevice_Private(b, x, &device));
+  PetscCall(PCHFEMCheckPlace(pc, device, "vectors"));
   PetscCall(PetscLogEventBegin(PC_HFEMApply, pc, b, x, 0));
-  PetscCall(PetscBLASIntCast(nC, &bnC));
-  PetscCall(PetscBLASIntCast(nE, &bnE));
-  PetscCall(PetscBLASIntCast(nb, &bnb));
-  PetscCall(PetscBLASIntCast(hf->ncell, &bncell));
-  PetscCall(MatMultTranspose(hf->S, b, hf->bt));
-  PetscCall(VecGetArray(hf->wE, &bE));
-  PetscCall(VecGetArray(hf->wI, &bI));
-  xE = hf->work + nC;
-  yI = hf->work + nC + nE;
-  PetscCall(VecGetArray(hf->bt, &a));
-  for (PetscInt k = 0; k < nC; k++) bC[k] = a[hf->idxC[k]];
-  for (PetscInt k = 0; k < nE; k++) bE[k] = hf->sE[k] * a[hf->idxE[k]];
-  for (PetscInt k = 0; k < nI; k++) bI[k] = hf->sI[k] * a[hf->idxI[k]];
-  PetscCall(VecRestoreArray(hf->bt, &a));
-  if (nC) BLAStrsm_("L", "L", "N", "N", &bnC, &one_i, &one, hf->LC, &bnC, bC, &bnC);
-  /* y_I = C^-1 b_I, all macro cells in one product (eq. 25) */
-  BLASgemm_("N", "N", &bnb, &bncell, &bnb, &one, hf->C1inv, &bnb, bI, &bnb, &zero, yI, &bnb);
-  if (nE) {
-    Vec vy, vr;
-    /* r_E = b_E - B^T b_C - D y_I, kept in bE */
-    if (nC) BLASgemv_("T", &bnC, &bnE, &mone, hf->B, &bnC, bC, &one_i, &one, bE, &one_i);
-    PetscCall(VecRestoreArray(hf->wE, &bE));
-    PetscCall(VecCreateSeqWithArray(PETSC_COMM_SELF, 1, nI, yI, &vy));
-    PetscCall(VecDuplicate(hf->wE, &vr));
-    PetscCall(MatMult(hf->D, vy, vr));
-    PetscCall(VecAXPY(hf->wE, -1.0, vr));
-    PetscCall(VecDestroy(&vr));
-    PetscCall(VecDestroy(&vy));
-    /* x_E = Pi^-1 r_E (eq. 15) */
-    PetscCall(VecGetArray(hf->wE, &bE));
-    BLASgemv_("N", &bnE, &bnE, &one, hf->Piinv, &bnE, bE, &one_i, &zero, xE, &one_i);
-    PetscCall(VecRestoreArray(hf->wE, &bE));
-    /* x_C = b_C - B x_E (eq. 16) */
-    if (nC) BLASgemv_("N", &bnC, &bnE, &mone, hf->B, &bnC, xE, &one_i, &one, bC, &one_i);
-    /* b_I - D^T x_E */
-    PetscCall(VecRestoreArray(hf->wI, &bI));
-    {
-      Vec vx, vt;
-      PetscCall(VecCreateSeqWithArray(PETSC_COMM_SELF, 1, nE, xE, &vx));
-      PetscCall(VecDuplicate(hf->wI, &vt));
-      PetscCall(MatMultTranspose(hf->D, vx, vt));
-      PetscCall(VecAXPY(hf->wI, -1.0, vt));
-      PetscCall(VecDestroy(&vt));
-      PetscCall(VecDestroy(&vx));
-    }
-    PetscCall(VecGetArray(hf->wI, &bI));
-    /* x_I = C^-1 (b_I - D^T x_E) (eq. 17) */
-    BLASgemm_("N", "N", &bnb, &bncell, &bnb, &one, hf->C1inv, &bnb, bI, &bnb, &zero, yI, &bnb);
-  } else {
-    PetscCall(VecRestoreArray(hf->wE, &bE));
-  }
-  PetscCall(VecRestoreArray(hf->wI, &bI));
-  /* back: x~ = L^-T x, x = S x~ */
-  if (nC) BLAStrsm_("L", "L", "T", "N", &bnC, &one_i, &one, hf->LC, &bnC, bC, &bnC);
-  PetscCall(VecGetArrayWrite(hf->xt, &t));
-  for (PetscInt k = 0; k < nC; k++) t[hf->idxC[k]] = bC[k];
-  for (PetscInt k = 0; k < nE; k++) t[hf->idxE[k]] = hf->sE[k] * xE[k];
-  for (PetscInt k = 0; k < nI; k++) t[hf->idxI[k]] = hf->sI[k] * yI[k];
-  PetscCall(VecRestoreArrayWrite(hf->xt, &t));
-  PetscCall(MatMult(hf->S, hf->xt, x));
-  PetscCall(PetscLogFlops(2.0 * nE * nE + 4.0 * nb * nb * hf->ncell + 4.0 * nC * nE + 2.0 * nC * nC));
+  PetscCall(PCHFEMSetUpWork(pc, 1));
+  PetscCall(MatDenseGetColumnVecWrite(hf->Bin, 0, &col));
+  PetscCall(VecCopy(b, col));
+  PetscCall(MatDenseRestoreColumnVecWrite(hf->Bin, 0, &col));
+  PetscCall(PCHFEMSolveWork(pc));
+  PetscCall(MatDenseGetColumnVecRead(hf->Xo, 0, &col));
+  PetscCall(VecCopy(col, x));
+  PetscCall(MatDenseRestoreColumnVecRead(hf->Xo, 0, &col));
   PetscCall(PetscLogEventEnd(PC_HFEMApply, pc, b, x, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode PCApply_HFEM(PC pc, Vec b, Vec x)
+/* many right-hand sides at once: the same stages with the right-hand sides as the columns of dense matrices, so each dense
+   step is one GEMM (C^-1 on all macro cells of all right-hand sides at once, eq. 25) and each sparse one a sparse-dense
+   product; at most -pc_hfem_columns columns per pass (the last pass padded with zero columns) */
+static PetscErrorCode PCMatApply_HFEM(PC pc, Mat Bm, Mat Xm)
 {
+  PC_HFEM  *hf = (PC_HFEM *)pc->data;
+  PetscInt  n, w;
   PetscBool device;
 
   PetscFunctionBegin;
-  PetscCall(DMBrickVecsOnDevice_Private(b, x, &device));
-  PetscCheck(!device, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "PCHFEM has no GPU implementation yet; with it use host vectors: -dm_vec_type standard");
-  PetscCall(PCHFEMApplyVec_Private(pc, b, x));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* many right-hand sides at once: the same steps with the right-hand sides as the columns of dense matrices, so each dense
-   step is one GEMM (C^-1 on all macro cells of all right-hand sides at once, eq. 25) and each sparse one a sparse-dense product */
-static PetscErrorCode PCMatApply_HFEM(PC pc, Mat Bm, Mat Xm)
-{
-  PC_HFEM          *hf = (PC_HFEM *)pc->data;
-  const PetscInt    nC = hf->nC, nE = hf->nE, nI = hf->nI, nb = hf->nb, N = hf->N;
-  PetscInt          n;
-  Mat               Bt, Ym, Rm, Xt, Xs;
-  PetscScalar      *bC, *bE, *bI, *xE, *yI, *a;
-  PetscBLASInt      bnC, bnE, bnb, bn, bcols;
-  const PetscScalar one = 1.0, zero = 0.0, mone = -1.0;
-  PetscBool         device;
-
-  PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompareAny((PetscObject)Bm, &device, MATSEQDENSECUDA, MATMPIDENSECUDA, MATDENSECUDA, ""));
-  PetscCheck(!device, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "PCHFEM has no GPU implementation yet; with it use host matrices and vectors: -dm_vec_type standard");
+  PetscCall(PCHFEMCheckPlace(pc, device, "a right-hand side matrix"));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)Xm, &device, MATSEQDENSECUDA, MATMPIDENSECUDA, MATDENSECUDA, ""));
+  PetscCall(PCHFEMCheckPlace(pc, device, "a solution matrix"));
   PetscCall(PetscLogEventBegin(PC_HFEMApply, pc, Bm, Xm, 0));
   PetscCall(MatGetSize(Bm, NULL, &n));
-  PetscCall(PetscBLASIntCast(nC, &bnC));
-  PetscCall(PetscBLASIntCast(nE, &bnE));
-  PetscCall(PetscBLASIntCast(nb, &bnb));
-  PetscCall(PetscBLASIntCast(n, &bn));
-  PetscCall(PetscBLASIntCast(hf->ncell * n, &bcols));
-  PetscCall(PetscMalloc5(nC * n + 1, &bC, nE * n + 1, &bE, nI * n + 1, &bI, nE * n + 1, &xE, nI * n + 1, &yI));
-  /* b~ = S^T B, split into the sets and prehandled */
-  PetscCall(MatTransposeMatMult(hf->S, Bm, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &Bt));
-  PetscCall(MatDenseGetArray(Bt, &a));
-  for (PetscInt j = 0; j < n; j++) {
-    const PetscScalar *col = a + (size_t)j * N;
-    for (PetscInt k = 0; k < nC; k++) bC[k + j * nC] = col[hf->idxC[k]];
-    for (PetscInt k = 0; k < nE; k++) bE[k + j * nE] = hf->sE[k] * col[hf->idxE[k]];
-    for (PetscInt k = 0; k < nI; k++) bI[k + j * nI] = hf->sI[k] * col[hf->idxI[k]];
+  w = PetscMin(n, hf->maxcols);
+  PetscCall(PCHFEMSetUpWork(pc, w));
+  for (PetscInt c0 = 0; c0 < n; c0 += w) {
+    const PetscInt c1 = PetscMin(n, c0 + w);
+    Mat            in, out, win, wout;
+    PetscCall(MatDenseGetSubMatrix(Bm, PETSC_DECIDE, PETSC_DECIDE, c0, c1, &in));
+    PetscCall(MatDenseGetSubMatrix(hf->Bin, PETSC_DECIDE, PETSC_DECIDE, 0, c1 - c0, &win));
+    PetscCall(MatCopy(in, win, SAME_NONZERO_PATTERN));
+    PetscCall(MatDenseRestoreSubMatrix(hf->Bin, &win));
+    PetscCall(MatDenseRestoreSubMatrix(Bm, &in));
+    if (c1 - c0 < w) {
+      PetscCall(MatDenseGetSubMatrix(hf->Bin, PETSC_DECIDE, PETSC_DECIDE, c1 - c0, w, &win));
+      PetscCall(MatZeroEntries(win));
+      PetscCall(MatDenseRestoreSubMatrix(hf->Bin, &win));
+    }
+    PetscCall(PCHFEMSolveWork(pc));
+    PetscCall(MatDenseGetSubMatrix(Xm, PETSC_DECIDE, PETSC_DECIDE, c0, c1, &out));
+    PetscCall(MatDenseGetSubMatrix(hf->Xo, PETSC_DECIDE, PETSC_DECIDE, 0, c1 - c0, &wout));
+    PetscCall(MatCopy(wout, out, SAME_NONZERO_PATTERN));
+    PetscCall(MatDenseRestoreSubMatrix(hf->Xo, &wout));
+    PetscCall(MatDenseRestoreSubMatrix(Xm, &out));
   }
-  PetscCall(MatDenseRestoreArray(Bt, &a));
-  PetscCall(MatDestroy(&Bt));
-  if (nC) BLAStrsm_("L", "L", "N", "N", &bnC, &bn, &one, hf->LC, &bnC, bC, &bnC);
-  /* Y_I = C^-1 B_I: every macro cell of every right-hand side is a column of one nb x (ncell n) matrix */
-  BLASgemm_("N", "N", &bnb, &bcols, &bnb, &one, hf->C1inv, &bnb, bI, &bnb, &zero, yI, &bnb);
-  if (nE) {
-    const PetscScalar *r;
-    /* R_E = B_E - B^T B_C - D Y_I; X_E = Pi^-1 R_E */
-    if (nC) BLASgemm_("T", "N", &bnE, &bn, &bnC, &mone, hf->B, &bnC, bC, &bnC, &one, bE, &bnE);
-    PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, nI, n, yI, &Ym));
-    PetscCall(MatMatMult(hf->D, Ym, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &Rm));
-    PetscCall(MatDenseGetArrayRead(Rm, &r));
-    for (PetscInt k = 0; k < nE * n; k++) bE[k] -= r[k];
-    PetscCall(MatDenseRestoreArrayRead(Rm, &r));
-    PetscCall(MatDestroy(&Rm));
-    PetscCall(MatDestroy(&Ym));
-    BLASgemm_("N", "N", &bnE, &bn, &bnE, &one, hf->Piinv, &bnE, bE, &bnE, &zero, xE, &bnE);
-    /* X_C = B_C - B X_E */
-    if (nC) BLASgemm_("N", "N", &bnC, &bn, &bnE, &mone, hf->B, &bnC, xE, &bnE, &one, bC, &bnC);
-    /* X_I = C^-1 (B_I - D^T X_E) */
-    PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, nE, n, xE, &Ym));
-    PetscCall(MatTransposeMatMult(hf->D, Ym, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &Rm));
-    PetscCall(MatDenseGetArrayRead(Rm, &r));
-    for (PetscInt k = 0; k < nI * n; k++) bI[k] -= r[k];
-    PetscCall(MatDenseRestoreArrayRead(Rm, &r));
-    PetscCall(MatDestroy(&Rm));
-    PetscCall(MatDestroy(&Ym));
-    BLASgemm_("N", "N", &bnb, &bcols, &bnb, &one, hf->C1inv, &bnb, bI, &bnb, &zero, yI, &bnb);
-  }
-  /* back: X~ = L^-T X, X = S X~ */
-  if (nC) BLAStrsm_("L", "L", "T", "N", &bnC, &bn, &one, hf->LC, &bnC, bC, &bnC);
-  PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, N, n, NULL, &Xt));
-  PetscCall(MatDenseGetArrayWrite(Xt, &a));
-  for (PetscInt j = 0; j < n; j++) {
-    PetscScalar *col = a + (size_t)j * N;
-    for (PetscInt k = 0; k < nC; k++) col[hf->idxC[k]] = bC[k + j * nC];
-    for (PetscInt k = 0; k < nE; k++) col[hf->idxE[k]] = hf->sE[k] * xE[k + j * nE];
-    for (PetscInt k = 0; k < nI; k++) col[hf->idxI[k]] = hf->sI[k] * yI[k + j * nI];
-  }
-  PetscCall(MatDenseRestoreArrayWrite(Xt, &a));
-  PetscCall(MatMatMult(hf->S, Xt, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &Xs));
-  PetscCall(MatCopy(Xs, Xm, SAME_NONZERO_PATTERN));
-  PetscCall(MatDestroy(&Xs));
-  PetscCall(MatDestroy(&Xt));
-  PetscCall(PetscFree5(bC, bE, bI, xE, yI));
-  PetscCall(PetscLogFlops(n * (2.0 * nE * nE + 4.0 * nb * nb * hf->ncell + 4.0 * nC * nE + 2.0 * nC * nC)));
   PetscCall(PetscLogEventEnd(PC_HFEMApply, pc, Bm, Xm, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -276,16 +290,29 @@ static PetscErrorCode PCSetFromOptions_HFEM(PC pc, PetscOptionItems *PetscOption
     hf->macro_level = m;
   }
   PetscCall(PetscStrncpy(prec, PCHFEMPrecisions[hf->precision], sizeof(prec)));
-  PetscCall(PetscOptionsString("-pc_hfem_precision", "Precision of the dense blocks: double (single, half, bfloat16: not in this version)", "PCHFEM", prec, prec, sizeof(prec), &set));
+  PetscCall(PetscOptionsString("-pc_hfem_precision", "Precision of C_i^-1 and Pi^-1 and of their products: double, single, half, bfloat16 (GPU: cuBLAS, tensor cores for half and bfloat16; host: BLAS, half and bfloat16 emulated)", "PCHFEM", prec, prec, sizeof(prec), &set));
   if (set) {
     PetscBool found = PETSC_FALSE;
     for (PetscInt i = 0; i < 4 && !found; i++) {
       PetscCall(PetscStrcmp(prec, PCHFEMPrecisions[i], &found));
-      if (found) hf->precision = (PCHFEMPrecision)i;
+      if (found) {
+        if (hf->precision != (PCHFEMPrecision)i) pc->setupcalled = 0;
+        hf->precision = (PCHFEMPrecision)i;
+      }
     }
     PetscCheck(found, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_UNKNOWN_TYPE, "-pc_hfem_precision %s: unknown value; allowed: double, single, half, bfloat16", prec);
   }
-  PetscCall(PetscOptionsBool("-pc_hfem_condition", "Compute kappa(C_i) and kappa(Pi) at setup (LAPACK) and show them in PCView", "PCHFEM", hf->condition, &hf->condition, NULL));
+  {
+    PetscBool tf32 = hf->tf32, pre = hf->prehandle;
+    PetscCall(PetscOptionsBool("-pc_hfem_tf32", "With -pc_hfem_precision single: TF32 tensor cores (GPU; emulated on the host)", "PCHFEM", tf32, &tf32, NULL));
+    PetscCall(PetscOptionsBool("-pc_hfem_prehandle", "Hierarchical basis and prehandling (false: the same block elimination on the nodal system, the reference of [RTRZ21] Fig. 5)", "PCHFEM", pre, &pre, NULL));
+    if (tf32 != hf->tf32 || pre != hf->prehandle) pc->setupcalled = 0;
+    hf->tf32      = tf32;
+    hf->prehandle = pre;
+  }
+  PetscCall(PetscOptionsBool("-pc_hfem_condition", "Compute kappa(C_i) and kappa(Pi) at setup (LAPACK; kappa(Pi) by cuSOLVER on the GPU) and show them in PCView", "PCHFEM", hf->condition, &hf->condition, NULL));
+  PetscCall(PetscOptionsInt("-pc_hfem_columns", "Right-hand sides per pass of PCMatApply (KSPMatSolve): the work holds about 6 N columns of doubles", "PCHFEM", hf->maxcols, &hf->maxcols, NULL));
+  PetscCheck(hf->maxcols >= 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_hfem_columns %" PetscInt_FMT ": allowed >= 1", hf->maxcols);
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -298,14 +325,19 @@ static PetscErrorCode PCView_HFEM(PC pc, PetscViewer viewer)
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
   if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscViewerASCIIPrintf(viewer, "  prehandled hierarchical-basis Schur complement, method M1 [RTRZ21], precision %s, on the host\n", PCHFEMPrecisions[hf->precision]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  %s Schur complement, method M1 [RTRZ21], on the %s; C_i^-1 and Pi^-1 in %s%s%s\n", hf->prehandle ? "prehandled hierarchical-basis" : "nodal-basis (no prehandling)", hf->device ? "GPU" : "host", PCHFEMPrecisions[hf->precision],
+                                   hf->tf32 ? " (TF32)" : "", hf->device ? (hf->precision >= PC_HFEM_HALF ? " (tensor cores, float accumulation)" : "") : (hf->precision >= PC_HFEM_HALF || hf->tf32 ? " (emulated: rounded inputs, float products)" : "")));
   if (!hf->dm) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscViewerASCIIPrintf(viewer, "  fine grid %" PetscInt_FMT " x %" PetscInt_FMT " cells (level %" PetscInt_FMT "), macro grid level %" PetscInt_FMT " (%" PetscInt_FMT " x %" PetscInt_FMT " macro cells of %" PetscInt_FMT " x %" PetscInt_FMT " cells)\n", hf->nx, hf->ny,
                                    hf->level, hf->m, hf->nx / hf->s, hf->ny / hf->s, hf->s, hf->s));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  node sets: |C| = %" PetscInt_FMT ", |E| = %" PetscInt_FMT ", |I| = %" PetscInt_FMT " (%" PetscInt_FMT " per macro cell)\n", hf->nC, hf->nE, hf->nI, hf->nb));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "  dense blocks: C_1^-1 %" PetscInt_FMT " x %" PetscInt_FMT " (%.3g MB), Pi^-1 %" PetscInt_FMT " x %" PetscInt_FMT " (%.3g MB), B %" PetscInt_FMT " x %" PetscInt_FMT " (%.3g MB)\n", hf->nb, hf->nb,
-                                   hf->nb * (double)hf->nb * sizeof(PetscScalar) / 1e6, hf->nE, hf->nE, hf->nE * (double)hf->nE * sizeof(PetscScalar) / 1e6, hf->nC, hf->nE, hf->nC * (double)hf->nE * sizeof(PetscScalar) / 1e6));
-  if (hf->condition) PetscCall(PetscViewerASCIIPrintf(viewer, "  kappa(C_1) = %.4g, kappa(Pi) = %.4g (LAPACK, at setup)\n", (double)hf->kappaC, (double)hf->kappaPi));
+  {
+    const double bytes = hf->precision == PC_HFEM_DOUBLE ? 8 : (hf->precision == PC_HFEM_SINGLE || !hf->device ? 4 : 2);
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  dense blocks: C_1^-1 %" PetscInt_FMT " x %" PetscInt_FMT " (%.3g MB), Pi^-1 %" PetscInt_FMT " x %" PetscInt_FMT " (%.3g MB), B %" PetscInt_FMT " x %" PetscInt_FMT " (%.3g MB, double)\n", hf->nb, hf->nb,
+                                     hf->nb * (double)hf->nb * bytes / 1e6, hf->nE, hf->nE, hf->nE * (double)hf->nE * bytes / 1e6, hf->nC, hf->nE, hf->nC * (double)hf->nE * sizeof(PetscScalar) / 1e6));
+  }
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  many right-hand sides: up to %" PetscInt_FMT " per pass (-pc_hfem_columns)\n", hf->maxcols));
+  if (hf->condition) PetscCall(PetscViewerASCIIPrintf(viewer, "  kappa(C_1) = %.4g, kappa(Pi) = %.4g (%s, at setup)\n", (double)hf->kappaC, (double)hf->kappaPi, hf->device ? "LAPACK, cuSOLVER" : "LAPACK"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -314,15 +346,7 @@ static PetscErrorCode PCReset_HFEM(PC pc)
   PC_HFEM *hf = (PC_HFEM *)pc->data;
 
   PetscFunctionBegin;
-  PetscCall(PetscFree3(hf->idxC, hf->idxE, hf->idxI));
-  PetscCall(PetscFree6(hf->LC, hf->sE, hf->sI, hf->B, hf->C1inv, hf->Piinv));
-  PetscCall(PetscFree(hf->work));
-  PetscCall(MatDestroy(&hf->S));
-  PetscCall(MatDestroy(&hf->D));
-  PetscCall(VecDestroy(&hf->bt));
-  PetscCall(VecDestroy(&hf->xt));
-  PetscCall(VecDestroy(&hf->wE));
-  PetscCall(VecDestroy(&hf->wI));
+  PetscCall(PCReset_HFEM_Data(pc));
   PetscCall(DMDestroy(&hf->dm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -380,13 +404,20 @@ PetscErrorCode PCHFEMGetSets(PC pc, PetscInt *nC, PetscInt *nE, PetscInt *nI, Pe
 
    Options Database Keys:
 +  -pc_hfem_macro_level <m>        - the level of the brick's hierarchy that is the macro grid (default: the fewest flops per solve)
-.  -pc_hfem_precision <double>     - precision of the dense blocks (this version: double on the host)
+.  -pc_hfem_precision <double>     - precision of C_i^-1, Pi^-1 and their products: double, single, half, bfloat16
+.  -pc_hfem_tf32                   - with single: TF32 tensor cores
+.  -pc_hfem_prehandle <true>        - false: the same elimination on the nodal system (no hierarchical basis, no scaling)
+.  -pc_hfem_columns <256>          - right-hand sides per pass of KSPMatSolve()
 -  -pc_hfem_condition              - compute kappa(C_1) and kappa(Pi) at setup and show them in PCView
 
    Notes:
    Use -ksp_type preonly -pc_type hfem for a direct solve, or as the preconditioner of CG/FGMRES, or as the coarse solver
    of PCMG (-mg_coarse_pc_type hfem). Needs -dm_brick_dim 2 -dm_brick_degree 1 -dm_brick_operator laplace, a brick
-   refined at least once, host vectors and one MPI rank (each is checked with an error naming the option).
+   refined at least once and one MPI rank (each is checked with an error naming the option). With -dm_vec_type cuda
+   everything runs on the GPU: the sparse steps through AIJCUSPARSE, C_i^-1 and Pi^-1 through cuBLAS (half and bfloat16
+   on the tensor cores with float accumulation, each right-hand side column scaled by its largest entry), Pi assembled
+   and inverted by cuSOLVER. On the host double and single use BLAS; half, bfloat16 and TF32 are emulated (the stored
+   inverses and the scaled inputs rounded to the format, products in float), so results match the GPU's to rounding.
    `KSPMatSolve()` solves many right-hand sides as one chain of matrix-matrix products.
 
    Level: intermediate
@@ -401,6 +432,8 @@ PETSC_EXTERN PetscErrorCode PCCreate_HFEM(PC pc)
   PetscCall(PetscNew(&hf));
   hf->macro_level          = PETSC_DETERMINE;
   hf->precision            = PC_HFEM_DOUBLE;
+  hf->prehandle            = PETSC_TRUE;
+  hf->maxcols              = 256;
   pc->data                 = hf;
   pc->ops->setup           = PCSetUp_HFEM;
   pc->ops->apply           = PCApply_HFEM;

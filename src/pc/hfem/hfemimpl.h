@@ -1,6 +1,16 @@
 /* Private data of PCHFEM: the prehandled hierarchical-basis Schur-complement direct solver [RTRZ21] for 2D Q1 Poisson on
-   a brick, method M1 (eq. 13-17): the hierarchical transform S (sparse), the prehandling scalings, the node sets C / E / I
-   and the dense blocks B, C_1^-1 (one for all congruent macro cells) and Pi^-1. */
+   a brick, method M1 (eq. 13-17).
+
+   A solve of n right-hand sides (the columns of a dense N x n matrix) runs on vectors in the set order [C; E; I]:
+     Z = T b                    T: the hierarchical transform S^T, the set order and the diagonal prehandling (sparse)
+     forward:  Z_C = L_C^-1 Z_C,  Y_I = C^-1 Z_I,  Z_E -= B^T Z_C
+     W = D Y                    D: the prehandled E-I block in the set order (sparse)
+     middle:   Z_E -= W_E,  Y_E = Pi^-1 Z_E,  Z_C -= B Y_E
+     W = D^T Y
+     backward: Z_I -= W_I,  Y_I = C^-1 Z_I,  Y_C = L_C^-T Z_C
+     x = T^T Y
+   The sparse products are PETSc's (AIJ or AIJCUSPARSE times dense); the three dense stages run on the host
+   (hfemhost.c, BLAS) or on the GPU (hfemdevice.c and cuda/vphfem.cu, cuBLAS), C^-1 and Pi^-1 in the chosen precision. */
 #pragma once
 
 #include "../../dm/brickimpl.h"
@@ -13,33 +23,71 @@ typedef enum {
   PC_HFEM_BFLOAT16
 } PCHFEMPrecision;
 
+PETSC_INTERN const char *const PCHFEMPrecisions[];
+
+/* What the backends invert: C_1, one macro cell's prehandled I-I block (nb x nb), and the pieces of
+   Pi = E - sum_k D_k C_1^-1 D_k^T - B^T B (eq. 13-14): the prehandled E-E block as triples, and for each macro cell the
+   E nodes it couples to (nr per cell, -1 where a cell has fewer) with the type of its block D_k C_1^-1 D_k^T (cells
+   whose D_k are equal share one block G, so a uniform grid needs one per kind of boundary position). */
+typedef struct {
+  PetscScalar *C1;
+  PetscInt     nnz, *ei, *ej;
+  PetscScalar *ev;
+  PetscInt     nr, ntype, *cellE, *celltype;
+  PetscScalar *G; /* ntype blocks nr x nr */
+} PCHFEMParts;
+
 typedef struct {
   /* options */
   PetscInt        macro_level; /* PETSC_DETERMINE: chosen by the cost model; may be negative (below the coarse grid) */
   PCHFEMPrecision precision;
-  PetscBool       condition; /* compute kappa(C_1) and kappa(Pi) at setup (LAPACK) */
+  PetscBool       tf32;      /* single precision on TF32 tensor cores (GPU; emulated on the host) */
+  PetscBool       prehandle; /* hierarchical basis and prehandling (eq. 2-5); false: the nodal system (Fig. 5's reference) */
+  PetscBool       condition; /* compute kappa(C_1) and kappa(Pi) at setup */
+  PetscInt        maxcols;   /* right-hand sides per pass of PCMatApply */
 
   /* setup */
   DM           dm;
+  PetscBool    device;             /* the brick's vectors live on the GPU: so does everything here */
   PetscInt     level, m;           /* the brick's level and the macro level */
   PetscInt     nx, ny, s;          /* fine cells per direction; fine cells per macro cell edge (2^(level - m)) */
   PetscInt     N, nC, nE, nI;      /* interior nodes, and the sizes of the three sets */
   PetscInt     nb, ncell;          /* I nodes per macro cell ((s-1)^2) and macro cells */
   PetscInt    *idxC, *idxE, *idxI; /* the nodes of each set (brick's global numbering), in the set's order */
-  Mat          S;                  /* nodal = S hierarchical (N x N) */
-  Mat          D;                  /* the prehandled E-I block (sparse) */
-  PetscScalar *LC;                 /* Cholesky factor of the hierarchical C-C block (lower, column-major) */
-  PetscScalar *sE, *sI;            /* 1/sqrt of the hierarchical diagonal on E and I */
-  PetscScalar *B;                  /* prehandled C-E block, nC x nE, column-major */
-  PetscScalar *C1inv;              /* the inverse of one macro cell's prehandled I-I block, nb x nb */
-  PetscScalar *Piinv;              /* Pi^-1, nE x nE */
+  Mat          T, Tt, D, Dt;       /* N x N sparse: the forward transform, its transpose, the E-I block and its transpose */
+  PetscScalar *LC;                 /* Cholesky factor of the (hierarchical) C-C block (lower, column-major) */
+  PetscScalar *B;                  /* prehandled C-E block, nC x nE, column-major (the host backend applies L_C^-1 to it) */
   PetscReal    kappaC, kappaPi;    /* with -pc_hfem_condition */
-  Vec          bt, xt, wE, wI;     /* work: hierarchical vectors, E and I parts */
-  PetscScalar *work;
+
+  /* the host's dense store: double, or float (single; half and bfloat16 emulated: values rounded to the format) */
+  PetscScalar *Cinv, *Piinv;
+  float       *Cinvf, *Piinvf;
+  PetscReal    sC, sPi; /* scales of the stored inverses (16-bit formats: the largest entry) */
+  float       *pack, *packout;
+  size_t       packcap;
+  void        *gpu; /* VPCudaHFEM */
+
+  /* work for the current number of columns: Bin (input), Y, and the products Z = T Bin, W = D Y, W2 = D^T Y, Xo = T^T Y */
+  PetscInt wcols;
+  Mat      Bin, Y, Z, W, W2, Xo;
 } PC_HFEM;
 
 PETSC_INTERN PetscErrorCode PCHFEMSetUpSets_Private(PC);
-PETSC_INTERN PetscErrorCode PCHFEMSetUpTransform_Private(PC, Mat);
-PETSC_INTERN PetscErrorCode PCHFEMApplyVec_Private(PC, Vec, Vec);
+PETSC_INTERN PetscErrorCode PCHFEMSetUpTransform_Private(PC, Mat, PCHFEMParts *);
+PETSC_INTERN PetscErrorCode PCHFEMPartsDestroy_Private(PCHFEMParts *);
+PETSC_INTERN PetscErrorCode PCHFEMCondition_Private(PetscInt, const PetscScalar *, PetscReal *);
+PETSC_INTERN PetscErrorCode PCHFEMInvertSPD_Private(PetscInt, PetscScalar *, const char *);
+PETSC_INTERN PetscErrorCode PCHFEMSetUpCells_Private(PC, PCHFEMParts *, PetscScalar *);
+PETSC_INTERN PetscErrorCode PCHFEMAssemblePi_Private(PC, const PCHFEMParts *, PetscScalar *);
 
-PETSC_EXTERN PetscLogEvent PC_HFEMSetUp, PC_HFEMApply;
+PETSC_INTERN PetscErrorCode PCHFEMSetUpDense_Host(PC, const PCHFEMParts *, PetscScalar *);
+PETSC_INTERN PetscErrorCode PCHFEMSolveStages_Host(PC);
+PETSC_INTERN PetscErrorCode PCHFEMReset_Host(PC);
+
+#if defined(VP_HAVE_CUDA)
+PETSC_INTERN PetscErrorCode PCHFEMSetUpDense_Device(PC, const PCHFEMParts *, PetscScalar *);
+PETSC_INTERN PetscErrorCode PCHFEMSolveStages_Device(PC);
+PETSC_INTERN PetscErrorCode PCHFEMReset_Device(PC);
+#endif
+
+PETSC_EXTERN PetscLogEvent PC_HFEMSetUp, PC_HFEMApply, PC_HFEMTransform, PC_HFEMInvert;

@@ -1,8 +1,10 @@
 /* Setup of PCHFEM [RTRZ21]: the node sets C (macro-grid nodes), E (on macro edges) and I (inside macro cells, macro
    cell by macro cell, the same local order in each), the hierarchical transform S (eq. 2-4), the prehandling (eq. 5: a
-   Cholesky factor on C, the diagonal elsewhere) and the dense blocks of method M1 (eq. 13-14). */
+   Cholesky factor on C, the diagonal elsewhere), the sparse operators of a solve (hfemimpl.h) and what the backends
+   turn into the dense inverses of method M1 (eq. 13-14). */
 #include "hfemimpl.h"
 #include <petscblaslapack.h>
+#include <petsctime.h>
 
 /* The sets, in the brick's global numbering (one rank: interior node (i, j) is (i-1) + (nx-1)(j-1)). */
 PetscErrorCode PCHFEMSetUpSets_Private(PC pc)
@@ -36,58 +38,57 @@ PetscErrorCode PCHFEMSetUpSets_Private(PC pc)
 }
 
 /* S: column q is the nodal expansion of node q's hierarchical function, the Q1 hat of the level on which the node
-   first appears (at least the macro level): width H = 2^(level - its level) fine cells, values (1 - |di|/H)(1 - |dj|/H). */
-static PetscErrorCode PCHFEMCreateS(PC pc)
+   first appears (at least the macro level): width H = 2^(level - its level) fine cells, values (1 - |di|/H)(1 - |dj|/H).
+   Without prehandling (-pc_hfem_prehandle false) only the macro-grid nodes get their macro-level hats (width s) and every
+   other node keeps its nodal hat: the least change of basis that M1's block structure needs (a macro hat is bilinear
+   in each macro cell, so it has no coupling with the functions inside a cell). */
+static PetscErrorCode PCHFEMCreateS(PC pc, Mat *S)
 {
   PC_HFEM       *hf = (PC_HFEM *)pc->data;
   const PetscInt nx = hf->nx, ny = hf->ny;
 
   PetscFunctionBegin;
-  PetscCall(MatDestroy(&hf->S));
-  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, hf->N, hf->N, 4 * (hf->level - hf->m + 2) + 1, NULL, &hf->S));
-  PetscCall(MatSetOption(hf->S, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, hf->N, hf->N, 4 * (hf->level - hf->m + 2) + 1, NULL, S));
+  PetscCall(MatSetOption(*S, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
   for (PetscInt j = 1; j < ny; j++)
     for (PetscInt i = 1; i < nx; i++) {
       const PetscInt col = (i - 1) + (nx - 1) * (j - 1);
       PetscInt       H   = hf->s;
-      while (H > 1 && (i % H || j % H)) H /= 2; /* the coarsest level (at most the macro level's) holding the node */
+      if (hf->prehandle)
+        while (H > 1 && (i % H || j % H)) H /= 2; /* the coarsest level (at most the macro level's) holding the node */
+      else if (i % H || j % H) H = 1;
       for (PetscInt dj = -(H - 1); dj <= H - 1; dj++)
         for (PetscInt di = -(H - 1); di <= H - 1; di++) {
           const PetscInt  r[2] = {i + di, j + dj};
           const PetscReal v    = (1.0 - PetscAbsInt(di) / (PetscReal)H) * (1.0 - PetscAbsInt(dj) / (PetscReal)H);
           if (r[0] <= 0 || r[0] >= nx || r[1] <= 0 || r[1] >= ny) continue;
-          PetscCall(MatSetValue(hf->S, (r[0] - 1) + (nx - 1) * (r[1] - 1), col, v, INSERT_VALUES));
+          PetscCall(MatSetValue(*S, (r[0] - 1) + (nx - 1) * (r[1] - 1), col, v, INSERT_VALUES));
         }
     }
-  PetscCall(MatAssemblyBegin(hf->S, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(hf->S, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyBegin(*S, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*S, MAT_FINAL_ASSEMBLY));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* a dense copy (column-major, leading dimension = rows) of a sub-block of At */
-static PetscErrorCode PCHFEMDenseBlock(Mat At, PetscInt nr, const PetscInt rows[], PetscInt nc, const PetscInt cols[], PetscScalar *out)
+/* a dense copy (column-major, leading dimension = rows) of the block [r0, r0 + nr) x [c0, c0 + nc) of Ap */
+static PetscErrorCode PCHFEMDenseBlock(Mat Ap, PetscInt r0, PetscInt nr, PetscInt c0, PetscInt nc, PetscScalar *out)
 {
-  IS                 isr, isc;
-  Mat                sub, dense;
-  const PetscScalar *a;
-
   PetscFunctionBegin;
-  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, nr, rows, PETSC_USE_POINTER, &isr));
-  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, nc, cols, PETSC_USE_POINTER, &isc));
-  PetscCall(MatCreateSubMatrix(At, isr, isc, MAT_INITIAL_MATRIX, &sub));
-  PetscCall(MatConvert(sub, MATSEQDENSE, MAT_INITIAL_MATRIX, &dense));
-  PetscCall(MatDenseGetArrayRead(dense, &a));
-  PetscCall(PetscArraycpy(out, a, nr * nc));
-  PetscCall(MatDenseRestoreArrayRead(dense, &a));
-  PetscCall(MatDestroy(&dense));
-  PetscCall(MatDestroy(&sub));
-  PetscCall(ISDestroy(&isr));
-  PetscCall(ISDestroy(&isc));
+  PetscCall(PetscArrayzero(out, nr * nc));
+  for (PetscInt i = 0; i < nr; i++) {
+    PetscInt           ncols;
+    const PetscInt    *cols;
+    const PetscScalar *vals;
+    PetscCall(MatGetRow(Ap, r0 + i, &ncols, &cols, &vals));
+    for (PetscInt t = 0; t < ncols; t++)
+      if (cols[t] >= c0 && cols[t] < c0 + nc) out[i + (cols[t] - c0) * nr] = vals[t];
+    PetscCall(MatRestoreRow(Ap, r0 + i, &ncols, &cols, &vals));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* the spectral condition number of a symmetric positive definite dense matrix (LAPACK syev, eigenvalues only) */
-static PetscErrorCode PCHFEMCondition(PetscInt n, const PetscScalar *a, PetscReal *kappa)
+PetscErrorCode PCHFEMCondition_Private(PetscInt n, const PetscScalar *a, PetscReal *kappa)
 {
   PetscScalar *c, *work;
   PetscReal   *w;
@@ -111,8 +112,135 @@ static PetscErrorCode PCHFEMCondition(PetscInt n, const PetscScalar *a, PetscRea
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the rows [r0, r0 + nr) and columns [c0, c0 + nc) of Ap as an N x N matrix with nothing else */
+static PetscErrorCode PCHFEMBlockOf(Mat Ap, PetscInt r0, PetscInt nr, PetscInt c0, PetscInt nc, Mat *out)
+{
+  PetscInt  N, *nnz;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetSize(Ap, &N, NULL));
+  PetscCall(PetscCalloc1(N + 1, &nnz));
+  for (PetscInt r = r0; r < r0 + nr; r++) {
+    PetscInt        ncols;
+    const PetscInt *cols;
+    PetscCall(MatGetRow(Ap, r, &ncols, &cols, NULL));
+    for (PetscInt t = 0; t < ncols; t++) nnz[r] += (cols[t] >= c0 && cols[t] < c0 + nc);
+    PetscCall(MatRestoreRow(Ap, r, &ncols, &cols, NULL));
+  }
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, N, N, 0, nnz, out));
+  for (PetscInt r = r0; r < r0 + nr; r++) {
+    PetscInt           ncols;
+    const PetscInt    *cols;
+    const PetscScalar *vals;
+    PetscCall(MatGetRow(Ap, r, &ncols, &cols, &vals));
+    for (PetscInt t = 0; t < ncols; t++)
+      if (cols[t] >= c0 && cols[t] < c0 + nc) PetscCall(MatSetValue(*out, r, cols[t], vals[t], INSERT_VALUES));
+    PetscCall(MatRestoreRow(Ap, r, &ncols, &cols, &vals));
+  }
+  PetscCall(MatAssemblyBegin(*out, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*out, MAT_FINAL_ASSEMBLY));
+  PetscCall(PetscFree(nnz));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the blocks D_k C_1^-1 D_k^T of the macro cells (eq. 13): D_k^T (nb x nr, its E nodes in the order they first appear
+   in the cell's rows of D^T) is compared with those of the types found so far; a new one gets its own block. */
+static PetscErrorCode PCHFEMCellBlocks(PC pc, const PetscScalar *Cinv, PCHFEMParts *parts)
+{
+  PC_HFEM       *hf = (PC_HFEM *)pc->data;
+  const PetscInt nb = hf->nb, nC = hf->nC, nE = hf->nE, ncell = hf->ncell;
+  PetscInt      *local, nr = 0, ntype = 0, maxtype = 4, *typenr;
+  PetscScalar  **typedt, *dtk, *tk;
+
+  PetscFunctionBegin;
+  /* the most E nodes of a cell: its edges' inner nodes */
+  nr = 4 * (hf->s - 1);
+  parts->nr = nr;
+  PetscCall(PetscMalloc2(ncell * nr + 1, &parts->cellE, ncell + 1, &parts->celltype));
+  PetscCall(PetscMalloc1(nE + 1, &local));
+  for (PetscInt e = 0; e < nE; e++) local[e] = -1;
+  PetscCall(PetscMalloc2(maxtype, &typedt, maxtype, &typenr));
+  PetscCall(PetscMalloc2(nb * nr + 1, &dtk, nb * nr + 1, &tk));
+  for (PetscInt k = 0; k < ncell; k++) {
+    PetscInt *ecols = parts->cellE + k * nr, n = 0, t;
+    for (PetscInt a = 0; a < nr; a++) ecols[a] = -1;
+    PetscCall(PetscArrayzero(dtk, nb * nr));
+    for (PetscInt r = 0; r < nb; r++) {
+      PetscInt           ncols;
+      const PetscInt    *cols;
+      const PetscScalar *vals;
+      PetscCall(MatGetRow(hf->Dt, nC + nE + k * nb + r, &ncols, &cols, &vals));
+      for (PetscInt q = 0; q < ncols; q++) {
+        const PetscInt e = cols[q] - nC;
+        if (local[e] < 0) {
+          PetscCheck(n < nr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCHFEM: macro cell %" PetscInt_FMT " couples to more than %" PetscInt_FMT " edge nodes", k, nr);
+          local[e]    = n;
+          ecols[n++] = e;
+        }
+        dtk[r + local[e] * nb] = vals[q];
+      }
+      PetscCall(MatRestoreRow(hf->Dt, nC + nE + k * nb + r, &ncols, &cols, &vals));
+    }
+    for (PetscInt a = 0; a < n; a++) local[ecols[a]] = -1;
+    for (t = 0; t < ntype; t++) {
+      PetscReal diff = 0.0, nrm = 0.0;
+      if (typenr[t] != n) continue;
+      for (PetscInt q = 0; q < nb * n; q++) {
+        diff = PetscMax(diff, PetscAbsScalar(dtk[q] - typedt[t][q]));
+        nrm  = PetscMax(nrm, PetscAbsScalar(typedt[t][q]));
+      }
+      if (diff <= 1e-13 * nrm) break;
+    }
+    if (t == ntype) {
+      if (ntype == maxtype) {
+        PetscScalar **nd;
+        PetscInt     *nn;
+        PetscCall(PetscMalloc2(2 * maxtype, &nd, 2 * maxtype, &nn));
+        PetscCall(PetscArraycpy(nd, typedt, ntype));
+        PetscCall(PetscArraycpy(nn, typenr, ntype));
+        PetscCall(PetscFree2(typedt, typenr));
+        typedt = nd;
+        typenr = nn;
+        maxtype *= 2;
+      }
+      PetscCall(PetscMalloc1(nb * n + 1, &typedt[ntype]));
+      PetscCall(PetscArraycpy(typedt[ntype], dtk, nb * n));
+      typenr[ntype++] = n;
+    }
+    parts->celltype[k] = t;
+  }
+  /* G_t = D_t C_1^-1 D_t^T, nr x nr (zero where a type has fewer nodes) */
+  parts->ntype = ntype;
+  PetscCall(PetscCalloc1(ntype * nr * nr + 1, &parts->G));
+  for (PetscInt t = 0; t < ntype; t++) {
+    PetscBLASInt      bnb, bn, bnr;
+    const PetscScalar one = 1.0, zero = 0.0;
+    if (!typenr[t]) continue;
+    PetscCall(PetscBLASIntCast(nb, &bnb));
+    PetscCall(PetscBLASIntCast(typenr[t], &bn));
+    PetscCall(PetscBLASIntCast(nr, &bnr));
+    BLASgemm_("N", "N", &bnb, &bn, &bnb, &one, Cinv, &bnb, typedt[t], &bnb, &zero, tk, &bnb);
+    BLASgemm_("T", "N", &bn, &bn, &bnb, &one, typedt[t], &bnb, tk, &bnb, &zero, parts->G + t * nr * nr, &bnr);
+  }
+  for (PetscInt t = 0; t < ntype; t++) PetscCall(PetscFree(typedt[t]));
+  PetscCall(PetscFree2(typedt, typenr));
+  PetscCall(PetscFree2(dtk, tk));
+  PetscCall(PetscFree(local));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PCHFEMPartsDestroy_Private(PCHFEMParts *parts)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(parts->C1));
+  PetscCall(PetscFree3(parts->ei, parts->ej, parts->ev));
+  PetscCall(PetscFree2(parts->cellE, parts->celltype));
+  PetscCall(PetscFree(parts->G));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* inverse of a symmetric positive definite dense matrix in place (potrf, potri, then the upper triangle mirrored) */
-static PetscErrorCode PCHFEMInvertSPD(PetscInt n, PetscScalar *a, const char *what)
+PetscErrorCode PCHFEMInvertSPD_Private(PetscInt n, PetscScalar *a, const char *what)
 {
   PetscBLASInt bn, info;
 
@@ -128,146 +256,161 @@ static PetscErrorCode PCHFEMInvertSPD(PetscInt n, PetscScalar *a, const char *wh
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* From the assembled nodal operator A: At = S^T A S, the prehandling and the dense blocks of M1. */
-PetscErrorCode PCHFEMSetUpTransform_Private(PC pc, Mat A)
+/* From the assembled nodal operator A: At = S^T A S in the set order with the diagonal prehandling (Ap), the sparse
+   operators T, T^T, D, D^T, the Cholesky factor L_C, B, and the parts the backends invert. */
+PetscErrorCode PCHFEMSetUpTransform_Private(PC pc, Mat A, PCHFEMParts *parts)
 {
   PC_HFEM       *hf = (PC_HFEM *)pc->data;
-  const PetscInt nC = hf->nC, nE = hf->nE, nI = hf->nI, nb = hf->nb;
-  Mat            At;
-  Vec            diag;
-  PetscScalar   *Lambda, *C1, *dtk = NULL, *tk = NULL, *gk = NULL;
-  PetscBLASInt   bnC, bnE, bnb;
-  PetscInt      *ecols = NULL;
+  const PetscInt nC = hf->nC, nE = hf->nE, nI = hf->nI, nb = hf->nb, N = hf->N;
+  Mat            S, At, Ap, St;
+  Vec            diag, scale;
+  IS             perm, all;
+  PetscInt      *order;
+  PetscBLASInt   bnC;
+  PetscLogDouble t[5];
 
   PetscFunctionBegin;
-  PetscCall(PCHFEMCreateS(pc));
-  PetscCall(MatPtAP(A, hf->S, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &At));
-  PetscCall(PetscBLASIntCast(nC, &bnC));
-  PetscCall(PetscBLASIntCast(nE, &bnE));
-  PetscCall(PetscBLASIntCast(nb, &bnb));
-  /* prehandling, eq. 5: the Cholesky factor of the hierarchical C-C block, 1/sqrt of the diagonal on E and I */
-  PetscCall(MatCreateVecs(At, &diag, NULL));
-  PetscCall(MatGetDiagonal(At, diag));
+  PetscCall(PetscMemzero(parts, sizeof(*parts)));
+  PetscCall(PetscTime(&t[0]));
+  PetscCall(PCHFEMCreateS(pc, &S));
+  PetscCall(PetscTime(&t[1]));
+  PetscCall(MatPtAP(A, S, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &At));
+  PetscCall(PetscTime(&t[2]));
+  /* the set order [C; E; I] */
+  PetscCall(PetscMalloc1(N, &order));
+  PetscCall(PetscArraycpy(order, hf->idxC, nC));
+  PetscCall(PetscArraycpy(order + nC, hf->idxE, nE));
+  PetscCall(PetscArraycpy(order + nC + nE, hf->idxI, nI));
+  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, N, order, PETSC_OWN_POINTER, &perm));
+  PetscCall(ISCreateStride(PETSC_COMM_SELF, N, 0, 1, &all));
+  PetscCall(MatCreateSubMatrix(At, perm, perm, MAT_INITIAL_MATRIX, &Ap));
+  /* prehandling, eq. 5: 1/sqrt of the hierarchical diagonal on E and I (1 on C, whose Cholesky factor is kept dense) */
+  PetscCall(MatCreateVecs(Ap, &diag, &scale));
+  PetscCall(MatGetDiagonal(Ap, diag));
   {
     const PetscScalar *d;
+    PetscScalar       *sc;
     PetscCall(VecGetArrayRead(diag, &d));
-    for (PetscInt k = 0; k < nE; k++) hf->sE[k] = 1.0 / PetscSqrtScalar(d[hf->idxE[k]]);
-    for (PetscInt k = 0; k < nI; k++) hf->sI[k] = 1.0 / PetscSqrtScalar(d[hf->idxI[k]]);
+    PetscCall(VecGetArrayWrite(scale, &sc));
+    for (PetscInt k = 0; k < N; k++) sc[k] = (k < nC || !hf->prehandle) ? 1.0 : 1.0 / PetscSqrtScalar(d[k]);
+    PetscCall(VecRestoreArrayWrite(scale, &sc));
     PetscCall(VecRestoreArrayRead(diag, &d));
   }
+  PetscCall(MatDiagonalScale(Ap, scale, scale));
+  /* T = diag(scale) P S^T and its transpose */
+  PetscCall(MatTranspose(S, MAT_INITIAL_MATRIX, &St));
+  PetscCall(MatDestroy(&hf->T));
+  PetscCall(MatDestroy(&hf->Tt));
+  PetscCall(MatCreateSubMatrix(St, perm, all, MAT_INITIAL_MATRIX, &hf->T));
+  PetscCall(MatDiagonalScale(hf->T, scale, NULL));
+  PetscCall(MatTranspose(hf->T, MAT_INITIAL_MATRIX, &hf->Tt));
+  PetscCall(MatDestroy(&St));
   PetscCall(VecDestroy(&diag));
+  PetscCall(VecDestroy(&scale));
+  PetscCall(ISDestroy(&perm));
+  PetscCall(ISDestroy(&all));
+  PetscCall(MatDestroy(&At));
+  PetscCall(MatDestroy(&S));
+  PetscCall(PetscTime(&t[3]));
+
+  /* L_C, and Ap_CE (B after L_C^-1) */
+  PetscCall(PetscBLASIntCast(nC, &bnC));
+  PetscCall(PetscFree2(hf->LC, hf->B));
+  PetscCall(PetscMalloc2(nC * nC + 1, &hf->LC, nC * nE + 1, &hf->B));
   if (nC) {
     PetscBLASInt info;
-    PetscCall(PCHFEMDenseBlock(At, nC, hf->idxC, nC, hf->idxC, hf->LC));
+    PetscCall(PCHFEMDenseBlock(Ap, 0, nC, 0, nC, hf->LC));
     LAPACKpotrf_("L", &bnC, hf->LC, &bnC, &info);
     PetscCheck(!info, PETSC_COMM_SELF, PETSC_ERR_LIB, "PCHFEM: LAPACK potrf failed on the macro-grid block: %d", (int)info);
     for (PetscInt j = 0; j < nC; j++)
       for (PetscInt i = 0; i < j; i++) hf->LC[i + j * nC] = 0.0;
-    /* B = L_C^-1 At_CE diag(sE) */
-    if (nE) {
-      const PetscScalar one = 1.0;
-      PetscCall(PCHFEMDenseBlock(At, nC, hf->idxC, nE, hf->idxE, hf->B));
-      for (PetscInt j = 0; j < nE; j++)
-        for (PetscInt i = 0; i < nC; i++) hf->B[i + j * nC] *= hf->sE[j];
-      BLAStrsm_("L", "L", "N", "N", &bnC, &bnE, &one, hf->LC, &bnC, hf->B, &bnC);
-    }
+    if (nE) PetscCall(PCHFEMDenseBlock(Ap, 0, nC, nC, nE, hf->B)); /* Ap_CE: the backends make B = L_C^-1 Ap_CE */
   }
-  /* C_1: the prehandled I-I block of the first macro cell; every macro cell has the same (congruent cells, the same local order) */
-  PetscCall(PetscMalloc1(nb * nb, &C1));
-  PetscCall(PCHFEMDenseBlock(At, nb, hf->idxI, nb, hf->idxI, C1));
-  for (PetscInt j = 0; j < nb; j++)
-    for (PetscInt i = 0; i < nb; i++) C1[i + j * nb] *= hf->sI[i] * hf->sI[j];
+  /* C_1: the first macro cell's I-I block; every macro cell has the same (congruent cells, the same local order) */
+  PetscCall(PetscMalloc1(nb * nb + 1, &parts->C1));
+  PetscCall(PCHFEMDenseBlock(Ap, nC + nE, nb, nC + nE, nb, parts->C1));
   if (hf->ncell > 1) {
     PetscScalar *Clast;
     PetscReal    diff = 0.0, nrm = 0.0;
-    PetscCall(PetscMalloc1(nb * nb, &Clast));
-    PetscCall(PCHFEMDenseBlock(At, nb, hf->idxI + (hf->ncell - 1) * nb, nb, hf->idxI + (hf->ncell - 1) * nb, Clast));
-    for (PetscInt j = 0; j < nb; j++)
-      for (PetscInt i = 0; i < nb; i++) {
-        const PetscScalar v = Clast[i + j * nb] * hf->sI[(hf->ncell - 1) * nb + i] * hf->sI[(hf->ncell - 1) * nb + j];
-        diff = PetscMax(diff, PetscAbsScalar(v - C1[i + j * nb]));
-        nrm  = PetscMax(nrm, PetscAbsScalar(C1[i + j * nb]));
-      }
+    PetscCall(PetscMalloc1(nb * nb + 1, &Clast));
+    PetscCall(PCHFEMDenseBlock(Ap, nC + nE + (hf->ncell - 1) * nb, nb, nC + nE + (hf->ncell - 1) * nb, nb, Clast));
+    for (PetscInt q = 0; q < nb * nb; q++) {
+      diff = PetscMax(diff, PetscAbsScalar(Clast[q] - parts->C1[q]));
+      nrm  = PetscMax(nrm, PetscAbsScalar(parts->C1[q]));
+    }
     PetscCall(PetscFree(Clast));
     PetscCheck(diff <= 1e-10 * nrm, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCHFEM: the macro cells' I-I blocks differ (%g relative): they must be congruent", (double)(diff / nrm));
   }
-  if (hf->condition) PetscCall(PCHFEMCondition(nb, C1, &hf->kappaC));
-  PetscCall(PetscArraycpy(hf->C1inv, C1, nb * nb));
-  PetscCall(PCHFEMInvertSPD(nb, hf->C1inv, "a macro cell's I-I block"));
-  PetscCall(PetscFree(C1));
-
-  /* D = diag(sE) At_EI diag(sI), sparse */
+  /* D (E rows, I columns) and D^T, and the E-E block as triples */
+  PetscCall(MatDestroy(&hf->D));
+  PetscCall(MatDestroy(&hf->Dt));
+  PetscCall(PCHFEMBlockOf(Ap, nC, nE, nC + nE, nI, &hf->D));
+  PetscCall(MatTranspose(hf->D, MAT_INITIAL_MATRIX, &hf->Dt));
   {
-    IS  isE, isI;
-    Vec vE, vI;
-    PetscCall(MatDestroy(&hf->D));
-    PetscCall(ISCreateGeneral(PETSC_COMM_SELF, nE, hf->idxE, PETSC_USE_POINTER, &isE));
-    PetscCall(ISCreateGeneral(PETSC_COMM_SELF, nI, hf->idxI, PETSC_USE_POINTER, &isI));
-    PetscCall(MatCreateSubMatrix(At, isE, isI, MAT_INITIAL_MATRIX, &hf->D));
-    PetscCall(VecCreateSeqWithArray(PETSC_COMM_SELF, 1, nE, hf->sE, &vE));
-    PetscCall(VecCreateSeqWithArray(PETSC_COMM_SELF, 1, nI, hf->sI, &vI));
-    PetscCall(MatDiagonalScale(hf->D, vE, vI));
-    PetscCall(VecDestroy(&vE));
-    PetscCall(VecDestroy(&vI));
-    PetscCall(ISDestroy(&isE));
-    PetscCall(ISDestroy(&isI));
-  }
-  /* Lambda = E - D C^-1 D^T (eq. 13), macro cell by macro cell; then Pi = Lambda - B^T B (eq. 14) */
-  Lambda = hf->Piinv;
-  if (nE) {
-    Mat Dt;
-    PetscCall(PCHFEMDenseBlock(At, nE, hf->idxE, nE, hf->idxE, Lambda));
-    for (PetscInt j = 0; j < nE; j++)
-      for (PetscInt i = 0; i < nE; i++) Lambda[i + j * nE] *= hf->sE[i] * hf->sE[j];
-    PetscCall(MatTranspose(hf->D, MAT_INITIAL_MATRIX, &Dt));
-    PetscCall(PetscMalloc1(nE, &ecols));
-    for (PetscInt k = 0; k < hf->ncell; k++) {
-      PetscInt     nr = 0;
-      PetscBLASInt bnr;
-      const PetscScalar one = 1.0, zero = 0.0;
-      /* the E nodes this macro cell's I nodes couple to */
-      for (PetscInt r = k * nb; r < (k + 1) * nb; r++) {
-        PetscInt        ncols;
-        const PetscInt *cols;
-        PetscCall(MatGetRow(Dt, r, &ncols, &cols, NULL));
-        for (PetscInt t = 0; t < ncols; t++) {
-          PetscInt u = 0;
-          while (u < nr && ecols[u] != cols[t]) u++;
-          if (u == nr) ecols[nr++] = cols[t];
-        }
-        PetscCall(MatRestoreRow(Dt, r, &ncols, &cols, NULL));
-      }
-      if (!nr) continue;
-      PetscCall(PetscCalloc3(nb * nr, &dtk, nb * nr, &tk, nr * nr, &gk));
-      for (PetscInt r = k * nb; r < (k + 1) * nb; r++) {
+    PetscInt nnz = 0;
+    for (PetscInt pass = 0; pass < 2; pass++) {
+      nnz = 0;
+      for (PetscInt r = nC; r < nC + nE; r++) {
         PetscInt           ncols;
         const PetscInt    *cols;
         const PetscScalar *vals;
-        PetscCall(MatGetRow(Dt, r, &ncols, &cols, &vals));
-        for (PetscInt t = 0; t < ncols; t++) {
-          PetscInt u = 0;
-          while (ecols[u] != cols[t]) u++;
-          dtk[(r - k * nb) + u * nb] = vals[t]; /* D_k^T, nb x nr */
-        }
-        PetscCall(MatRestoreRow(Dt, r, &ncols, &cols, &vals));
+        PetscCall(MatGetRow(Ap, r, &ncols, &cols, &vals));
+        for (PetscInt t = 0; t < ncols; t++)
+          if (cols[t] >= nC && cols[t] < nC + nE) {
+            if (pass) {
+              parts->ei[nnz] = r - nC;
+              parts->ej[nnz] = cols[t] - nC;
+              parts->ev[nnz] = vals[t];
+            }
+            nnz++;
+          }
+        PetscCall(MatRestoreRow(Ap, r, &ncols, &cols, &vals));
       }
-      PetscCall(PetscBLASIntCast(nr, &bnr));
-      BLASgemm_("N", "N", &bnb, &bnr, &bnb, &one, hf->C1inv, &bnb, dtk, &bnb, &zero, tk, &bnb); /* C^-1 D_k^T */
-      BLASgemm_("T", "N", &bnr, &bnr, &bnb, &one, dtk, &bnb, tk, &bnb, &zero, gk, &bnr);        /* D_k C^-1 D_k^T */
-      for (PetscInt b = 0; b < nr; b++)
-        for (PetscInt a = 0; a < nr; a++) Lambda[ecols[a] + ecols[b] * nE] -= gk[a + b * nr];
-      PetscCall(PetscFree3(dtk, tk, gk));
+      if (!pass) PetscCall(PetscMalloc3(nnz + 1, &parts->ei, nnz + 1, &parts->ej, nnz + 1, &parts->ev));
     }
-    PetscCall(PetscFree(ecols));
-    PetscCall(MatDestroy(&Dt));
-    if (nC) {
-      const PetscScalar mone = -1.0, one = 1.0;
-      BLASgemm_("T", "N", &bnE, &bnE, &bnC, &mone, hf->B, &bnC, hf->B, &bnC, &one, Lambda, &bnE);
-    }
-    if (hf->condition) PetscCall(PCHFEMCondition(nE, Lambda, &hf->kappaPi));
-    PetscCall(PCHFEMInvertSPD(nE, hf->Piinv, "Pi"));
+    parts->nnz = nnz;
   }
-  PetscCall(MatDestroy(&At));
-  PetscCall(PetscLogFlops(2.0 * nb * nb * nb + (double)nE * nE * nE));
+  PetscCall(MatDestroy(&Ap));
+  PetscCall(PetscTime(&t[4]));
+  PetscCall(PetscInfo(pc, "PCHFEM transform: S %.2f s, S^T A S %.2f s, set order and T %.2f s, blocks %.2f s\n", t[1] - t[0], t[2] - t[1], t[3] - t[2], t[4] - t[3]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* C_1^-1 in double on the host (LAPACK) and the cells' blocks G made with it */
+PetscErrorCode PCHFEMSetUpCells_Private(PC pc, PCHFEMParts *parts, PetscScalar *Cinv)
+{
+  PC_HFEM *hf = (PC_HFEM *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCall(PetscArraycpy(Cinv, parts->C1, hf->nb * hf->nb));
+  PetscCall(PCHFEMInvertSPD_Private(hf->nb, Cinv, "a macro cell's I-I block"));
+  PetscCall(PCHFEMCellBlocks(pc, Cinv, parts));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Pi on the host from its parts (eq. 13-14), inverted in place */
+PetscErrorCode PCHFEMAssemblePi_Private(PC pc, const PCHFEMParts *parts, PetscScalar *Pi)
+{
+  PC_HFEM       *hf = (PC_HFEM *)pc->data;
+  const PetscInt nE = hf->nE, nC = hf->nC, nr = parts->nr;
+
+  PetscFunctionBegin;
+  PetscCall(PetscArrayzero(Pi, nE * nE));
+  for (PetscInt p = 0; p < parts->nnz; p++) Pi[parts->ei[p] + parts->ej[p] * nE] += parts->ev[p];
+  for (PetscInt k = 0; k < hf->ncell; k++) {
+    const PetscInt    *e = parts->cellE + k * nr;
+    const PetscScalar *g = parts->G + parts->celltype[k] * nr * nr;
+    for (PetscInt b = 0; b < nr; b++)
+      for (PetscInt a = 0; a < nr; a++)
+        if (e[a] >= 0 && e[b] >= 0) Pi[e[a] + e[b] * nE] -= g[a + b * nr];
+  }
+  if (nC && nE) {
+    const PetscScalar mone = -1.0, one = 1.0;
+    PetscBLASInt      bnC, bnE;
+    PetscCall(PetscBLASIntCast(nC, &bnC));
+    PetscCall(PetscBLASIntCast(nE, &bnE));
+    BLASgemm_("T", "N", &bnE, &bnE, &bnC, &mone, hf->B, &bnC, hf->B, &bnC, &one, Pi, &bnE);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
