@@ -5,11 +5,15 @@
   #include <petscdevice_cuda.h>
   #include "vpatch_cuda.h"
 
+/* indices (-1: none) as the int of the CUDA interface */
 static PetscErrorCode IntCopy(PetscInt n, const PetscInt *in, PetscBLASInt **out)
 {
   PetscFunctionBegin;
   PetscCall(PetscMalloc1(n + 1, out));
-  for (PetscInt i = 0; i < n; i++) PetscCall(PetscBLASIntCast(in[i], &(*out)[i]));
+  for (PetscInt i = 0; i < n; i++) {
+    if (in[i] < 0) (*out)[i] = -1;
+    else PetscCall(PetscBLASIntCast(in[i], &(*out)[i]));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
