@@ -374,7 +374,7 @@ expect_error bad_dg_schedule "-pc_vertexpatch_schedule single with -dm_brick_ope
 expect_error bad_dg_single "pc_vertexpatch_precision single with -dm_brick_operator sipg is implemented on the GPU only" $EX3 -mg_levels_pc_vertexpatch_precision single
 expect_error bad_dg_penalty "-dm_brick_sipg_penalty 0.5: the penalty factor must be at least 1" $EX3 -dm_brick_sipg_penalty 0.5
 
-echo "== PCHFEM (seed 004): direct solve = LU, node sets = eq. 6-8, KSPMatSolve, Table 1's condition numbers, the three uses, errors"
+echo "== PCHFEM (seed 004): direct solve = LU, node sets = eq. 6-8, KSPMatSolve, Table 1's condition numbers, the three uses, four precisions, errors"
 ctest hfem_direct ./tests/test_hfem
 EX4=./tutorials/ex4
 $EX1 -dm_brick_degree 1 -dm_brick_cells 1,1 -dm_brick_refine 6 -fmg 0 -ksp_type preonly -pc_type hfem >"$OUT/hfem_preonly.log" 2>&1
@@ -398,7 +398,13 @@ expect_error bad_hfem_degree "PCHFEM: -dm_brick_degree 2: the method is for Q1" 
 expect_error bad_hfem_operator "PCHFEM: -dm_brick_operator c0ip; allowed: laplace" $EX2 -dm_brick_degree 2 -ksp_type preonly -pc_type hfem
 expect_error bad_hfem_macro "-pc_hfem_macro_level 5: allowed 0..2" $EX1 -dm_brick_degree 1 -dm_brick_cells 1,1 -dm_brick_refine 3 -fmg 0 -ksp_type preonly -pc_type hfem -pc_hfem_macro_level 5
 expect_error bad_hfem_ranks "PCHFEM runs on one MPI rank in this version (got 2)" $MPIEXEC -n 2 --oversubscribe $EX1 -dm_brick_degree 1 -dm_brick_cells 2,2 -dm_brick_refine 3 -fmg 0 -ksp_type preonly -pc_type hfem
-expect_error bad_hfem_precision "-pc_hfem_precision half is not implemented in this version (host, double only); allowed: double" $EX1 -dm_brick_degree 1 -dm_brick_cells 1,1 -dm_brick_refine 3 -fmg 0 -ksp_type preonly -pc_type hfem -pc_hfem_precision half
+$EX1 -dm_brick_degree 1 -dm_brick_cells 1,1 -dm_brick_refine 7 -fmg 0 -ksp_type cg -ksp_norm_type unpreconditioned -ksp_rtol 1e-10 -pc_type hfem -pc_hfem_precision half -ksp_view >"$OUT/hfem_cg_half.log" 2>&1
+converged_ok "$OUT/hfem_cg_half.log" 1e-10 && [ "$(its_of "$OUT/hfem_cg_half.log")" -le 6 ] && grep -q "C_i^-1 and Pi^-1 in half (emulated: rounded inputs, float products)" "$OUT/hfem_cg_half.log"
+result hfem_cg_half_precision $? "CG (double) with hfem in half precision (host emulation) to 1e-10: $(its_of "$OUT/hfem_cg_half.log") iterations, true residual $(true_of "$OUT/hfem_cg_half.log")"
+$EX4 -dm_brick_refine 6 -nrhs 8 -nmodes 3 -pc_hfem_columns 3 -pc_hfem_precision bfloat16 -max_residual 5e-2 >"$OUT/hfem_ex4_bf16.log" 2>&1
+result hfem_ex4_bfloat16_passes $? "$(grep 'largest relative residual' "$OUT/hfem_ex4_bf16.log") (bfloat16, 8 right-hand sides in passes of 3)"
+expect_error bad_hfem_tf32 "-pc_hfem_tf32 is for -pc_hfem_precision single (got half)" $EX1 -dm_brick_degree 1 -dm_brick_cells 1,1 -dm_brick_refine 3 -fmg 0 -ksp_type preonly -pc_type hfem -pc_hfem_precision half -pc_hfem_tf32
+expect_error bad_hfem_columns "-pc_hfem_columns 0: allowed >= 1" $EX4 -dm_brick_refine 3 -pc_hfem_columns 0
 expect_error bad_hfem_precision_value "-pc_hfem_precision quad: unknown value; allowed: double, single, half, bfloat16" $EX1 -dm_brick_degree 1 -dm_brick_cells 1,1 -dm_brick_refine 3 -fmg 0 -ksp_type preonly -pc_type hfem -pc_hfem_precision quad
 
 echo "== first contact: the tutorials' default problems show the method and run on 1 to 4 ranks with the same iterations"

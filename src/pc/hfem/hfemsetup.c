@@ -112,14 +112,17 @@ PetscErrorCode PCHFEMCondition_Private(PetscInt n, const PetscScalar *a, PetscRe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the rows [r0, r0 + nr) and columns [c0, c0 + nc) of Ap as an N x N matrix with nothing else */
+/* the rows [r0, r0 + nr) and columns [c0, c0 + nc) of Ap as an N x N matrix with nothing else but an explicit zero on the
+   diagonal of every row: a matrix without empty rows (and so its transpose) keeps PETSc's plain CSR, which the sparse
+   times dense products of AIJCUSPARSE need (they reject the compressed-row form of mostly empty matrices) */
 static PetscErrorCode PCHFEMBlockOf(Mat Ap, PetscInt r0, PetscInt nr, PetscInt c0, PetscInt nc, Mat *out)
 {
   PetscInt  N, *nnz;
 
   PetscFunctionBegin;
   PetscCall(MatGetSize(Ap, &N, NULL));
-  PetscCall(PetscCalloc1(N + 1, &nnz));
+  PetscCall(PetscMalloc1(N + 1, &nnz));
+  for (PetscInt r = 0; r < N; r++) nnz[r] = 1;
   for (PetscInt r = r0; r < r0 + nr; r++) {
     PetscInt        ncols;
     const PetscInt *cols;
@@ -134,9 +137,10 @@ static PetscErrorCode PCHFEMBlockOf(Mat Ap, PetscInt r0, PetscInt nr, PetscInt c
     const PetscScalar *vals;
     PetscCall(MatGetRow(Ap, r, &ncols, &cols, &vals));
     for (PetscInt t = 0; t < ncols; t++)
-      if (cols[t] >= c0 && cols[t] < c0 + nc) PetscCall(MatSetValue(*out, r, cols[t], vals[t], INSERT_VALUES));
+      if (cols[t] >= c0 && cols[t] < c0 + nc) PetscCall(MatSetValue(*out, r, cols[t], vals[t], ADD_VALUES));
     PetscCall(MatRestoreRow(Ap, r, &ncols, &cols, &vals));
   }
+  for (PetscInt r = 0; r < N; r++) PetscCall(MatSetValue(*out, r, r, 0.0, ADD_VALUES));
   PetscCall(MatAssemblyBegin(*out, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*out, MAT_FINAL_ASSEMBLY));
   PetscCall(PetscFree(nnz));
@@ -172,6 +176,7 @@ static PetscErrorCode PCHFEMCellBlocks(PC pc, const PetscScalar *Cinv, PCHFEMPar
       PetscCall(MatGetRow(hf->Dt, nC + nE + k * nb + r, &ncols, &cols, &vals));
       for (PetscInt q = 0; q < ncols; q++) {
         const PetscInt e = cols[q] - nC;
+        if (e < 0 || e >= nE) continue; /* the explicit zero on the diagonal */
         if (local[e] < 0) {
           PetscCheck(n < nr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCHFEM: macro cell %" PetscInt_FMT " couples to more than %" PetscInt_FMT " edge nodes", k, nr);
           local[e]    = n;
