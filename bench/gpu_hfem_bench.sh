@@ -4,12 +4,15 @@
 # then GFLOP/s and MDoF/s of M1 for N_rhs = 1 (KSPSolve, GEMV-bound) and many (KSPMatSolve); in the same run, per
 # right-hand side, our PCMG + vertex patch (ex1, 2D Q1, rtol 1e-9), PETSc's GAMG on the assembled operator
 # (aijcusparse), and CG in double around HFEM in half (rtol 1e-9). Usage (on the GPU machine, from a build with a
-# CUDA PETSc): bash bench/gpu_hfem_bench.sh [LEVELS] > table.md; logs in $OUT_DIR (default bench/out-hfem).
+# CUDA PETSc): [MANY=256] [PRECISIONS="double single tf32 half bfloat16"] bash bench/gpu_hfem_bench.sh [LEVELS] > table.md;
+# logs (with -log_view: the share of the sparse products, MatProductNumeric, in HFEMApply) in $OUT_DIR (default
+# bench/out-hfem).
 set -u
 cd "$(dirname "$0")/.."
 LEVELS=${1:-"8 9 10"}
 OUT=${OUT_DIR:-bench/out-hfem}
 MANY=${MANY:-256}
+PRECISIONS=${PRECISIONS:-"double single tf32 half bfloat16"}
 DEV=${DEV--dm_vec_type cuda} # DEV= (empty): the same on the host, to try the script
 mkdir -p "$OUT"
 val() { awk -v k="$2" 'index($0, k) == 1 {print; exit}' "$1"; }
@@ -18,10 +21,10 @@ echo
 echo "| h | precision | N | setup s (host transform + dense) | N_rhs = 1: s per rhs, GFLOP/s, MDoF/s | N_rhs = $MANY: s per rhs, GFLOP/s, MDoF/s | largest relative residual | L2 error (mode 1) |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
 for r in $LEVELS; do
-  for p in double single tf32 half bfloat16; do
+  for p in $PRECISIONS; do
     opt="-pc_hfem_precision $p"; [ $p = tf32 ] && opt="-pc_hfem_precision single -pc_hfem_tf32"
     log="$OUT/ex4_r${r}_$p.log"
-    ./tutorials/ex4 $DEV -dm_brick_refine $r $opt -nrhs $MANY -repeat 3 -single 10 -max_residual 1 -info :pc >"$log" 2>&1
+    ./tutorials/ex4 $DEV -dm_brick_refine $r $opt -nrhs $MANY -repeat 3 -single 10 -max_residual 1 -info :pc -log_view >"$log" 2>&1
     awk -v h="1/$((1 << r))" -v p="$p" '
       /PCHFEM setup: sparse transform and sets/ {tr = $(NF-1)}
       /PCHFEM setup: dense inverses/ {de = $(NF-2)}

@@ -145,7 +145,7 @@ int VPCudaCopyToDevice(double *dst, const double *src, size_t n);
 #define VPC_HFEM_HALF     2
 #define VPC_HFEM_BFLOAT16 3
 #define VPC_ERR_CUBLAS    10000 /* + cublasStatus_t */
-#define VPC_ERR_CUSOLVER  20000 /* + cusolverStatus_t */
+#define VPC_ERR_CUSOLVER  20000 /* + cusolverStatus_t (the glue prints the code) */
 #define VPC_ERR_NOT_SPD   30000 /* a Cholesky factorization or an eigensolve failed */
 typedef struct VPCudaHFEM_s *VPCudaHFEM;
 int VPCudaHFEMCreate(int nC, int nE, int nb, int ncell, int precision, int tf32, const double *LC, const double *B, VPCudaHFEM *h);

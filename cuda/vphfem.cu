@@ -85,16 +85,6 @@ __global__ void VPConvert(size_t n, const double *__restrict__ x, double s, T *_
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) y[i] = FromDouble<T>(x[i] / s);
 }
 
-// the upper triangle of a symmetric matrix from its lower one
-__global__ void VPMirrorLower(int n, double *a)
-{
-  const size_t total = (size_t)n * n;
-  for (size_t p = blockIdx.x * (size_t)blockDim.x + threadIdx.x; p < total; p += (size_t)gridDim.x * blockDim.x) {
-    const size_t i = p % n, j = p / n;
-    if (i < j) a[p] = a[j + i * (size_t)n];
-  }
-}
-
 // packed column c = g * per + q of X lives at X + g * ldx + q * rows; scaled (16-bit formats) and converted
 template <typename T, bool SCALE>
 __global__ void VPPack(int rows, int per, int ncols, const double *__restrict__ X, size_t ldx, T *__restrict__ P, float *__restrict__ scale)
@@ -172,23 +162,31 @@ extern "C" int VPCudaHFEMCreate(int nC, int nE, int nb, int ncell, int prec, int
   return 0;
 }
 
-// the extreme eigenvalues' ratio of the symmetric matrix a (lower triangle; a copy is taken)
+// the extreme eigenvalues' ratio of the symmetric matrix a (lower triangle; a copy is taken); the 64-bit API, as n^2
+// passes 2^31 for the Schur complements of fine grids
 static int Condition(VPCudaHFEM h, int n, const double *a, double *kappa)
 {
-  double *c, *w, *work, wlo, whi;
-  int     lwork, info;
+  cusolverDnParams_t params;
+  double            *c, *w, wlo, whi;
+  void              *dwork, *hwork = NULL;
+  size_t             wd, wh;
+  int                info;
   VP_CHECK(cudaMalloc(&c, sizeof(double) * n * (size_t)n));
   VP_CHECK(cudaMemcpy(c, a, sizeof(double) * n * (size_t)n, cudaMemcpyDeviceToDevice));
   VP_CHECK(cudaMalloc(&w, sizeof(double) * n));
-  VP_CUSOLVER(cusolverDnDsyevd_bufferSize(h->solver, CUSOLVER_EIG_MODE_NOVECTOR, CUBLAS_FILL_MODE_LOWER, n, c, n, w, &lwork));
-  VP_CHECK(cudaMalloc(&work, sizeof(double) * (size_t)lwork));
-  VP_CUSOLVER(cusolverDnDsyevd(h->solver, CUSOLVER_EIG_MODE_NOVECTOR, CUBLAS_FILL_MODE_LOWER, n, c, n, w, work, lwork, h->info));
+  VP_CUSOLVER(cusolverDnCreateParams(&params));
+  VP_CUSOLVER(cusolverDnXsyevd_bufferSize(h->solver, params, CUSOLVER_EIG_MODE_NOVECTOR, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F, c, n, CUDA_R_64F, w, CUDA_R_64F, &wd, &wh));
+  VP_CHECK(cudaMalloc(&dwork, wd ? wd : 1));
+  if (wh) hwork = malloc(wh);
+  VP_CUSOLVER(cusolverDnXsyevd(h->solver, params, CUSOLVER_EIG_MODE_NOVECTOR, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F, c, n, CUDA_R_64F, w, CUDA_R_64F, dwork, wd, hwork, wh, h->info));
   VP_CHECK(cudaMemcpy(&info, h->info, sizeof(int), cudaMemcpyDeviceToHost));
   VP_CHECK(cudaMemcpy(&wlo, w, sizeof(double), cudaMemcpyDeviceToHost));
   VP_CHECK(cudaMemcpy(&whi, w + n - 1, sizeof(double), cudaMemcpyDeviceToHost));
-  VP_CHECK(cudaFree(work));
+  free(hwork);
+  VP_CHECK(cudaFree(dwork));
   VP_CHECK(cudaFree(w));
   VP_CHECK(cudaFree(c));
+  VP_CUSOLVER(cusolverDnDestroyParams(params));
   if (info) return VPC_ERR_NOT_SPD;
   *kappa = whi / wlo;
   return 0;
@@ -220,25 +218,38 @@ static int Store(VPCudaHFEM h, int n, double *a, void **store, double *s)
   return 0;
 }
 
-// a (n x n, symmetric positive definite, lower triangle) := its inverse (potrf, potri, mirrored)
-static int Invert(VPCudaHFEM h, int n, double *a)
+__global__ void VPSetDiagonal(int n, double v, double *a)
 {
-  double *work;
-  int     lwork, lw2, info;
-  VP_CUSOLVER(cusolverDnDpotrf_bufferSize(h->solver, CUBLAS_FILL_MODE_LOWER, n, a, n, &lwork));
-  VP_CUSOLVER(cusolverDnDpotri_bufferSize(h->solver, CUBLAS_FILL_MODE_LOWER, n, a, n, &lw2));
-  if (lw2 > lwork) lwork = lw2;
-  VP_CHECK(cudaMalloc(&work, sizeof(double) * (size_t)lwork));
-  VP_CUSOLVER(cusolverDnDpotrf(h->solver, CUBLAS_FILL_MODE_LOWER, n, a, n, work, lwork, h->info));
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < (size_t)n; i += (size_t)gridDim.x * blockDim.x) a[i + i * (size_t)n] = v;
+}
+
+// *inv (new, n x n) = the inverse of a (symmetric positive definite, lower triangle; a is freed): a Cholesky
+// factorization and the identity's columns solved with it, by the 64-bit API (potri's 32-bit workspace does not reach
+// the n^2 > 2^31 of the Schur complements of fine grids)
+static int Invert(VPCudaHFEM h, int n, double *a, double **inv)
+{
+  cusolverDnParams_t params;
+  void              *dwork, *hwork = NULL;
+  size_t             wd, wh;
+  int                info;
+  VP_CUSOLVER(cusolverDnCreateParams(&params));
+  VP_CUSOLVER(cusolverDnXpotrf_bufferSize(h->solver, params, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F, a, n, CUDA_R_64F, &wd, &wh));
+  VP_CHECK(cudaMalloc(&dwork, wd ? wd : 1));
+  if (wh) hwork = malloc(wh);
+  VP_CUSOLVER(cusolverDnXpotrf(h->solver, params, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F, a, n, CUDA_R_64F, dwork, wd, hwork, wh, h->info));
   VP_CHECK(cudaMemcpy(&info, h->info, sizeof(int), cudaMemcpyDeviceToHost));
-  if (!info) {
-    VP_CUSOLVER(cusolverDnDpotri(h->solver, CUBLAS_FILL_MODE_LOWER, n, a, n, work, lwork, h->info));
-    VP_CHECK(cudaMemcpy(&info, h->info, sizeof(int), cudaMemcpyDeviceToHost));
-  }
-  VP_CHECK(cudaFree(work));
+  free(hwork);
+  VP_CHECK(cudaFree(dwork));
   if (info) return VPC_ERR_NOT_SPD;
-  VPMirrorLower<<<Blocks((size_t)n * n), 256>>>(n, a);
+  VP_CHECK(cudaMalloc(inv, sizeof(double) * n * (size_t)n));
+  VP_CHECK(cudaMemset(*inv, 0, sizeof(double) * n * (size_t)n));
+  VPSetDiagonal<<<Blocks(n), 256>>>(n, 1.0, *inv);
   VP_CHECK(cudaGetLastError());
+  VP_CUSOLVER(cusolverDnXpotrs(h->solver, params, CUBLAS_FILL_MODE_LOWER, n, n, CUDA_R_64F, a, n, CUDA_R_64F, *inv, n, h->info));
+  VP_CHECK(cudaMemcpy(&info, h->info, sizeof(int), cudaMemcpyDeviceToHost));
+  VP_CUSOLVER(cusolverDnDestroyParams(params));
+  VP_CHECK(cudaFree(a));
+  if (info) return VPC_ERR_NOT_SPD;
   return 0;
 }
 
@@ -296,10 +307,11 @@ extern "C" int VPCudaHFEMSetPi(VPCudaHFEM h, size_t nnz, const int *ei, const in
     if (err) return err;
   }
   {
-    int err = Invert(h, nE, L);
+    double *inv;
+    int     err = Invert(h, nE, L, &inv);
     if (err) return err;
+    return Store(h, nE, inv, &h->Piinv, &h->sPi);
   }
-  return Store(h, nE, L, &h->Piinv, &h->sPi);
 }
 
 // Y (column map of the packing: rows x (per * groups) at X + g ldx + q rows) = M X, M (rows x rows) in the precision

@@ -45,7 +45,7 @@ PetscErrorCode PCHFEMSetUpDense_Device(PC pc, const PCHFEMParts *parts, PetscSca
   PetscCall(PetscLogGpuTimeBegin());
   err = VPCudaHFEMSetPi(h, (size_t)parts->nnz, ei, ej, parts->ev, ntype, nr, parts->G, cellE, celltype, hf->condition ? &kappa : NULL);
   PetscCall(PetscLogGpuTimeEnd());
-  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "PCHFEM: CUDA error assembling or inverting Pi (%" PetscInt_FMT " x %" PetscInt_FMT ") on the GPU: %s", hf->nE, hf->nE, VPCudaErrorString(err));
+  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "PCHFEM: CUDA error assembling or inverting Pi (%" PetscInt_FMT " x %" PetscInt_FMT ") on the GPU: %s (code %d)", hf->nE, hf->nE, VPCudaErrorString(err), err);
   PetscCall(PetscLogGpuFlops((double)hf->nE * hf->nE * hf->nE + 2.0 * hf->nC * hf->nE * hf->nE));
   hf->kappaPi = kappa;
   PetscCall(PetscFree(ei));
