@@ -4,7 +4,7 @@
 # then GFLOP/s and MDoF/s of M1 for N_rhs = 1 (KSPSolve, GEMV-bound) and many (KSPMatSolve); in the same run, per
 # right-hand side, our PCMG + vertex patch (ex1, 2D Q1, rtol 1e-9), PETSc's GAMG on the assembled operator
 # (aijcusparse), and CG in double around HFEM in half (rtol 1e-9). Usage (on the GPU machine, from a build with a
-# CUDA PETSc): [MANY=256] [PRECISIONS="double single tf32 half bfloat16"] bash bench/gpu_hfem_bench.sh [LEVELS] > table.md;
+# CUDA PETSc): [MANY=256] [PRECISIONS="double single tf32 half bfloat16"] [PEERS="mg gamg cghfem"] bash bench/gpu_hfem_bench.sh [LEVELS] > table.md;
 # logs (with -log_view: the share of the sparse products, MatProductNumeric, in HFEMApply) in $OUT_DIR (default
 # bench/out-hfem).
 set -u
@@ -13,6 +13,7 @@ LEVELS=${1:-"8 9 10"}
 OUT=${OUT_DIR:-bench/out-hfem}
 MANY=${MANY:-256}
 PRECISIONS=${PRECISIONS:-"double single tf32 half bfloat16"}
+PEERS=${PEERS:-"mg gamg cghfem"}
 DEV=${DEV--dm_vec_type cuda} # DEV= (empty): the same on the host, to try the script
 mkdir -p "$OUT"
 val() { awk -v k="$2" 'index($0, k) == 1 {print; exit}' "$1"; }
@@ -37,10 +38,11 @@ for r in $LEVELS; do
   done
   # the same mesh solved one right-hand side at a time by the peers
   n2=$((1 << (r - 1)))
-  ./tutorials/ex1 $DEV -dm_brick_dim 2 -dm_brick_degree 1 -dm_brick_cells 2,2 -dm_brick_refine $((r - 1)) -rhs one -ksp_rtol 1e-9 >"$OUT/mg_r$r.log" 2>&1
-  ./tutorials/ex1 $DEV -dm_brick_dim 2 -dm_brick_degree 1 -dm_brick_cells 2,2 -dm_brick_refine $((r - 1)) -rhs one -ksp_rtol 1e-9 -smoother chebyshev -pc_type gamg -pc_gamg_aggressive_coarsening 0 -dm_mat_type aijcusparse >"$OUT/gamg_r$r.log" 2>&1
-  ./tutorials/ex1 $DEV -dm_brick_dim 2 -dm_brick_degree 1 -dm_brick_cells 2,2 -dm_brick_refine $((r - 1)) -rhs one -ksp_rtol 1e-9 -fmg 0 -ksp_type cg -ksp_norm_type unpreconditioned -pc_type hfem -pc_hfem_precision half >"$OUT/cghfem_r$r.log" 2>&1
-  for peer in mg gamg cghfem; do
+  peer_opts() { case $1 in mg) echo "" ;; gamg) echo "-smoother chebyshev -pc_type gamg -pc_gamg_aggressive_coarsening 0 -dm_mat_type aijcusparse" ;; cghfem) echo "-fmg 0 -ksp_type cg -ksp_norm_type unpreconditioned -pc_type hfem -pc_hfem_precision half" ;; esac; }
+  for peer in $PEERS; do
+    ./tutorials/ex1 $DEV -dm_brick_dim 2 -dm_brick_degree 1 -dm_brick_cells 2,2 -dm_brick_refine $((r - 1)) -rhs one -ksp_rtol 1e-9 $(peer_opts $peer) >"$OUT/${peer}_r$r.log" 2>&1
+  done
+  for peer in $PEERS; do
     awk -v h="1/$((1 << r))" -v peer="$peer" '
       /iterations [0-9]/ {for (i = 1; i < NF; i++) if ($i == "iterations") it = $(i+1)}
       /^true residual/ {tr = $NF}

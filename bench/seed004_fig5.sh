@@ -10,6 +10,7 @@ cd "$(dirname "$0")/.."
 LEVELS=${1:-"2 3 4 5 6 7 8 9 10"}
 DEV=${2-"-dm_vec_type cuda"}
 MODE=${MODE:-16}
+VARIANTS=${VARIANTS:-"double half half-nodal"}
 OUT=${OUT_DIR:-bench/out-fig5}
 mkdir -p "$OUT"
 echo "where: ${DEV:-host (half emulated)}, date: $(date -u +%F), u = sin($MODE pi x) sin(pi y)"
@@ -19,7 +20,7 @@ echo "| --- | --- | --- | --- | --- | --- |"
 for l in $LEVELS; do
   line="| $l |"
   res=""
-  for v in double half half-nodal; do
+  for v in $VARIANTS; do
     opt="-pc_hfem_precision ${v%-nodal}"; [ $v = half-nodal ] && opt="$opt -pc_hfem_prehandle false"
     ./tutorials/ex4 $DEV -dm_brick_refine $l -nrhs 1 -nmodes 1 -mode $MODE $opt -max_residual 10 >"$OUT/fig5_l${l}_$v.log" 2>&1
     [ $v = double ] && line="$line $(awk '/unknowns per right-hand side/{print substr($6, 2)}' "$OUT/fig5_l${l}_$v.log") |"

@@ -95,6 +95,9 @@ PETSC_EXTERN PetscErrorCode PCVertexPatchGetDamping(PC, PetscReal *, PetscReal *
 J*/
 #define PCHFEM "hfem"
 PETSC_EXTERN PetscErrorCode PCHFEMGetSets(PC, PetscInt *, PetscInt *, PetscInt *, PetscInt *);
+PETSC_EXTERN PetscErrorCode PCHFEMGetCounts(PC, PetscInt, PetscInt *, PetscInt *, PetscInt *, PetscInt *);
+PETSC_EXTERN PetscErrorCode PCHFEMGetConditions(PC, PetscReal *, PetscReal *);
+PETSC_EXTERN PetscErrorCode PCHFEMEstimateConditions(PC, PetscInt, PetscReal *, PetscReal *);
 
 /*E
    DMBrickFamily - continuity of the brick's finite element space

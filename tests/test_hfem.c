@@ -230,6 +230,33 @@ int main(int argc, char **argv)
     PetscCall(KSPSolve(ksp, b, x));
     PetscCall(PCHFEMGetSets(pc, NULL, NULL, NULL, &m));
     PetscCall(CheckTrue("HFEM default macro level on 64 x 64 cells is 3 (h0 = 1/8 = sqrt(h), the fewest flops)", (PetscBool)(m == 3)));
+    {
+      /* PCHFEMGetCounts (no setup) = the setup's sets; eq. 6-8 for every macro level */
+      PetscInt  nC, nE, nI, nb, sC, sE, sI;
+      PetscBool ok = PETSC_TRUE;
+      PetscCall(PCHFEMGetSets(pc, &sC, &sE, &sI, NULL));
+      PetscCall(PCHFEMGetCounts(pc, 3, &nC, &nE, &nI, &nb));
+      ok = (PetscBool)(nC == sC && nE == sE && nI == sI && nb == 49);
+      for (PetscInt mm = 1; mm <= 5; mm++) {
+        const PetscInt ih = 64, ih0 = (PetscInt)1 << mm;
+        PetscCall(PCHFEMGetCounts(pc, mm, &nC, &nE, &nI, &nb));
+        ok = (PetscBool)(ok && nC == (ih0 - 1) * (ih0 - 1) && nE == 2 * (ih0 - 1) * (ih - ih0) && nI == (ih - ih0) * (ih - ih0) && nb == (ih / ih0 - 1) * (ih / ih0 - 1));
+      }
+      PetscCall(CheckTrue("PCHFEMGetCounts = the setup's sets, and eq. 6-8 for macro levels 1-5 on 64 x 64 cells", ok));
+    }
+    {
+      /* PCHFEMEstimateConditions (Lanczos on the sparse blocks) = LAPACK on the dense blocks (-pc_hfem_condition) */
+      PetscReal kc, kp, lc, lp;
+      char      what[160];
+      PetscCall(PetscOptionsSetValue(NULL, "-pc_hfem_condition", "1"));
+      PetscCall(KSPSetFromOptions(ksp));
+      PetscCall(PetscOptionsClearValue(NULL, "-pc_hfem_condition"));
+      PetscCall(KSPSolve(ksp, b, x));
+      PetscCall(PCHFEMGetConditions(pc, &lc, &lp));
+      PetscCall(PCHFEMEstimateConditions(pc, 3, &kc, &kp));
+      PetscCall(PetscSNPrintf(what, sizeof(what), "HFEM 64 x 64, h0 = 1/8: Lanczos kappa(C_i) %.4f, kappa(Pi) %.4f = LAPACK %.4f, %.4f to 1e-4", (double)kc, (double)kp, (double)lc, (double)lp));
+      PetscCall(CheckTrue(what, (PetscBool)(PetscAbsReal(kc - lc) <= 1e-4 * lc && PetscAbsReal(kp - lp) <= 1e-4 * lp)));
+    }
     PetscCall(VecDestroy(&b));
     PetscCall(VecDestroy(&x));
     PetscCall(KSPDestroy(&ksp));

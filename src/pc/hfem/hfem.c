@@ -153,6 +153,12 @@ static PetscErrorCode PCSetUp_HFEM(PC pc)
       }
   }
   hf->s = (PetscInt)1 << (hf->level - hf->m);
+  {
+    /* the dense blocks must be addressable: C_1 on both sides, Pi on the host (the GPU indexes it by size_t) */
+    const PetscInt64 nb = (PetscInt64)(hf->s - 1) * (hf->s - 1), nE = (PetscInt64)2 * (hf->nx / hf->s) * (hf->ny / hf->s) * (hf->s - 1) - (PetscInt64)(hf->nx / hf->s + hf->ny / hf->s) * (hf->s - 1);
+    PetscCheck(nb * nb < PETSC_MAX_INT, comm, PETSC_ERR_ARG_OUTOFRANGE, "PCHFEM: macro level %" PetscInt_FMT " makes C_i of order %" PetscInt64_FMT " (too many entries for one dense block); choose a finer -pc_hfem_macro_level", hf->m, nb);
+    PetscCheck(hf->device || nE * nE < PETSC_MAX_INT, comm, PETSC_ERR_ARG_OUTOFRANGE, "PCHFEM: macro level %" PetscInt_FMT " makes Pi of order %" PetscInt64_FMT ", too large for the host's dense inverse; run on the GPU (-dm_vec_type cuda) or choose a coarser -pc_hfem_macro_level", hf->m, nE);
+  }
   if (hf->dm != dm) {
     PetscCall(DMDestroy(&hf->dm));
     PetscCall(PetscObjectReference((PetscObject)dm));
@@ -172,7 +178,7 @@ static PetscErrorCode PCSetUp_HFEM(PC pc)
     PetscLogDouble t0, t1, t2;
     PetscCall(PetscTime(&t0));
     PetscCall(PetscLogEventBegin(PC_HFEMTransform, pc, 0, 0, 0));
-    PetscCall(PCHFEMSetUpTransform_Private(pc, A, &parts));
+    PetscCall(PCHFEMSetUpTransform_Private(pc, A, &parts, NULL));
     PetscCall(PetscLogEventEnd(PC_HFEMTransform, pc, 0, 0, 0));
     PetscCall(PetscTime(&t1));
     PetscCall(PetscInfo(pc, "PCHFEM setup: sparse transform and sets %.3f s\n", t1 - t0));
@@ -310,7 +316,12 @@ static PetscErrorCode PCSetFromOptions_HFEM(PC pc, PetscOptionItems *PetscOption
     hf->tf32      = tf32;
     hf->prehandle = pre;
   }
-  PetscCall(PetscOptionsBool("-pc_hfem_condition", "Compute kappa(C_i) and kappa(Pi) at setup (LAPACK; kappa(Pi) by cuSOLVER on the GPU) and show them in PCView", "PCHFEM", hf->condition, &hf->condition, NULL));
+  {
+    PetscBool cond = hf->condition;
+    PetscCall(PetscOptionsBool("-pc_hfem_condition", "Compute kappa(C_i) and kappa(Pi) at setup (LAPACK; kappa(Pi) by cuSOLVER on the GPU) and show them in PCView", "PCHFEM", cond, &cond, NULL));
+    if (cond && !hf->condition) pc->setupcalled = 0; /* a setup computes them */
+    hf->condition = cond;
+  }
   PetscCall(PetscOptionsInt("-pc_hfem_columns", "Right-hand sides per pass of PCMatApply (KSPMatSolve): the work holds about 6 N columns of doubles", "PCHFEM", hf->maxcols, &hf->maxcols, NULL));
   PetscCheck(hf->maxcols >= 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_hfem_columns %" PetscInt_FMT ": allowed >= 1", hf->maxcols);
   PetscOptionsHeadEnd();
@@ -391,6 +402,94 @@ PetscErrorCode PCHFEMGetSets(PC pc, PetscInt *nC, PetscInt *nE, PetscInt *nI, Pe
   if (nE) *nE = hf->nE;
   if (nI) *nI = hf->nI;
   if (macro_level) *macro_level = hf->m;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+   PCHFEMGetConditions - the condition numbers kappa(C_i) and kappa(Pi) computed at setup with -pc_hfem_condition
+
+   Not Collective
+
+   Input Parameter:
+.  pc - a set-up PC of type hfem
+
+   Output Parameters:
++  kappaC - kappa of one macro cell's prehandled I-I block (LAPACK)
+-  kappaPi - kappa of the Schur complement Pi (LAPACK on the host, cuSOLVER on the GPU)
+
+   Level: intermediate
+
+.seealso: `PCHFEM`, `PCHFEMEstimateConditions()`
+@*/
+PetscErrorCode PCHFEMGetConditions(PC pc, PetscReal *kappaC, PetscReal *kappaPi)
+{
+  PetscBool is;
+  PC_HFEM  *hf;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCHFEM, &is));
+  PetscCheck(is, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONG, "PCHFEMGetConditions() needs a PC of type hfem");
+  hf = (PC_HFEM *)pc->data;
+  PetscCheck(pc->setupcalled && hf->condition, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONGSTATE, "PCHFEMGetConditions(): set up the PC with -pc_hfem_condition first");
+  if (kappaC) *kappaC = hf->kappaC;
+  if (kappaPi) *kappaPi = hf->kappaPi;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+   PCHFEMGetCounts - the sizes of the node sets PCHFEM would use for a given macro level, without setting it up (the
+   counts behind [RTRZ21] Tables 1-3: storage and flops of the dense blocks)
+
+   Not Collective
+
+   Input Parameters:
++  pc - a PC of type hfem whose DM (PCSetDM() or KSPSetDM()) is a set-up 2D brick
+-  macro_level - the level of the brick's hierarchy that is the macro grid (below the brick's own)
+
+   Output Parameters:
++  nC - nodes of the macro grid
+.  nE - nodes on macro edges
+.  nI - nodes inside macro cells
+-  nb - nodes inside one macro cell (the order of C_i)
+
+   Level: intermediate
+
+.seealso: `PCHFEM`, `PCHFEMGetSets()`
+@*/
+PetscErrorCode PCHFEMGetCounts(PC pc, PetscInt macro_level, PetscInt *nC, PetscInt *nE, PetscInt *nI, PetscInt *nb)
+{
+  PetscBool is;
+  DM_Brick *brick;
+  PC_HFEM  *hf, tmp;
+  PC_HFEM  *save;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCHFEM, &is));
+  PetscCheck(is, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONG, "PCHFEMGetCounts() needs a PC of type hfem");
+  PetscCheck(pc->dm, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONGSTATE, "PCHFEMGetCounts(): give the PC its brick first (PCSetDM() or KSPSetDM())");
+  PetscCall(PetscObjectTypeCompare((PetscObject)pc->dm, DMBRICK, &is));
+  PetscCheck(is, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONG, "PCHFEMGetCounts(): the PC's DM is not a brick");
+  brick = (DM_Brick *)pc->dm->data;
+  PetscCheck(brick->dim == 2, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "PCHFEMGetCounts(): -dm_brick_dim %" PetscInt_FMT "; allowed: 2", brick->dim);
+  PetscCheck(macro_level < brick->level && brick->cells[0] % ((PetscInt)1 << (brick->level - macro_level)) == 0 && brick->cells[1] % ((PetscInt)1 << (brick->level - macro_level)) == 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
+             "PCHFEMGetCounts(): macro level %" PetscInt_FMT " is not a coarser level of the %" PetscInt_FMT " x %" PetscInt_FMT " cells of level %" PetscInt_FMT, macro_level, brick->cells[0], brick->cells[1], brick->level);
+  hf = (PC_HFEM *)pc->data;
+  /* the sets of the setup, made on a scratch copy so that a set-up PC keeps its own */
+  PetscCall(PetscMemzero(&tmp, sizeof(tmp)));
+  tmp.nx    = brick->cells[0];
+  tmp.ny    = brick->cells[1];
+  tmp.level = brick->level;
+  tmp.m     = macro_level;
+  tmp.s     = (PetscInt)1 << (brick->level - macro_level);
+  save      = hf;
+  pc->data  = &tmp;
+  PetscCall(PCHFEMSetUpSets_Private(pc));
+  pc->data = save;
+  if (nC) *nC = tmp.nC;
+  if (nE) *nE = tmp.nE;
+  if (nI) *nI = tmp.nI;
+  if (nb) *nb = tmp.nb;
+  PetscCall(PetscFree3(tmp.idxC, tmp.idxE, tmp.idxI));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -73,7 +73,7 @@ typedef struct {
 } PC_HFEM;
 
 PETSC_INTERN PetscErrorCode PCHFEMSetUpSets_Private(PC);
-PETSC_INTERN PetscErrorCode PCHFEMSetUpTransform_Private(PC, Mat, PCHFEMParts *);
+PETSC_INTERN PetscErrorCode PCHFEMSetUpTransform_Private(PC, Mat, PCHFEMParts *, Mat *);
 PETSC_INTERN PetscErrorCode PCHFEMPartsDestroy_Private(PCHFEMParts *);
 PETSC_INTERN PetscErrorCode PCHFEMCondition_Private(PetscInt, const PetscScalar *, PetscReal *);
 PETSC_INTERN PetscErrorCode PCHFEMInvertSPD_Private(PetscInt, PetscScalar *, const char *);

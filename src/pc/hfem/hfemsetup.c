@@ -70,6 +70,68 @@ static PetscErrorCode PCHFEMCreateS(PC pc, Mat *S)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* S_j (N x N): the identity, and for each node new on level j (H = 2^(level - j) fine cells from its level-(j-1)
+   neighbours) the interpolation from them, eq. 3: 1/2 from the two ends of the coarse edge it halves, 1/4 from the four
+   corners of the coarse cell it centres. S = S_level ... S_{m+1} (the finest factor last). */
+static PetscErrorCode PCHFEMCreateSLevel(PC pc, PetscInt j, Mat *Sj)
+{
+  PC_HFEM       *hf = (PC_HFEM *)pc->data;
+  const PetscInt nx = hf->nx, ny = hf->ny, H = (PetscInt)1 << (hf->level - j);
+
+  PetscFunctionBegin;
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, hf->N, hf->N, 5, NULL, Sj));
+  for (PetscInt jj = 1; jj < ny; jj++)
+    for (PetscInt i = 1; i < nx; i++) {
+      const PetscInt  row = (i - 1) + (nx - 1) * (jj - 1);
+      const PetscBool ongrid = (PetscBool)(i % H == 0 && jj % H == 0), oldx = (PetscBool)(i % (2 * H) == 0), oldy = (PetscBool)(jj % (2 * H) == 0);
+      PetscCall(MatSetValue(*Sj, row, row, 1.0, INSERT_VALUES));
+      if (!ongrid || (oldx && oldy)) continue; /* not on level j, or already on level j - 1 */
+      for (PetscInt dy = oldy ? 0 : -H; dy <= (oldy ? 0 : H); dy += 2 * H)
+        for (PetscInt dx = oldx ? 0 : -H; dx <= (oldx ? 0 : H); dx += 2 * H) {
+          const PetscInt a = i + dx, b = jj + dy;
+          if (a <= 0 || a >= nx || b <= 0 || b >= ny) continue;
+          PetscCall(MatSetValue(*Sj, row, (a - 1) + (nx - 1) * (b - 1), (oldx || oldy) ? 0.5 : 0.25, INSERT_VALUES));
+        }
+    }
+  PetscCall(MatAssemblyBegin(*Sj, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*Sj, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A without the entries below tol: the products of the level factors leave many exact zeros in the pattern (a coarse
+   hat is bilinear in its cells, so it has no energy product with the finer hats inside them), and keeping them would
+   let the pattern fill as if the hierarchical matrix were dense in each macro cell */
+static PetscErrorCode PCHFEMDropZeros(Mat A, PetscReal tol, Mat *B)
+{
+  PetscInt  N, *nnz;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetSize(A, &N, NULL));
+  PetscCall(PetscMalloc1(N + 1, &nnz));
+  for (PetscInt r = 0; r < N; r++) {
+    PetscInt           ncols;
+    const PetscScalar *vals;
+    nnz[r] = 0;
+    PetscCall(MatGetRow(A, r, &ncols, NULL, &vals));
+    for (PetscInt t = 0; t < ncols; t++) nnz[r] += PetscAbsScalar(vals[t]) > tol;
+    PetscCall(MatRestoreRow(A, r, &ncols, NULL, &vals));
+  }
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, N, N, 0, nnz, B));
+  for (PetscInt r = 0; r < N; r++) {
+    PetscInt           ncols;
+    const PetscInt    *cols;
+    const PetscScalar *vals;
+    PetscCall(MatGetRow(A, r, &ncols, &cols, &vals));
+    for (PetscInt t = 0; t < ncols; t++)
+      if (PetscAbsScalar(vals[t]) > tol) PetscCall(MatSetValue(*B, r, cols[t], vals[t], INSERT_VALUES));
+    PetscCall(MatRestoreRow(A, r, &ncols, &cols, &vals));
+  }
+  PetscCall(MatAssemblyBegin(*B, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*B, MAT_FINAL_ASSEMBLY));
+  PetscCall(PetscFree(nnz));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* a dense copy (column-major, leading dimension = rows) of the block [r0, r0 + nr) x [c0, c0 + nc) of Ap */
 static PetscErrorCode PCHFEMDenseBlock(Mat Ap, PetscInt r0, PetscInt nr, PetscInt c0, PetscInt nc, PetscScalar *out)
 {
@@ -262,8 +324,9 @@ PetscErrorCode PCHFEMInvertSPD_Private(PetscInt n, PetscScalar *a, const char *w
 }
 
 /* From the assembled nodal operator A: At = S^T A S in the set order with the diagonal prehandling (Ap), the sparse
-   operators T, T^T, D, D^T, the Cholesky factor L_C, B, and the parts the backends invert. */
-PetscErrorCode PCHFEMSetUpTransform_Private(PC pc, Mat A, PCHFEMParts *parts)
+   operators T, T^T, D, D^T, the Cholesky factor L_C, Ap_CE (B before L_C^-1), and the parts the backends invert;
+   CII (if not NULL): the prehandled I-I block, sparse (all macro cells), for the condition estimates. */
+PetscErrorCode PCHFEMSetUpTransform_Private(PC pc, Mat A, PCHFEMParts *parts, Mat *CII)
 {
   PC_HFEM       *hf = (PC_HFEM *)pc->data;
   const PetscInt nC = hf->nC, nE = hf->nE, nI = hf->nI, nb = hf->nb, N = hf->N;
@@ -279,7 +342,28 @@ PetscErrorCode PCHFEMSetUpTransform_Private(PC pc, Mat A, PCHFEMParts *parts)
   PetscCall(PetscTime(&t[0]));
   PetscCall(PCHFEMCreateS(pc, &S));
   PetscCall(PetscTime(&t[1]));
-  PetscCall(MatPtAP(A, S, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &At));
+  if (hf->prehandle) {
+    /* At = S^T A S one level at a time, finest first, each product with S_j (at most 5 entries a row) cleared of its
+       exact zeros: one PtAP with S, whose coarse columns are wide, costs many times more */
+    Vec       d;
+    PetscReal tol;
+    PetscCall(MatCreateVecs(A, &d, NULL));
+    PetscCall(MatGetDiagonal(A, d));
+    PetscCall(VecNorm(d, NORM_INFINITY, &tol));
+    PetscCall(VecDestroy(&d));
+    tol *= 1e-13;
+    PetscCall(PetscObjectReference((PetscObject)A));
+    At = A;
+    for (PetscInt j = hf->level; j > hf->m; j--) {
+      Mat Sj, Aj;
+      PetscCall(PCHFEMCreateSLevel(pc, j, &Sj));
+      PetscCall(MatPtAP(At, Sj, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &Aj));
+      PetscCall(MatDestroy(&Sj));
+      PetscCall(MatDestroy(&At));
+      PetscCall(PCHFEMDropZeros(Aj, tol, &At));
+      PetscCall(MatDestroy(&Aj));
+    }
+  } else PetscCall(MatPtAP(A, S, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &At));
   PetscCall(PetscTime(&t[2]));
   /* the set order [C; E; I] */
   PetscCall(PetscMalloc1(N, &order));
@@ -331,20 +415,22 @@ PetscErrorCode PCHFEMSetUpTransform_Private(PC pc, Mat A, PCHFEMParts *parts)
       for (PetscInt i = 0; i < j; i++) hf->LC[i + j * nC] = 0.0;
     if (nE) PetscCall(PCHFEMDenseBlock(Ap, 0, nC, nC, nE, hf->B)); /* Ap_CE: the backends make B = L_C^-1 Ap_CE */
   }
-  /* C_1: the first macro cell's I-I block; every macro cell has the same (congruent cells, the same local order) */
-  PetscCall(PetscMalloc1(nb * nb + 1, &parts->C1));
-  PetscCall(PCHFEMDenseBlock(Ap, nC + nE, nb, nC + nE, nb, parts->C1));
-  if (hf->ncell > 1) {
-    PetscScalar *Clast;
-    PetscReal    diff = 0.0, nrm = 0.0;
-    PetscCall(PetscMalloc1(nb * nb + 1, &Clast));
-    PetscCall(PCHFEMDenseBlock(Ap, nC + nE + (hf->ncell - 1) * nb, nb, nC + nE + (hf->ncell - 1) * nb, nb, Clast));
-    for (PetscInt q = 0; q < nb * nb; q++) {
-      diff = PetscMax(diff, PetscAbsScalar(Clast[q] - parts->C1[q]));
-      nrm  = PetscMax(nrm, PetscAbsScalar(parts->C1[q]));
+  if (!CII) {
+    /* C_1: the first macro cell's I-I block; every macro cell has the same (congruent cells, the same local order) */
+    PetscCall(PetscMalloc1(nb * nb + 1, &parts->C1));
+    PetscCall(PCHFEMDenseBlock(Ap, nC + nE, nb, nC + nE, nb, parts->C1));
+    if (hf->ncell > 1) {
+      PetscScalar *Clast;
+      PetscReal    diff = 0.0, nrm = 0.0;
+      PetscCall(PetscMalloc1(nb * nb + 1, &Clast));
+      PetscCall(PCHFEMDenseBlock(Ap, nC + nE + (hf->ncell - 1) * nb, nb, nC + nE + (hf->ncell - 1) * nb, nb, Clast));
+      for (PetscInt q = 0; q < nb * nb; q++) {
+        diff = PetscMax(diff, PetscAbsScalar(Clast[q] - parts->C1[q]));
+        nrm  = PetscMax(nrm, PetscAbsScalar(parts->C1[q]));
+      }
+      PetscCall(PetscFree(Clast));
+      PetscCheck(diff <= 1e-10 * nrm, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCHFEM: the macro cells' I-I blocks differ (%g relative): they must be congruent", (double)(diff / nrm));
     }
-    PetscCall(PetscFree(Clast));
-    PetscCheck(diff <= 1e-10 * nrm, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCHFEM: the macro cells' I-I blocks differ (%g relative): they must be congruent", (double)(diff / nrm));
   }
   /* D (E rows, I columns) and D^T, and the E-E block as triples */
   PetscCall(MatDestroy(&hf->D));
@@ -374,6 +460,12 @@ PetscErrorCode PCHFEMSetUpTransform_Private(PC pc, Mat A, PCHFEMParts *parts)
       if (!pass) PetscCall(PetscMalloc3(nnz + 1, &parts->ei, nnz + 1, &parts->ej, nnz + 1, &parts->ev));
     }
     parts->nnz = nnz;
+  }
+  if (CII) {
+    IS isI;
+    PetscCall(ISCreateStride(PETSC_COMM_SELF, nI, nC + nE, 1, &isI));
+    PetscCall(MatCreateSubMatrix(Ap, isI, isI, MAT_INITIAL_MATRIX, CII));
+    PetscCall(ISDestroy(&isI));
   }
   PetscCall(MatDestroy(&Ap));
   PetscCall(PetscTime(&t[4]));
