@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Our CPU backend beside deal.II's step-37 (the matrix-free code the seeds were written in) on the same problem, in one
+# run: 3D Poisson -Delta u = 1 on the unit cube, homogeneous Dirichlet, Q_k on 32^3 cells, constant coefficient, CG to
+# ||r|| <= 1e-9 ||b||. deal.II: Debian's libdeal.ii-dev (9.4) step-37 (GMG, Chebyshev(5)/Jacobi in float on the levels,
+# mixed-precision V-cycle), patched to the degree, a constant coefficient, one 32^3 mesh, the tolerance, and no output
+# files. Ours: tutorials/ex1 -fmg 0 -rhs one with the vertex-patch V-cycle (default) and with Chebyshev/Jacobi, CG.
+# 1 and 2 MPI ranks. Usage: [DEGREES="2 3 4 5 6"] [RANKS="1 2"] bash bench/step37_compare.sh > table.md
+# Needs: apt-get install libdeal.ii-dev libdeal.ii-doc cmake (the script installs them on Debian when missing, as root).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+DEGREES=${DEGREES:-"2 3 4 5 6"}
+RANKS=${RANKS:-"1 2"}
+OUT=${OUT_DIR:-bench/out-step37}
+SRC=/usr/share/doc/libdeal.ii-doc/examples/step-37
+[ "$(id -u)" = 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+if [ ! -f $SRC/step-37.cc ] || ! command -v cmake >/dev/null; then
+  if [ "$(id -u)" = 0 ]; then DEBIAN_FRONTEND=noninteractive apt-get install -y -q libdeal.ii-dev libdeal.ii-doc cmake >&2; else echo "install libdeal.ii-dev libdeal.ii-doc cmake" >&2; exit 1; fi
+fi
+mkdir -p "$OUT"
+build() { # k: step-37 for degree k, Release, in $OUT/step37-k$k
+  local k=$1 d="$OUT/step37-k$1"
+  [ -x "$d/step-37" ] && return 0
+  mkdir -p "$d" && cp $SRC/step-37.cc $SRC/CMakeLists.txt "$d/"
+  sed -i -e "s/const unsigned int degree_finite_element = 2;/const unsigned int degree_finite_element = $k;/" \
+    -e 's|return 1. / (0.05 + 2. \* p.square());|(void)p; return number(1.); /* constant coefficient */|' \
+    -e 's/SolverControl solver_control(100, 1e-12 \* system_rhs.l2_norm());/SolverControl solver_control(100, 1e-9 * system_rhs.l2_norm());/' \
+    -e 's/for (unsigned int cycle = 0; cycle < 9 - dim; ++cycle)/for (unsigned int cycle = 0; cycle < 1; ++cycle)/' \
+    -e 's/triangulation.refine_global(3 - dim);/triangulation.refine_global(4); \/\* then 1 more: 32^3 cells \*\//' \
+    -e 's/        output_results(cycle);/        \/\* no output files \*\//' "$d/step-37.cc"
+  grep -q "degree_finite_element = $k;" "$d/step-37.cc" && grep -q "return number(1.)" "$d/step-37.cc" && grep -q "1e-9 \* system_rhs" "$d/step-37.cc" || { echo "patching step-37 failed" >&2; return 1; }
+  (cd "$d" && cmake -DCMAKE_BUILD_TYPE=Release . >cmake.log 2>&1 && make -j"$(nproc)" >make.log 2>&1)
+}
+run() { # n command...: wall-clock of the whole command too
+  local n=$1; shift
+  if [ "$n" = 1 ]; then "$@"; else mpirun -n "$n" "$@"; fi
+}
+echo "# Our CPU backend beside deal.II step-37: 3D Poisson, Q_k on 32^3 cells, f = 1, CG to 1e-9"
+echo
+echo "- date: $(date -u +%F), machine: $(nproc) cores ($(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)), PETSc $(pkg-config --modversion PETSc 2>/dev/null), deal.II $(dpkg-query -W -f='${Version}' libdeal.ii-dev 2>/dev/null), commit $(git rev-parse --short HEAD 2>/dev/null)"
+echo "- command: \`DEGREES=\"$DEGREES\" RANKS=\"$RANKS\" bash bench/step37_compare.sh\`; logs in $OUT"
+echo "- ours: \`./tutorials/ex1 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_refine 4 -dm_brick_degree k -rhs one -fmg 0 -ksp_rtol 1e-9 [-smoother chebyshev]\`; deal.II: step-37 patched (see the script)"
+echo "- DoFs: deal.II counts the boundary nodes ((32k+1)^3), ours only the interior ((32k-1)^3); MDoF/s = our DoFs / solve time for both"
+echo
+echo "| k | ranks | solver | DoFs | iterations | setup s | solve s | MDoF/s (solve) |"
+echo "|---|---|---|---|---|---|---|---|"
+for k in $DEGREES; do
+  build $k || { echo "| $k | | deal.II step-37 | build failed ($OUT/step37-k$k) | | | | |"; continue; }
+  nours=$(( (32 * k - 1) ** 3 ))
+  for n in $RANKS; do
+    log="$OUT/step37_k${k}_n$n.log"
+    (cd "$OUT/step37-k$k" && run $n ./step-37) >"$log" 2>&1
+    awk -v k=$k -v n=$n -v nd=$nours '/Vectorization over/{vec = $3 " double(s)"} /Number of degrees of freedom/{d = $NF} /Total setup time/{s = $NF; sub("s", "", s)} /Time solve/{it = $3; sub(/\(/, "", it); t = $NF; sub(/.*\//, "", t); sub("s", "", t)}
+      END {printf "| %s | %s | deal.II step-37 (GMG, Chebyshev(5)/Jacobi, float levels; vectorization over %s) | %s | %s | %s | %s | %.2f |\n", k, n, vec, d, it, s, t, (t > 0 ? nd / t / 1e6 : 0)}' "$log"
+    for sm in vertexpatch chebyshev; do
+      opt=""; [ $sm = chebyshev ] && opt="-smoother chebyshev"
+      log="$OUT/ours_${sm}_k${k}_n$n.log"
+      run $n ./tutorials/ex1 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_refine 4 -dm_brick_degree $k -rhs one -fmg 0 -ksp_rtol 1e-9 $opt >"$log" 2>&1
+      awk -v k=$k -v n=$n -v sm=$sm '/^  DoFs:/{d = $2} /iterations [0-9]/{for (i = 1; i < NF; i++) if ($i == "iterations") it = $(i + 1)} /^solve time/{t = $3; s = $9}
+        END {printf "| %s | %s | ours, %s | %s | %s | %s | %s | %.2f |\n", k, n, (sm == "vertexpatch" ? "vertex-patch V-cycle (FGMRES)" : "Chebyshev/Jacobi V-cycle (CG)"), d, it, s, t, (t > 0 ? d / t / 1e6 : 0)}' "$log"
+    done
+  done
+done
