@@ -42,7 +42,9 @@ endif
 # OpenMP for the batched smoother schedule, when the compiler has it
 VP_OPENMP := $(shell echo 'int main(void){return 0;}' | $(VP_CC) -fopenmp -x c - -o /dev/null 2>/dev/null && echo -fopenmp)
 VP_WARN   := -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare
-VP_OPT    ?= -O2 -g
+# -O3: gcc vectorizes the patch smoother's loops only with -O3's cost model (1.6x on the 3D Q3 smoothing step on an
+# AMD EPYC, bench/results/step37-compare-cpu-2026-11-23.md); still portable x86-64 code, same results as -O2
+VP_OPT    ?= -O3 -g
 VP_CCFLAGS = -fPIC $(VP_OPT) $(VP_OPENMP) $(VP_WARN) -Iinclude -Icuda $(VP_CFLAGS)
 comma     := ,
 VP_RPATH  := $(patsubst -L%,-Wl$(comma)-rpath$(comma)%,$(filter -L%,$(VP_LIBS)))
