@@ -5,7 +5,7 @@
 # right-hand side, our PCMG + vertex patch (ex1, 2D Q1, rtol 1e-9), PETSc's GAMG on the assembled operator
 # (aijcusparse), and CG in double around HFEM in half (rtol 1e-9). Usage (on the GPU machine, from a build with a
 # CUDA PETSc): [MANY=256] [PRECISIONS="double single tf32 half bfloat16"] [PEERS="mg gamg cghfem"] bash bench/gpu_hfem_bench.sh [LEVELS] > table.md;
-# logs (with -log_view: the share of the sparse products, MatProductNumeric, in HFEMApply) in $OUT_DIR (default
+# logs (with -log_view; the timed solves are their own stage, "Timed solves", with HFEMApplyT (transform), HFEMApplyD (E-I couplings) and HFEMApplyDense) in $OUT_DIR (default
 # bench/out-hfem).
 set -u
 cd "$(dirname "$0")/.."

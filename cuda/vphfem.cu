@@ -32,7 +32,50 @@ struct VPCudaHFEM_s {
   float             *colscale;      // the scale of each packed column (half, bfloat16)
   size_t             packcap, outcap, colcap;
   int               *info;
+  struct {
+    int     nrows, *rows, *ptr, *col; // the rows with couplings, and their entries (CSR)
+    double *val;
+  } couple[2];                              // D (E rows, I columns) and D^T (I rows, E columns) in the set order
+  int                timers;                 // time the steps of a solve (VPCudaHFEMSetTimers)
+  cudaEvent_t        ev[2];
+  double             ms[VPC_HFEM_NSTEP];     // milliseconds per step, summed over the solves
+  double             last[VPC_HFEM_NSTEP];   // and in the last solve
 };
+
+// the order of the stored inverses: n rounded up to a multiple of 8, so that every packed column and the inverse's columns
+// start 16-byte aligned, as cuBLAS's tensor-core kernels for the 16-bit formats and TF32 want (C_1 has odd order (s-1)^2)
+static int Padded(int n)
+{
+  return (n + 7) / 8 * 8;
+}
+
+// step timers: Tick before a step, Tock after it adds its time to ms[step] (nothing unless timers are on)
+static int Tick(VPCudaHFEM h)
+{
+  if (h->timers) VP_CHECK(cudaEventRecord(h->ev[0], 0));
+  return 0;
+}
+static int Tock(VPCudaHFEM h, int step)
+{
+  float t;
+  if (!h->timers) return 0;
+  VP_CHECK(cudaEventRecord(h->ev[1], 0));
+  VP_CHECK(cudaEventSynchronize(h->ev[1]));
+  VP_CHECK(cudaEventElapsedTime(&t, h->ev[0], h->ev[1]));
+  h->ms[step] += t;
+  h->last[step] += t;
+  return 0;
+}
+#define VP_TICK() \
+  do { \
+    int e_ = Tick(h); \
+    if (e_) return e_; \
+  } while (0)
+#define VP_TOCK(step) \
+  do { \
+    int e_ = Tock(h, step); \
+    if (e_) return e_; \
+  } while (0)
 
 static size_t StorageSize(int prec)
 {
@@ -85,17 +128,20 @@ __global__ void VPConvert(size_t n, const double *__restrict__ x, double s, T *_
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) y[i] = FromDouble<T>(x[i] / s);
 }
 
-// packed column c = g * per + q of X lives at X + g * ldx + q * rows; scaled (16-bit formats) and converted
+// packed column c = g * per + q of X lives at X + g * ldx + q * rows; scaled (16-bit formats) and converted into a column
+// of prow >= rows entries (the padding zero)
+// of X - W when W is given (the M1 stages' updates Z -= W, fused: the difference is used only here)
 template <typename T, bool SCALE>
-__global__ void VPPack(int rows, int per, int ncols, const double *__restrict__ X, size_t ldx, T *__restrict__ P, float *__restrict__ scale)
+__global__ void VPPack(int rows, int prow, int per, int ncols, const double *__restrict__ X, const double *__restrict__ W, size_t ldx, T *__restrict__ P, float *__restrict__ scale)
 {
   __shared__ double red[256];
   for (int c = blockIdx.x; c < ncols; c += gridDim.x) {
-    const double *x = X + (size_t)(c / per) * ldx + (size_t)(c % per) * rows;
+    const size_t  off = (size_t)(c / per) * ldx + (size_t)(c % per) * rows;
+    const double *x = X + off, *w = W ? W + off : NULL;
     double        s = 1.0;
     if (SCALE) {
       double m = 0.0;
-      for (int r = threadIdx.x; r < rows; r += blockDim.x) m = fmax(m, fabs(x[r]));
+      for (int r = threadIdx.x; r < rows; r += blockDim.x) m = fmax(m, fabs(w ? x[r] - w[r] : x[r]));
       red[threadIdx.x] = m;
       __syncthreads();
       for (int w = blockDim.x / 2; w > 0; w /= 2) {
@@ -106,19 +152,19 @@ __global__ void VPPack(int rows, int per, int ncols, const double *__restrict__ 
       __syncthreads();
       if (threadIdx.x == 0) scale[c] = (float)s;
     }
-    for (int r = threadIdx.x; r < rows; r += blockDim.x) P[(size_t)c * rows + r] = FromDouble<T>(x[r] / s);
+    for (int r = threadIdx.x; r < prow; r += blockDim.x) P[(size_t)c * prow + r] = FromDouble<T>(r < rows ? (w ? x[r] - w[r] : x[r]) / s : 0.0);
   }
 }
 
-// Y (same column map as the packing) = s * scale[c] * O
+// Y (same column map as the packing) = s * scale[c] * O (O's columns have prow entries, the first rows of them used)
 template <typename TO, bool SCALE>
-__global__ void VPUnpack(int rows, int per, int ncols, const TO *__restrict__ O, const float *__restrict__ scale, double s, double *__restrict__ Y, size_t ldy)
+__global__ void VPUnpack(int rows, int prow, int per, int ncols, const TO *__restrict__ O, const float *__restrict__ scale, double s, double *__restrict__ Y, size_t ldy)
 {
   const size_t total = (size_t)rows * ncols;
   for (size_t p = blockIdx.x * (size_t)blockDim.x + threadIdx.x; p < total; p += (size_t)gridDim.x * blockDim.x) {
     const int    r = (int)(p % rows), c = (int)(p / rows);
     const double f = SCALE ? s * (double)scale[c] : s;
-    Y[(size_t)(c / per) * ldy + (size_t)(c % per) * rows + r] = f * (double)O[p];
+    Y[(size_t)(c / per) * ldy + (size_t)(c % per) * rows + r] = f * (double)O[(size_t)c * prow + r];
   }
 }
 
@@ -192,12 +238,21 @@ static int Condition(VPCudaHFEM h, int n, const double *a, double *kappa)
   return 0;
 }
 
-// a (n x n, double) stored in the precision as a / s (s: the largest entry for the 16-bit formats, else 1); a is
-// freed unless the storage is double (then it is the store)
+// a (n x n, double) stored in the precision as a / s (s: the largest entry for the 16-bit formats, else 1), padded with
+// zeros to the order Padded(n); a is freed unless it is the store (double, no padding)
 static int Store(VPCudaHFEM h, int n, double *a, void **store, double *s)
 {
-  const size_t nn = (size_t)n * n;
+  const int    np = Padded(n);
+  const size_t nn = (size_t)np * np;
   *s              = 1.0;
+  if (np != n) {
+    double *b;
+    VP_CHECK(cudaMalloc(&b, sizeof(double) * nn));
+    VP_CHECK(cudaMemset(b, 0, sizeof(double) * nn));
+    VP_CHECK(cudaMemcpy2D(b, sizeof(double) * np, a, sizeof(double) * n, sizeof(double) * n, n, cudaMemcpyDeviceToDevice));
+    VP_CHECK(cudaFree(a));
+    a = b;
+  }
   if (h->prec == VPC_HFEM_DOUBLE) {
     *store = a;
     return 0;
@@ -314,45 +369,63 @@ extern "C" int VPCudaHFEMSetPi(VPCudaHFEM h, size_t nnz, const int *ei, const in
   }
 }
 
-// Y (column map of the packing: rows x (per * groups) at X + g ldx + q rows) = M X, M (rows x rows) in the precision
-static int ApplyInverse(VPCudaHFEM h, const void *M, double sM, int rows, int per, int groups, const double *X, size_t ldx, double *Y, size_t ldy)
+// Y (column map of the packing: rows x (per * groups) at X + g ldx + q rows) = M X, M (rows x rows, stored with the
+// padded order) in the precision, or M (X - W) if W is given; step: the first of the three timer steps (pack, product,
+// unpack) of this inverse
+static int ApplyInverse(VPCudaHFEM h, const void *M, double sM, int rows, int per, int groups, const double *X, const double *W, size_t ldx, double *Y, size_t ldy, int step)
 {
-  const int    ncols  = per * groups;
-  const size_t nvals  = (size_t)rows * ncols;
-  const int    pb     = ncols < 65535 ? ncols : 65535;
+  const int    ncols = per * groups, prow = Padded(rows);
+  const size_t nvals = (size_t)rows * ncols, pvals = (size_t)prow * ncols;
+  const int    pb    = ncols < 65535 ? ncols : 65535;
   int          err;
   if (!rows || !ncols) return 0;
-  if ((err = Grow(&h->pack, &h->packcap, StorageSize(h->prec) * nvals))) return err;
-  if ((err = Grow(&h->out, &h->outcap, (h->prec == VPC_HFEM_DOUBLE ? sizeof(double) : sizeof(float)) * nvals))) return err;
+  if ((err = Grow(&h->pack, &h->packcap, StorageSize(h->prec) * pvals))) return err;
+  if ((err = Grow(&h->out, &h->outcap, (h->prec == VPC_HFEM_DOUBLE ? sizeof(double) : sizeof(float)) * pvals))) return err;
   if ((err = Grow((void **)&h->colscale, &h->colcap, sizeof(float) * ncols))) return err;
   switch (h->prec) {
   case VPC_HFEM_DOUBLE: {
     const double one = 1.0, zero = 0.0;
-    VPPack<double, false><<<pb, 256>>>(rows, per, ncols, X, ldx, (double *)h->pack, h->colscale);
+    VP_TICK();
+    VPPack<double, false><<<pb, 256>>>(rows, prow, per, ncols, X, W, ldx, (double *)h->pack, h->colscale);
     VP_CHECK(cudaGetLastError());
-    VP_CUBLAS(cublasDgemm(h->blas, CUBLAS_OP_N, CUBLAS_OP_N, rows, ncols, rows, &one, (const double *)M, rows, (const double *)h->pack, rows, &zero, (double *)h->out, rows));
-    VPUnpack<double, false><<<Blocks(nvals), 256>>>(rows, per, ncols, (const double *)h->out, h->colscale, sM, Y, ldy);
+    VP_TOCK(step);
+    VP_TICK();
+    VP_CUBLAS(cublasDgemm(h->blas, CUBLAS_OP_N, CUBLAS_OP_N, prow, ncols, prow, &one, (const double *)M, prow, (const double *)h->pack, prow, &zero, (double *)h->out, prow));
+    VP_TOCK(step + 1);
+    VP_TICK();
+    VPUnpack<double, false><<<Blocks(nvals), 256>>>(rows, prow, per, ncols, (const double *)h->out, h->colscale, sM, Y, ldy);
     break;
   }
   case VPC_HFEM_SINGLE: {
     const float one = 1.0f, zero = 0.0f;
-    VPPack<float, false><<<pb, 256>>>(rows, per, ncols, X, ldx, (float *)h->pack, h->colscale);
+    VP_TICK();
+    VPPack<float, false><<<pb, 256>>>(rows, prow, per, ncols, X, W, ldx, (float *)h->pack, h->colscale);
     VP_CHECK(cudaGetLastError());
-    VP_CUBLAS(cublasGemmEx(h->blas, CUBLAS_OP_N, CUBLAS_OP_N, rows, ncols, rows, &one, M, CUDA_R_32F, rows, h->pack, CUDA_R_32F, rows, &zero, h->out, CUDA_R_32F, rows, h->tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
-    VPUnpack<float, false><<<Blocks(nvals), 256>>>(rows, per, ncols, (const float *)h->out, h->colscale, sM, Y, ldy);
+    VP_TOCK(step);
+    VP_TICK();
+    VP_CUBLAS(cublasGemmEx(h->blas, CUBLAS_OP_N, CUBLAS_OP_N, prow, ncols, prow, &one, M, CUDA_R_32F, prow, h->pack, CUDA_R_32F, prow, &zero, h->out, CUDA_R_32F, prow, h->tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    VP_TOCK(step + 1);
+    VP_TICK();
+    VPUnpack<float, false><<<Blocks(nvals), 256>>>(rows, prow, per, ncols, (const float *)h->out, h->colscale, sM, Y, ldy);
     break;
   }
   default: {
     const float          one = 1.0f, zero = 0.0f;
     const cudaDataType_t t   = h->prec == VPC_HFEM_HALF ? CUDA_R_16F : CUDA_R_16BF;
-    if (h->prec == VPC_HFEM_HALF) VPPack<__half, true><<<pb, 256>>>(rows, per, ncols, X, ldx, (__half *)h->pack, h->colscale);
-    else VPPack<__nv_bfloat16, true><<<pb, 256>>>(rows, per, ncols, X, ldx, (__nv_bfloat16 *)h->pack, h->colscale);
+    VP_TICK();
+    if (h->prec == VPC_HFEM_HALF) VPPack<__half, true><<<pb, 256>>>(rows, prow, per, ncols, X, W, ldx, (__half *)h->pack, h->colscale);
+    else VPPack<__nv_bfloat16, true><<<pb, 256>>>(rows, prow, per, ncols, X, W, ldx, (__nv_bfloat16 *)h->pack, h->colscale);
     VP_CHECK(cudaGetLastError());
-    VP_CUBLAS(cublasGemmEx(h->blas, CUBLAS_OP_N, CUBLAS_OP_N, rows, ncols, rows, &one, M, t, rows, h->pack, t, rows, &zero, h->out, CUDA_R_32F, rows, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
-    VPUnpack<float, true><<<Blocks(nvals), 256>>>(rows, per, ncols, (const float *)h->out, h->colscale, sM, Y, ldy);
+    VP_TOCK(step);
+    VP_TICK();
+    VP_CUBLAS(cublasGemmEx(h->blas, CUBLAS_OP_N, CUBLAS_OP_N, prow, ncols, prow, &one, M, t, prow, h->pack, t, prow, &zero, h->out, CUDA_R_32F, prow, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    VP_TOCK(step + 1);
+    VP_TICK();
+    VPUnpack<float, true><<<Blocks(nvals), 256>>>(rows, prow, per, ncols, (const float *)h->out, h->colscale, sM, Y, ldy);
   }
   }
   VP_CHECK(cudaGetLastError());
+  VP_TOCK(step + 2);
   return 0;
 }
 
@@ -361,9 +434,14 @@ extern "C" int VPCudaHFEMForward(VPCudaHFEM h, int n, double *Z, double *Y, int 
   const int    nC = h->nC, nE = h->nE;
   const double one = 1.0, mone = -1.0;
   int          err;
+  for (int k = 0; k < VPC_HFEM_NSTEP; k++) h->last[k] = 0.0; // a new solve
+  VP_TICK();
   if (nC) VP_CUBLAS(cublasDtrsm(h->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, nC, n, &one, h->LC, nC, Z, ld));
-  if ((err = ApplyInverse(h, h->Cinv, h->sC, h->nb, h->ncell, n, Z + nC + nE, ld, Y + nC + nE, ld))) return err;
+  VP_TOCK(VPC_HFEM_STEP_MACRO);
+  if ((err = ApplyInverse(h, h->Cinv, h->sC, h->nb, h->ncell, n, Z + nC + nE, NULL, ld, Y + nC + nE, ld, VPC_HFEM_STEP_PACK_C))) return err;
+  VP_TICK();
   if (nC && nE) VP_CUBLAS(cublasDgemm(h->blas, CUBLAS_OP_T, CUBLAS_OP_N, nE, n, nC, &mone, h->B, nC, Z, ld, &one, Z + nC, ld));
+  VP_TOCK(VPC_HFEM_STEP_MACRO);
   return 0;
 }
 
@@ -373,25 +451,86 @@ extern "C" int VPCudaHFEMMiddle(VPCudaHFEM h, int n, double *Z, double *Y, const
   const double one = 1.0, mone = -1.0;
   int          err;
   if (!nE) return 0;
-  VP_CUBLAS(cublasDgeam(h->blas, CUBLAS_OP_N, CUBLAS_OP_N, nE, n, &one, Z + nC, ld, &mone, W + nC, ld, Z + nC, ld));
-  if ((err = ApplyInverse(h, h->Piinv, h->sPi, nE, 1, n, Z + nC, ld, Y + nC, ld))) return err;
+  if ((err = ApplyInverse(h, h->Piinv, h->sPi, nE, 1, n, Z + nC, W ? W + nC : NULL, ld, Y + nC, ld, VPC_HFEM_STEP_PACK_PI))) return err;
+  VP_TICK();
   if (nC) VP_CUBLAS(cublasDgemm(h->blas, CUBLAS_OP_N, CUBLAS_OP_N, nC, n, nE, &mone, h->B, nC, Y + nC, ld, &one, Z, ld));
+  VP_TOCK(VPC_HFEM_STEP_MACRO);
   return 0;
 }
 
 extern "C" int VPCudaHFEMBackward(VPCudaHFEM h, int n, double *Z, double *Y, const double *W, int ld)
 {
-  const int    nC = h->nC, nE = h->nE, nI = h->nb * h->ncell;
-  const double one = 1.0, mone = -1.0;
+  const int    nC = h->nC, nE = h->nE;
+  const double one = 1.0;
   int          err;
-  if (nE) {
-    VP_CUBLAS(cublasDgeam(h->blas, CUBLAS_OP_N, CUBLAS_OP_N, nI, n, &one, Z + nC + nE, ld, &mone, W + nC + nE, ld, Z + nC + nE, ld));
-    if ((err = ApplyInverse(h, h->Cinv, h->sC, h->nb, h->ncell, n, Z + nC + nE, ld, Y + nC + nE, ld))) return err;
-  }
+  if (nE && (err = ApplyInverse(h, h->Cinv, h->sC, h->nb, h->ncell, n, Z + nC + nE, W ? W + nC + nE : NULL, ld, Y + nC + nE, ld, VPC_HFEM_STEP_PACK_C))) return err;
   if (nC) {
+    VP_TICK();
     VP_CUBLAS(cublasDtrsm(h->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT, nC, n, &one, h->LC, nC, Z, ld));
     VP_CHECK(cudaMemcpy2D(Y, sizeof(double) * ld, Z, sizeof(double) * ld, sizeof(double) * nC, n, cudaMemcpyDeviceToDevice));
+    VP_TOCK(VPC_HFEM_STEP_MACRO);
   }
+  return 0;
+}
+
+// Z[rows[q]] -= sum_k val[k] Y[col[k]] for the coupled rows q, column blockIdx.y
+__global__ void VPHFEMCouple(int nrows, const int *__restrict__ rows, const int *__restrict__ ptr, const int *__restrict__ col, const double *__restrict__ val, const double *__restrict__ Y, double *__restrict__ Z, size_t ld)
+{
+  const size_t c = blockIdx.y * ld;
+  for (int q = blockIdx.x * blockDim.x + threadIdx.x; q < nrows; q += gridDim.x * blockDim.x) {
+    double sum = 0.0;
+    for (int k = ptr[q]; k < ptr[q + 1]; k++) sum += val[k] * Y[c + col[k]];
+    Z[c + rows[q]] -= sum;
+  }
+}
+
+extern "C" int VPCudaHFEMSetCoupling(VPCudaHFEM h, int which, int nrows, const int *rows, const int *ptr, const int *col, const double *val)
+{
+  const int nnz = ptr[nrows];
+  if (which < 0 || which > 1) return (int)cudaErrorInvalidValue;
+  auto &cp = h->couple[which];
+  cp.nrows = nrows;
+  VP_CHECK(cudaMalloc(&cp.rows, sizeof(int) * (nrows + 1)));
+  VP_CHECK(cudaMalloc(&cp.ptr, sizeof(int) * (nrows + 1)));
+  VP_CHECK(cudaMalloc(&cp.col, sizeof(int) * (nnz + 1)));
+  VP_CHECK(cudaMalloc(&cp.val, sizeof(double) * (nnz + 1)));
+  VP_CHECK(cudaMemcpy(cp.rows, rows, sizeof(int) * nrows, cudaMemcpyHostToDevice));
+  VP_CHECK(cudaMemcpy(cp.ptr, ptr, sizeof(int) * (nrows + 1), cudaMemcpyHostToDevice));
+  VP_CHECK(cudaMemcpy(cp.col, col, sizeof(int) * nnz, cudaMemcpyHostToDevice));
+  VP_CHECK(cudaMemcpy(cp.val, val, sizeof(double) * nnz, cudaMemcpyHostToDevice));
+  return 0;
+}
+
+extern "C" int VPCudaHFEMCouple(VPCudaHFEM h, int which, int n, const double *Y, double *Z, int ld)
+{
+  const auto &cp = h->couple[which];
+  if (!cp.nrows) return 0;
+  for (int c0 = 0; c0 < n; c0 += 65535) {
+    const int    m = n - c0 < 65535 ? n - c0 : 65535;
+    const size_t o = (size_t)c0 * ld, b = ((size_t)cp.nrows + 255) / 256;
+    VPHFEMCouple<<<dim3((unsigned)(b < 4096 ? b : 4096), (unsigned)m), 256>>>(cp.nrows, cp.rows, cp.ptr, cp.col, cp.val, Y + o, Z + o, (size_t)ld);
+    VP_CHECK(cudaGetLastError());
+  }
+  return 0;
+}
+
+extern "C" int VPCudaHFEMSetTimers(VPCudaHFEM h, int on)
+{
+  if (on && !h->timers) {
+    VP_CHECK(cudaEventCreate(&h->ev[0]));
+    VP_CHECK(cudaEventCreate(&h->ev[1]));
+  }
+  if (!on && h->timers) {
+    VP_CHECK(cudaEventDestroy(h->ev[0]));
+    VP_CHECK(cudaEventDestroy(h->ev[1]));
+  }
+  h->timers = on;
+  return 0;
+}
+
+extern "C" int VPCudaHFEMGetTimes(VPCudaHFEM h, double ms[], double last[])
+{
+  for (int k = 0; k < VPC_HFEM_NSTEP; k++) ms[k] = h->ms[k], last[k] = h->last[k];
   return 0;
 }
 
@@ -408,6 +547,16 @@ extern "C" int VPCudaHFEMDestroy(VPCudaHFEM *hp)
   VP_CHECK(cudaFree(h->out));
   VP_CHECK(cudaFree(h->colscale));
   VP_CHECK(cudaFree(h->info));
+  if (h->timers) {
+    VP_CHECK(cudaEventDestroy(h->ev[0]));
+    VP_CHECK(cudaEventDestroy(h->ev[1]));
+  }
+  for (int w = 0; w < 2; w++) {
+    VP_CHECK(cudaFree(h->couple[w].rows));
+    VP_CHECK(cudaFree(h->couple[w].ptr));
+    VP_CHECK(cudaFree(h->couple[w].col));
+    VP_CHECK(cudaFree(h->couple[w].val));
+  }
   VP_CUBLAS(cublasDestroy(h->blas));
   VP_CUSOLVER(cusolverDnDestroy(h->solver));
   delete h;

@@ -9,7 +9,7 @@ PETSC_INTERN PetscErrorCode DMBrickOperatorListDestroy_Private(void);
 
 PetscLogEvent DMBRICK_Setup, DMBRICK_Assemble, DMBRICK_Interpolate, DMBRICK_Restrict;
 PetscLogEvent PC_VertexPatchSetUp, PC_VertexPatchSmooth;
-PetscLogEvent PC_HFEMSetUp, PC_HFEMApply, PC_HFEMTransform, PC_HFEMInvert;
+PetscLogEvent PC_HFEMSetUp, PC_HFEMApply, PC_HFEMTransform, PC_HFEMInvert, PC_HFEMApplyT, PC_HFEMApplyD, PC_HFEMApplyDense;
 
 static PetscBool VPatchPackageInitialized = PETSC_FALSE;
 
@@ -61,6 +61,9 @@ PetscErrorCode VPatchInitializePackage(void)
   PetscCall(PetscLogEventRegister("HFEMApply", PC_CLASSID, &PC_HFEMApply));
   PetscCall(PetscLogEventRegister("HFEMTransform", PC_CLASSID, &PC_HFEMTransform));
   PetscCall(PetscLogEventRegister("HFEMInvert", PC_CLASSID, &PC_HFEMInvert));
+  PetscCall(PetscLogEventRegister("HFEMApplyT", PC_CLASSID, &PC_HFEMApplyT));
+  PetscCall(PetscLogEventRegister("HFEMApplyD", PC_CLASSID, &PC_HFEMApplyD));
+  PetscCall(PetscLogEventRegister("HFEMApplyDense", PC_CLASSID, &PC_HFEMApplyDense));
   PetscCall(PetscRegisterFinalize(VPatchFinalizePackage));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -266,6 +266,11 @@ grep -q "^Linear solve converged" "$OUT/hfem_cg_half.cuda.log" && awk -v t="$tc"
 result hfem_cg_half $? "CG + HFEM(half) to 1e-10: GPU $ic its (true residual $tc), host $ih its"
 ./tutorials/ex4 -dm_vec_type cuda -dm_brick_refine 6 -nrhs 8 -nmodes 3 -pc_hfem_columns 3 >"$OUT/hfem_ex4_double.log" 2>&1
 result hfem_ex4_passes $? "$(grep 'largest relative residual' "$OUT/hfem_ex4_double.log") (8 right-hand sides, 3 per pass)"
+# the stencil transform (default) against the sparse T, T^T on the GPU: the same solutions (L2 errors to 6 digits)
+./tutorials/ex4 -dm_vec_type cuda -dm_brick_refine 7 -nrhs 16 -max_residual 1e-10 >"$OUT/hfem_ex4_stencil.log" 2>&1 &&
+  ./tutorials/ex4 -dm_vec_type cuda -dm_brick_refine 7 -nrhs 16 -max_residual 1e-10 -pc_hfem_transform sparse >"$OUT/hfem_ex4_sparse.log" 2>&1 &&
+  [ -n "$(grep '^L2 errors' "$OUT/hfem_ex4_stencil.log")" ] && [ "$(grep '^L2 errors' "$OUT/hfem_ex4_stencil.log" | cut -c1-60)" = "$(grep '^L2 errors' "$OUT/hfem_ex4_sparse.log" | cut -c1-60)" ]
+result hfem_transform_stencil_vs_sparse $? "$(grep '^L2 errors' "$OUT/hfem_ex4_stencil.log" | cut -c1-60) (stencil), residual $(grep 'largest relative residual' "$OUT/hfem_ex4_stencil.log" | awk '{print $NF}')"
 ./tutorials/ex4 -dm_vec_type cuda -dm_brick_refine 7 -nrhs 64 -pc_hfem_precision half -max_residual 1e-2 >"$OUT/hfem_ex4_half.log" 2>&1
 result hfem_ex4_half $? "$(grep 'largest relative residual' "$OUT/hfem_ex4_half.log")"
 ./tutorials/ex1 -dm_vec_type cuda -dm_brick_degree 1 -dm_brick_cells 4,4 -dm_brick_refine 3 -fmg 0 -ksp_rtol 1e-10 -mg_coarse_pc_type hfem >"$OUT/hfem_mg_coarse.log" 2>&1

@@ -1,6 +1,6 @@
 static const char help[] = "Checks PCHFEM (2D Q1 Poisson): the direct solve against an LU factorization of the assembled matrix (1e-12) for\n"
                            "every macro level, on square and non-square boxes, also without prehandling; the node-set sizes against eq. 6-8 of\n"
-                           "[RTRZ21]; KSPMatSolve against single solves (also in several passes); single, TF32, half and bfloat16 (host\n"
+                           "[RTRZ21]; KSPMatSolve against single solves (also in several passes); the stencil transform against the sparse one; single, TF32, half and bfloat16 (host\n"
                            "emulation) against LU and as CG preconditioners to 1e-10. Options: -refine n (of a -cells coarse grid, default 2,2 and 2,3).\n";
 
 #include "checks.h"
@@ -13,7 +13,7 @@ static PetscErrorCode CheckLevel(const PetscInt cells[], PetscInt refine, PetscI
   KSP             ksp, lu;
   PC              pc, pclu;
   Vec             b, x, y;
-  PetscReal       rel;
+  PetscReal       rel = 0.0;
   PetscInt        nC, nE, nI, mm, nx, ny, s;
   char            what[192];
 
@@ -96,6 +96,34 @@ static PetscErrorCode CheckLevel(const PetscInt cells[], PetscInt refine, PetscI
     PetscCall(MatDestroy(&Xm));
   }
   {
+    /* the stencil transform (default) = the explicit sparse T, T^T, on several columns at once */
+    const PetscInt nrhs = 2;
+    Mat            Bm, Xs, Xt;
+    PetscReal      nrm, dif;
+    PetscInt       nloc;
+    PetscCall(VecGetLocalSize(b, &nloc));
+    PetscCall(MatCreateDense(PETSC_COMM_WORLD, nloc, PETSC_DECIDE, PETSC_DETERMINE, nrhs, NULL, &Bm));
+    PetscCall(MatDuplicate(Bm, MAT_DO_NOT_COPY_VALUES, &Xs));
+    PetscCall(MatDuplicate(Bm, MAT_DO_NOT_COPY_VALUES, &Xt));
+    PetscCall(MatSetRandom(Bm, rnd));
+    PetscCall(KSPMatSolve(ksp, Bm, Xs));
+    PetscCall(PetscOptionsSetValue(NULL, "-pc_hfem_transform", "sparse"));
+    PetscCall(KSPSetFromOptions(ksp));
+    PetscCall(KSPMatSolve(ksp, Bm, Xt));
+    PetscCall(PetscOptionsClearValue(NULL, "-pc_hfem_transform"));
+    PetscCall(MatNorm(Xt, NORM_FROBENIUS, &nrm));
+    PetscCall(MatAXPY(Xt, -1.0, Xs, SAME_NONZERO_PATTERN));
+    PetscCall(MatNorm(Xt, NORM_FROBENIUS, &dif));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "HFEM %" PetscInt_FMT " x %" PetscInt_FMT ", macro level %" PetscInt_FMT ": stencil transform = sparse T, T^T (-pc_hfem_transform)", nx, ny, m));
+    PetscCall(CheckLessThan(what, dif / nrm, 1e-13));
+    PetscCall(PetscOptionsSetValue(NULL, "-pc_hfem_transform", "stencil"));
+    PetscCall(KSPSetFromOptions(ksp));
+    PetscCall(PetscOptionsClearValue(NULL, "-pc_hfem_transform"));
+    PetscCall(MatDestroy(&Bm));
+    PetscCall(MatDestroy(&Xs));
+    PetscCall(MatDestroy(&Xt));
+  }
+  {
     /* the nodal variant (-pc_hfem_prehandle false) is the same direct solve */
     PetscCall(KSPSolve(lu, b, y));
     PetscCall(PetscOptionsSetValue(NULL, "-pc_hfem_prehandle", "false"));
@@ -127,7 +155,7 @@ static PetscErrorCode CheckPrecision(const char *prec, PetscBool tf32, PetscReal
   KSP            ksp, lu;
   PC             pc;
   Vec            b, x, y, r;
-  PetscReal      rel, nr, nb;
+  PetscReal      rel = 0.0, nr, nb;
   PetscInt       its;
   char           what[192];
 

@@ -45,6 +45,7 @@ static PetscErrorCode PCReset_HFEM_Data(PC pc)
   PetscCall(MatDestroy(&hf->Tt));
   PetscCall(MatDestroy(&hf->D));
   PetscCall(MatDestroy(&hf->Dt));
+  PetscCall(PCHFEMResetTransform_Private(pc));
   PetscCall(PCHFEMReset_Host(pc));
 #if defined(VP_HAVE_CUDA)
   PetscCall(PCHFEMReset_Device(pc));
@@ -80,10 +81,29 @@ static PetscErrorCode PCHFEMSetUpWork(PC pc, PetscInt n)
     PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, hf->N, n, NULL, &hf->Y));
   }
   PetscCall(MatZeroEntries(hf->Y));
-  PetscCall(PCHFEMProduct(hf->T, hf->Bin, &hf->Z));
-  PetscCall(PCHFEMProduct(hf->D, hf->Y, &hf->W));
-  PetscCall(PCHFEMProduct(hf->Dt, hf->Y, &hf->W2));
-  PetscCall(PCHFEMProduct(hf->Tt, hf->Y, &hf->Xo));
+  if (hf->stencil) {
+    if (hf->device) {
+#if defined(VP_HAVE_CUDA)
+      PetscCall(MatCreateSeqDenseCUDA(PETSC_COMM_SELF, hf->N, n, NULL, &hf->Z));
+      PetscCall(MatCreateSeqDenseCUDA(PETSC_COMM_SELF, hf->N, n, NULL, &hf->Xo));
+#endif
+    } else {
+      PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, hf->N, n, NULL, &hf->Z));
+      PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, hf->N, n, NULL, &hf->Xo));
+    }
+  } else {
+    PetscCall(PCHFEMProduct(hf->T, hf->Bin, &hf->Z));
+    PetscCall(PCHFEMProduct(hf->Tt, hf->Y, &hf->Xo));
+  }
+  if (hf->device) {
+#if defined(VP_HAVE_CUDA)
+    /* D and D^T update Z in place on the GPU (hfemdevice.c): W is the stencils' scratch */
+    PetscCall(MatCreateSeqDenseCUDA(PETSC_COMM_SELF, hf->N, n, NULL, &hf->W));
+#endif
+  } else {
+    PetscCall(PCHFEMProduct(hf->D, hf->Y, &hf->W));
+    PetscCall(PCHFEMProduct(hf->Dt, hf->Y, &hf->W2));
+  }
   PetscCall(MatDenseGetLDA(hf->Z, &ldz));
   PetscCall(MatDenseGetLDA(hf->Y, &ldy));
   PetscCheck(ldz == ldy, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCHFEM: work matrices with different leading dimensions");
@@ -128,6 +148,7 @@ static PetscErrorCode PCSetUp_HFEM(PC pc)
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCheck(size == 1, comm, PETSC_ERR_SUP, "PCHFEM runs on one MPI rank in this version (got %d); run the solve on one rank", size);
   PetscCall(DMBrickOnDevice_Private(dm, &hf->device));
+  hf->stencil = (PetscBool)(hf->prehandle && hf->transform == PC_HFEM_TRANSFORM_STENCIL);
   PetscCheck(!hf->tf32 || hf->precision == PC_HFEM_SINGLE, comm, PETSC_ERR_ARG_INCOMP, "-pc_hfem_tf32 is for -pc_hfem_precision single (got %s)", PCHFEMPrecisions[hf->precision]);
   hf->level = brick->level;
   hf->nx    = brick->cells[0];
@@ -189,10 +210,10 @@ static PetscErrorCode PCSetUp_HFEM(PC pc)
     if (hf->device) {
 #if defined(VP_HAVE_CUDA)
       PetscCall(PCHFEMSetUpDense_Device(pc, &parts, Cinv));
-      PetscCall(MatConvert(hf->T, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, &hf->T));
-      PetscCall(MatConvert(hf->Tt, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, &hf->Tt));
-      PetscCall(MatConvert(hf->D, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, &hf->D));
-      PetscCall(MatConvert(hf->Dt, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, &hf->Dt));
+      if (hf->T) PetscCall(MatConvert(hf->T, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, &hf->T));
+      if (hf->Tt) PetscCall(MatConvert(hf->Tt, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, &hf->Tt));
+      PetscCall(PCHFEMSetUpTransformDevice_Private(pc));
+      PetscCall(PCHFEMSetUpCoupling_Device(pc));
 #endif
     } else PetscCall(PCHFEMSetUpDense_Host(pc, &parts, Cinv));
     PetscCall(PCHFEMPartsDestroy_Private(&parts));
@@ -245,7 +266,7 @@ static PetscErrorCode PCApply_HFEM(PC pc, Vec b, Vec x)
 static PetscErrorCode PCMatApply_HFEM(PC pc, Mat Bm, Mat Xm)
 {
   PC_HFEM  *hf = (PC_HFEM *)pc->data;
-  PetscInt  n, w;
+  PetscInt  n, w, ldb, ldx;
   PetscBool device;
 
   PetscFunctionBegin;
@@ -257,9 +278,40 @@ static PetscErrorCode PCMatApply_HFEM(PC pc, Mat Bm, Mat Xm)
   PetscCall(MatGetSize(Bm, NULL, &n));
   w = PetscMin(n, hf->maxcols);
   PetscCall(PCHFEMSetUpWork(pc, w));
+  PetscCall(MatDenseGetLDA(Bm, &ldb));
+  PetscCall(MatDenseGetLDA(Xm, &ldx));
   for (PetscInt c0 = 0; c0 < n; c0 += w) {
     const PetscInt c1 = PetscMin(n, c0 + w);
     Mat            in, out, win, wout;
+    if (hf->stencil && c1 - c0 == w && ldb == hf->N && ldx == hf->N) {
+      /* the stencils read the right-hand sides and write the solutions in place: no copies */
+      const PetscScalar *b;
+      PetscScalar       *x;
+      if (hf->device) {
+#if defined(VP_HAVE_CUDA)
+        PetscCall(MatDenseCUDAGetArrayRead(Bm, &b));
+        PetscCall(MatDenseCUDAGetArrayWrite(Xm, &x));
+        PetscCall(MatDenseCUDAPlaceArray(hf->Bin, b + c0 * ldb));
+        PetscCall(MatDenseCUDAPlaceArray(hf->Xo, x + c0 * ldx));
+        PetscCall(PCHFEMSolveWork(pc));
+        PetscCall(MatDenseCUDAResetArray(hf->Xo));
+        PetscCall(MatDenseCUDAResetArray(hf->Bin));
+        PetscCall(MatDenseCUDARestoreArrayWrite(Xm, &x));
+        PetscCall(MatDenseCUDARestoreArrayRead(Bm, &b));
+#endif
+      } else {
+        PetscCall(MatDenseGetArrayRead(Bm, &b));
+        PetscCall(MatDenseGetArrayWrite(Xm, &x));
+        PetscCall(MatDensePlaceArray(hf->Bin, b + c0 * ldb));
+        PetscCall(MatDensePlaceArray(hf->Xo, x + c0 * ldx));
+        PetscCall(PCHFEMSolveWork(pc));
+        PetscCall(MatDenseResetArray(hf->Xo));
+        PetscCall(MatDenseResetArray(hf->Bin));
+        PetscCall(MatDenseRestoreArrayWrite(Xm, &x));
+        PetscCall(MatDenseRestoreArrayRead(Bm, &b));
+      }
+      continue;
+    }
     PetscCall(MatDenseGetSubMatrix(Bm, PETSC_DECIDE, PETSC_DECIDE, c0, c1, &in));
     PetscCall(MatDenseGetSubMatrix(hf->Bin, PETSC_DECIDE, PETSC_DECIDE, 0, c1 - c0, &win));
     PetscCall(MatCopy(in, win, SAME_NONZERO_PATTERN));
@@ -322,7 +374,19 @@ static PetscErrorCode PCSetFromOptions_HFEM(PC pc, PetscOptionItems *PetscOption
     if (cond && !hf->condition) pc->setupcalled = 0; /* a setup computes them */
     hf->condition = cond;
   }
-  PetscCall(PetscOptionsInt("-pc_hfem_columns", "Right-hand sides per pass of PCMatApply (KSPMatSolve): the work holds about 6 N columns of doubles", "PCHFEM", hf->maxcols, &hf->maxcols, NULL));
+  {
+    PetscBool timers = hf->timers;
+    PetscCall(PetscOptionsBool("-pc_hfem_gpu_timers", "GPU: time each step of the dense stages (synchronizes after each: for profiles); printed by PCView and when the PC is reset", "PCHFEM", timers, &timers, NULL));
+    if (timers != hf->timers) pc->setupcalled = 0;
+    hf->timers = timers;
+  }
+  {
+    PetscInt t = (PetscInt)hf->transform;
+    PetscCall(PetscOptionsEList("-pc_hfem_transform", "How the hierarchical transform T = diag P S^T and T^T are applied: stencil (level by level, eq. 3) or sparse (explicit matrices; always with -pc_hfem_prehandle false)", "PCHFEM", PCHFEMTransforms, 2, PCHFEMTransforms[t], &t, NULL));
+    if ((PCHFEMTransform)t != hf->transform) pc->setupcalled = 0;
+    hf->transform = (PCHFEMTransform)t;
+  }
+  PetscCall(PetscOptionsInt("-pc_hfem_columns", "Right-hand sides per pass of PCMatApply (KSPMatSolve): the work holds about 5 N (GPU) or 6 N (host) doubles per column", "PCHFEM", hf->maxcols, &hf->maxcols, NULL));
   PetscCheck(hf->maxcols >= 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_hfem_columns %" PetscInt_FMT ": allowed >= 1", hf->maxcols);
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -347,7 +411,11 @@ static PetscErrorCode PCView_HFEM(PC pc, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  dense blocks: C_1^-1 %" PetscInt_FMT " x %" PetscInt_FMT " (%.3g MB), Pi^-1 %" PetscInt_FMT " x %" PetscInt_FMT " (%.3g MB), B %" PetscInt_FMT " x %" PetscInt_FMT " (%.3g MB, double)\n", hf->nb, hf->nb,
                                      hf->nb * (double)hf->nb * bytes / 1e6, hf->nE, hf->nE, hf->nE * (double)hf->nE * bytes / 1e6, hf->nC, hf->nE, hf->nC * (double)hf->nE * sizeof(PetscScalar) / 1e6));
   }
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  hierarchical transform: %s\n", hf->stencil ? "level-wise stencils (-pc_hfem_transform stencil)" : "sparse matrices T, T^T"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  many right-hand sides: up to %" PetscInt_FMT " per pass (-pc_hfem_columns)\n", hf->maxcols));
+#if defined(VP_HAVE_CUDA)
+  if (hf->device) PetscCall(PCHFEMViewTimes_Device(pc, viewer));
+#endif
   if (hf->condition) PetscCall(PetscViewerASCIIPrintf(viewer, "  kappa(C_1) = %.4g, kappa(Pi) = %.4g (%s, at setup)\n", (double)hf->kappaC, (double)hf->kappaPi, hf->device ? "LAPACK, cuSOLVER" : "LAPACK"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -507,13 +575,15 @@ PetscErrorCode PCHFEMGetCounts(PC pc, PetscInt macro_level, PetscInt *nC, PetscI
 .  -pc_hfem_tf32                   - with single: TF32 tensor cores
 .  -pc_hfem_prehandle <true>        - false: the same elimination on the nodal system (no hierarchical basis, no scaling)
 .  -pc_hfem_columns <256>          - right-hand sides per pass of KSPMatSolve()
+.  -pc_hfem_transform <stencil>    - the hierarchical transform as level-wise stencils, or sparse (the explicit matrices)
+.  -pc_hfem_gpu_timers             - GPU: time the steps of the dense stages (for profiles; printed by PCView and at reset)
 -  -pc_hfem_condition              - compute kappa(C_1) and kappa(Pi) at setup and show them in PCView
 
    Notes:
    Use -ksp_type preonly -pc_type hfem for a direct solve, or as the preconditioner of CG/FGMRES, or as the coarse solver
    of PCMG (-mg_coarse_pc_type hfem). Needs -dm_brick_dim 2 -dm_brick_degree 1 -dm_brick_operator laplace, a brick
    refined at least once and one MPI rank (each is checked with an error naming the option). With -dm_vec_type cuda
-   everything runs on the GPU: the sparse steps through AIJCUSPARSE, C_i^-1 and Pi^-1 through cuBLAS (half and bfloat16
+   everything runs on the GPU: the transform and the E-I couplings as CUDA kernels, C_i^-1 and Pi^-1 through cuBLAS (half and bfloat16
    on the tensor cores with float accumulation, each right-hand side column scaled by its largest entry), Pi assembled
    and inverted by cuSOLVER. On the host double and single use BLAS; half, bfloat16 and TF32 are emulated (the stored
    inverses and the scaled inputs rounded to the format, products in float), so results match the GPU's to rounding.

@@ -35,6 +35,8 @@ PetscErrorCode PCHFEMSetUpDense_Device(PC pc, const PCHFEMParts *parts, PetscSca
   err = VPCudaHFEMCreate(nC, nE, nb, ncell, (int)hf->precision, (int)hf->tf32, hf->LC, hf->B, &h);
   hf->gpu = h;
   PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "PCHFEM: CUDA error in VPCudaHFEMCreate: %s", VPCudaErrorString(err));
+  err = VPCudaHFEMSetTimers(h, (int)hf->timers);
+  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "PCHFEM: CUDA error in VPCudaHFEMSetTimers: %s", VPCudaErrorString(err));
   err = VPCudaHFEMSetCinv(h, Cinv);
   PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "PCHFEM: CUDA error storing C_1^-1: %s", VPCudaErrorString(err));
   PetscCall(PetscFree(Cinv));
@@ -55,20 +57,99 @@ PetscErrorCode PCHFEMSetUpDense_Device(PC pc, const PCHFEMParts *parts, PetscSca
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the rows of the set-order block [r0, r0 + nr) x [c0, c0 + nc) of the sparse A that have entries in it (the explicit zero
+   diagonal of D and D^T lies outside), as the GPU's coupling which */
+static PetscErrorCode SetCoupling(VPCudaHFEM h, int which, Mat A, PetscInt r0, PetscInt nr, PetscInt c0, PetscInt nc, PetscInt *nentries)
+{
+  PetscInt nrows = 0, nnz = 0;
+  int     *rows, *ptr, *col, err;
+  double  *val;
+
+  PetscFunctionBegin;
+  for (PetscInt pass = 0; pass < 2; pass++) {
+    nrows = nnz = 0;
+    for (PetscInt r = r0; r < r0 + nr; r++) {
+      PetscInt           ncols, had = nnz;
+      const PetscInt    *cols;
+      const PetscScalar *vals;
+      PetscCall(MatGetRow(A, r, &ncols, &cols, &vals));
+      for (PetscInt t = 0; t < ncols; t++)
+        if (cols[t] >= c0 && cols[t] < c0 + nc) {
+          if (pass) {
+            PetscCall(PetscMPIIntCast(cols[t], &col[nnz]));
+            val[nnz] = PetscRealPart(vals[t]);
+          }
+          nnz++;
+        }
+      PetscCall(MatRestoreRow(A, r, &ncols, &cols, &vals));
+      if (nnz > had) {
+        if (pass) {
+          PetscCall(PetscMPIIntCast(r, &rows[nrows]));
+          PetscCall(PetscMPIIntCast(nnz, &ptr[nrows + 1]));
+        }
+        nrows++;
+      }
+    }
+    if (!pass) {
+      PetscCall(PetscMalloc4(nrows + 1, &rows, nrows + 1, &ptr, nnz + 1, &col, nnz + 1, &val));
+      ptr[0] = 0;
+    }
+  }
+  err = VPCudaHFEMSetCoupling(h, which, (int)nrows, rows, ptr, col, val);
+  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "PCHFEM: CUDA error in VPCudaHFEMSetCoupling: %s", VPCudaErrorString(err));
+  PetscCall(PetscFree4(rows, ptr, col, val));
+  *nentries = nnz;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* D and D^T on the GPU as kernels on their coupled rows (no N x n products) */
+PetscErrorCode PCHFEMSetUpCoupling_Device(PC pc)
+{
+  PC_HFEM *hf = (PC_HFEM *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCall(SetCoupling((VPCudaHFEM)hf->gpu, 0, hf->D, hf->nC, hf->nE, hf->nC + hf->nE, hf->nI, &hf->nnzD));
+  PetscCall(SetCoupling((VPCudaHFEM)hf->gpu, 1, hf->Dt, hf->nC + hf->nE, hf->nI, hf->nC, hf->nE, &hf->nnzDt));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Z -= D Y (which 0) or D^T Y (1) on the GPU */
+static PetscErrorCode Couple(PC pc, int which, PetscInt ld)
+{
+  PC_HFEM           *hf = (PC_HFEM *)pc->data;
+  PetscScalar       *z;
+  const PetscScalar *y;
+  int                err;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(PC_HFEMApplyD, pc, 0, 0, 0));
+  PetscCall(MatDenseCUDAGetArray(hf->Z, &z));
+  PetscCall(MatDenseCUDAGetArrayRead(hf->Y, &y));
+  PetscCall(PetscLogGpuTimeBegin());
+  err = VPCudaHFEMCouple((VPCudaHFEM)hf->gpu, which, (int)hf->wcols, y, z, (int)ld);
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "PCHFEM: CUDA error in the E-I coupling: %s", VPCudaErrorString(err));
+  PetscCall(MatDenseCUDARestoreArrayRead(hf->Y, &y));
+  PetscCall(MatDenseCUDARestoreArray(hf->Z, &z));
+  PetscCall(PetscLogGpuFlops(2.0 * hf->wcols * (which ? hf->nnzDt : hf->nnzD)));
+  PetscCall(PetscLogEventEnd(PC_HFEMApplyD, pc, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* one solve of the columns of Bin into Xo on the GPU */
 PetscErrorCode PCHFEMSolveStages_Device(PC pc)
 {
   PC_HFEM           *hf = (PC_HFEM *)pc->data;
   VPCudaHFEM         h  = (VPCudaHFEM)hf->gpu;
-  PetscScalar       *z, *y;
-  const PetscScalar *w;
-  PetscInt           ld;
-  int                err;
-  PetscBLASInt       n, ild;
+  PetscScalar  *z, *y;
+  PetscInt      ld;
+  int           err;
+  PetscBLASInt  n, ild;
 
   PetscFunctionBegin;
   PetscCall(PetscBLASIntCast(hf->wcols, &n));
-  PetscCall(MatProductNumeric(hf->Z));
+  PetscCall(PCHFEMTransformForward_Private(pc));
+  PetscCall(PetscLogEventBegin(PC_HFEMApplyDense, pc, 0, 0, 0));
   PetscCall(MatDenseGetLDA(hf->Z, &ld));
   PetscCall(PetscBLASIntCast(ld, &ild));
   PetscCall(MatDenseCUDAGetArray(hf->Z, &z));
@@ -79,30 +160,51 @@ PetscErrorCode PCHFEMSolveStages_Device(PC pc)
   PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "PCHFEM: CUDA error in the forward stage: %s", VPCudaErrorString(err));
   PetscCall(MatDenseCUDARestoreArray(hf->Y, &y));
   PetscCall(MatDenseCUDARestoreArray(hf->Z, &z));
-  PetscCall(MatProductNumeric(hf->W));
+  PetscCall(PetscLogEventEnd(PC_HFEMApplyDense, pc, 0, 0, 0));
+  PetscCall(Couple(pc, 0, ld)); /* Z_E -= D Y_I */
+  PetscCall(PetscLogEventBegin(PC_HFEMApplyDense, pc, 0, 0, 0));
   PetscCall(MatDenseCUDAGetArray(hf->Z, &z));
   PetscCall(MatDenseCUDAGetArray(hf->Y, &y));
-  PetscCall(MatDenseCUDAGetArrayRead(hf->W, &w));
   PetscCall(PetscLogGpuTimeBegin());
-  err = VPCudaHFEMMiddle(h, n, z, y, w, ild);
+  err = VPCudaHFEMMiddle(h, n, z, y, NULL, ild);
   PetscCall(PetscLogGpuTimeEnd());
   PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "PCHFEM: CUDA error in the middle stage: %s", VPCudaErrorString(err));
-  PetscCall(MatDenseCUDARestoreArrayRead(hf->W, &w));
   PetscCall(MatDenseCUDARestoreArray(hf->Y, &y));
   PetscCall(MatDenseCUDARestoreArray(hf->Z, &z));
-  PetscCall(MatProductNumeric(hf->W2));
+  PetscCall(PetscLogEventEnd(PC_HFEMApplyDense, pc, 0, 0, 0));
+  PetscCall(Couple(pc, 1, ld)); /* Z_I -= D^T Y_E */
+  PetscCall(PetscLogEventBegin(PC_HFEMApplyDense, pc, 0, 0, 0));
   PetscCall(MatDenseCUDAGetArray(hf->Z, &z));
   PetscCall(MatDenseCUDAGetArray(hf->Y, &y));
-  PetscCall(MatDenseCUDAGetArrayRead(hf->W2, &w));
   PetscCall(PetscLogGpuTimeBegin());
-  err = VPCudaHFEMBackward(h, n, z, y, w, ild);
+  err = VPCudaHFEMBackward(h, n, z, y, NULL, ild);
   PetscCall(PetscLogGpuTimeEnd());
   PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "PCHFEM: CUDA error in the backward stage: %s", VPCudaErrorString(err));
-  PetscCall(MatDenseCUDARestoreArrayRead(hf->W2, &w));
   PetscCall(MatDenseCUDARestoreArray(hf->Y, &y));
   PetscCall(MatDenseCUDARestoreArray(hf->Z, &z));
-  PetscCall(MatProductNumeric(hf->Xo));
   PetscCall(PetscLogGpuFlops(n * (2.0 * hf->nE * hf->nE + 4.0 * hf->nb * hf->nb * hf->ncell + 4.0 * hf->nC * hf->nE + 2.0 * hf->nC * hf->nC)));
+  PetscCall(PetscLogEventEnd(PC_HFEMApplyDense, pc, 0, 0, 0));
+  PetscCall(PCHFEMTransformBackward_Private(pc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the step times of -pc_hfem_gpu_timers, summed over all solves since the setup */
+PetscErrorCode PCHFEMViewTimes_Device(PC pc, PetscViewer viewer)
+{
+  PC_HFEM   *hf = (PC_HFEM *)pc->data;
+  VPCudaHFEM h  = (VPCudaHFEM)hf->gpu;
+  double     ms[VPC_HFEM_NSTEP], last[VPC_HFEM_NSTEP];
+  const char *what[2] = {"all solves so far", "the last solve"};
+  int        err;
+
+  PetscFunctionBegin;
+  if (!h || !hf->timers) PetscFunctionReturn(PETSC_SUCCESS);
+  err = VPCudaHFEMGetTimes(h, ms, last);
+  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "PCHFEM: CUDA error in VPCudaHFEMGetTimes: %s", VPCudaErrorString(err));
+  for (PetscInt k = 0; k < 2; k++) {
+    const double *t = k ? last : ms;
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  GPU step times (ms, %s): C^-1 pack %.3f, product %.3f, unpack %.3f; Pi^-1 pack %.3f, product %.3f, unpack %.3f; L_C and B (double) %.3f\n", what[k], t[0], t[1], t[2], t[3], t[4], t[5], t[6]));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -113,6 +215,11 @@ PetscErrorCode PCHFEMReset_Device(PC pc)
   int        err;
 
   PetscFunctionBegin;
+  if (h && hf->timers) {
+    PetscViewer v;
+    PetscCall(PetscViewerASCIIGetStdout(PetscObjectComm((PetscObject)pc), &v));
+    PetscCall(PCHFEMViewTimes_Device(pc, v));
+  }
   err     = VPCudaHFEMDestroy(&h);
   hf->gpu = NULL;
   PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "PCHFEM: CUDA error in VPCudaHFEMDestroy: %s", VPCudaErrorString(err));

@@ -197,14 +197,19 @@ PetscErrorCode PCHFEMSolveStages_Host(PC pc)
   PetscInt           ld;
 
   PetscFunctionBegin;
-  PetscCall(MatProductNumeric(hf->Z));
+  PetscCall(PCHFEMTransformForward_Private(pc));
+  PetscCall(PetscLogEventBegin(PC_HFEMApplyDense, pc, 0, 0, 0));
   PetscCall(MatDenseGetLDA(hf->Z, &ld));
   PetscCall(MatDenseGetArray(hf->Z, &z));
   PetscCall(MatDenseGetArray(hf->Y, &y));
   PetscCall(Forward(pc, hf->wcols, z, y, ld));
   PetscCall(MatDenseRestoreArray(hf->Y, &y));
   PetscCall(MatDenseRestoreArray(hf->Z, &z));
+  PetscCall(PetscLogEventEnd(PC_HFEMApplyDense, pc, 0, 0, 0));
+  PetscCall(PetscLogEventBegin(PC_HFEMApplyD, pc, 0, 0, 0));
   PetscCall(MatProductNumeric(hf->W));
+  PetscCall(PetscLogEventEnd(PC_HFEMApplyD, pc, 0, 0, 0));
+  PetscCall(PetscLogEventBegin(PC_HFEMApplyDense, pc, 0, 0, 0));
   PetscCall(MatDenseGetArray(hf->Z, &z));
   PetscCall(MatDenseGetArray(hf->Y, &y));
   PetscCall(MatDenseGetArrayRead(hf->W, &w));
@@ -212,7 +217,11 @@ PetscErrorCode PCHFEMSolveStages_Host(PC pc)
   PetscCall(MatDenseRestoreArrayRead(hf->W, &w));
   PetscCall(MatDenseRestoreArray(hf->Y, &y));
   PetscCall(MatDenseRestoreArray(hf->Z, &z));
+  PetscCall(PetscLogEventEnd(PC_HFEMApplyDense, pc, 0, 0, 0));
+  PetscCall(PetscLogEventBegin(PC_HFEMApplyD, pc, 0, 0, 0));
   PetscCall(MatProductNumeric(hf->W2));
+  PetscCall(PetscLogEventEnd(PC_HFEMApplyD, pc, 0, 0, 0));
+  PetscCall(PetscLogEventBegin(PC_HFEMApplyDense, pc, 0, 0, 0));
   PetscCall(MatDenseGetArray(hf->Z, &z));
   PetscCall(MatDenseGetArray(hf->Y, &y));
   PetscCall(MatDenseGetArrayRead(hf->W2, &w));
@@ -220,7 +229,8 @@ PetscErrorCode PCHFEMSolveStages_Host(PC pc)
   PetscCall(MatDenseRestoreArrayRead(hf->W2, &w));
   PetscCall(MatDenseRestoreArray(hf->Y, &y));
   PetscCall(MatDenseRestoreArray(hf->Z, &z));
-  PetscCall(MatProductNumeric(hf->Xo));
+  PetscCall(PetscLogEventEnd(PC_HFEMApplyDense, pc, 0, 0, 0));
+  PetscCall(PCHFEMTransformBackward_Private(pc));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

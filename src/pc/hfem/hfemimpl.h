@@ -2,14 +2,15 @@
    a brick, method M1 (eq. 13-17).
 
    A solve of n right-hand sides (the columns of a dense N x n matrix) runs on vectors in the set order [C; E; I]:
-     Z = T b                    T: the hierarchical transform S^T, the set order and the diagonal prehandling (sparse)
+     Z = T b                    T: the hierarchical transform S^T, the set order and the diagonal prehandling
      forward:  Z_C = L_C^-1 Z_C,  Y_I = C^-1 Z_I,  Z_E -= B^T Z_C
      W = D Y                    D: the prehandled E-I block in the set order (sparse)
      middle:   Z_E -= W_E,  Y_E = Pi^-1 Z_E,  Z_C -= B Y_E
      W = D^T Y
      backward: Z_I -= W_I,  Y_I = C^-1 Z_I,  Y_C = L_C^-T Z_C
      x = T^T Y
-   The sparse products are PETSc's (AIJ or AIJCUSPARSE times dense); the three dense stages run on the host
+   T and T^T are level-wise stencils (hfemstencil.c) or sparse products; D and D^T are sparse products (PETSc's AIJ or
+   AIJCUSPARSE times dense); the three dense stages run on the host
    (hfemhost.c, BLAS) or on the GPU (hfemdevice.c and cuda/vphfem.cu, cuBLAS), C^-1 and Pi^-1 in the chosen precision. */
 #pragma once
 
@@ -24,6 +25,15 @@ typedef enum {
 } PCHFEMPrecision;
 
 PETSC_INTERN const char *const PCHFEMPrecisions[];
+
+/* how T and T^T are applied: level-wise stencils (hfemstencil.c) or the explicit sparse matrices (the nodal variant's
+   only way) */
+typedef enum {
+  PC_HFEM_TRANSFORM_STENCIL,
+  PC_HFEM_TRANSFORM_SPARSE
+} PCHFEMTransform;
+
+PETSC_INTERN const char *const PCHFEMTransforms[];
 
 /* What the backends invert: C_1, one macro cell's prehandled I-I block (nb x nb), and the pieces of
    Pi = E - sum_k D_k C_1^-1 D_k^T - B^T B (eq. 13-14): the prehandled E-E block as triples, and for each macro cell the
@@ -45,6 +55,8 @@ typedef struct {
   PetscBool       prehandle; /* hierarchical basis and prehandling (eq. 2-5); false: the nodal system (Fig. 5's reference) */
   PetscBool       condition; /* compute kappa(C_1) and kappa(Pi) at setup */
   PetscInt        maxcols;   /* right-hand sides per pass of PCMatApply */
+  PetscBool       timers;    /* GPU: time the steps of the dense stages (-pc_hfem_gpu_timers) */
+  PCHFEMTransform transform; /* as set (-pc_hfem_transform) */
 
   /* setup */
   DM           dm;
@@ -54,7 +66,12 @@ typedef struct {
   PetscInt     N, nC, nE, nI;      /* interior nodes, and the sizes of the three sets */
   PetscInt     nb, ncell;          /* I nodes per macro cell ((s-1)^2) and macro cells */
   PetscInt    *idxC, *idxE, *idxI; /* the nodes of each set (brick's global numbering), in the set's order */
-  Mat          T, Tt, D, Dt;       /* N x N sparse: the forward transform, its transpose, the E-I block and its transpose */
+  Mat          T, Tt, D, Dt;       /* N x N sparse: the forward transform, its transpose (NULL with the stencils), the E-I block and its transpose */
+  PetscBool    stencil;            /* the transform in use is the stencils' (prehandled only: the nodal variant's S has no level factors) */
+  PetscInt     nnzD, nnzDt;        /* entries of D and D^T in their blocks (the GPU's flop count) */
+  PetscInt    *order;              /* stencil transform: the node at each place of the set order */
+  PetscScalar *scale;              /* and the prehandling's scaling there (T = diag(scale) P S^T) */
+  void        *gputransform;       /* VPCudaHFEMTransform */
   PetscScalar *LC;                 /* Cholesky factor of the (hierarchical) C-C block (lower, column-major) */
   PetscScalar *B;                  /* prehandled C-E block, nC x nE, column-major (the host backend applies L_C^-1 to it) */
   PetscReal    kappaC, kappaPi;    /* with -pc_hfem_condition */
@@ -67,7 +84,8 @@ typedef struct {
   size_t       packcap;
   void        *gpu; /* VPCudaHFEM */
 
-  /* work for the current number of columns: Bin (input), Y, and the products Z = T Bin, W = D Y, W2 = D^T Y, Xo = T^T Y */
+  /* work for the current number of columns: Bin (input), Y, and the products Z = T Bin, W = D Y, W2 = D^T Y, Xo = T^T Y
+     (on the GPU, D and D^T update Z in place: W is only the stencils' scratch, W2 is NULL) */
   PetscInt wcols;
   Mat      Bin, Y, Z, W, W2, Xo;
 } PC_HFEM;
@@ -80,6 +98,11 @@ PETSC_INTERN PetscErrorCode PCHFEMInvertSPD_Private(PetscInt, PetscScalar *, con
 PETSC_INTERN PetscErrorCode PCHFEMSetUpCells_Private(PC, PCHFEMParts *, PetscScalar *);
 PETSC_INTERN PetscErrorCode PCHFEMAssemblePi_Private(PC, const PCHFEMParts *, PetscScalar *);
 
+PETSC_INTERN PetscErrorCode PCHFEMTransformForward_Private(PC);
+PETSC_INTERN PetscErrorCode PCHFEMTransformBackward_Private(PC);
+PETSC_INTERN PetscErrorCode PCHFEMSetUpTransformDevice_Private(PC);
+PETSC_INTERN PetscErrorCode PCHFEMResetTransform_Private(PC);
+
 PETSC_INTERN PetscErrorCode PCHFEMSetUpDense_Host(PC, const PCHFEMParts *, PetscScalar *);
 PETSC_INTERN PetscErrorCode PCHFEMSolveStages_Host(PC);
 PETSC_INTERN PetscErrorCode PCHFEMReset_Host(PC);
@@ -88,6 +111,8 @@ PETSC_INTERN PetscErrorCode PCHFEMReset_Host(PC);
 PETSC_INTERN PetscErrorCode PCHFEMSetUpDense_Device(PC, const PCHFEMParts *, PetscScalar *);
 PETSC_INTERN PetscErrorCode PCHFEMSolveStages_Device(PC);
 PETSC_INTERN PetscErrorCode PCHFEMReset_Device(PC);
+PETSC_INTERN PetscErrorCode PCHFEMViewTimes_Device(PC, PetscViewer);
+PETSC_INTERN PetscErrorCode PCHFEMSetUpCoupling_Device(PC);
 #endif
 
-PETSC_EXTERN PetscLogEvent PC_HFEMSetUp, PC_HFEMApply, PC_HFEMTransform, PC_HFEMInvert;
+PETSC_EXTERN PetscLogEvent PC_HFEMSetUp, PC_HFEMApply, PC_HFEMTransform, PC_HFEMInvert, PC_HFEMApplyT, PC_HFEMApplyD, PC_HFEMApplyDense;

@@ -324,7 +324,7 @@ PetscErrorCode PCHFEMInvertSPD_Private(PetscInt n, PetscScalar *a, const char *w
 }
 
 /* From the assembled nodal operator A: At = S^T A S in the set order with the diagonal prehandling (Ap), the sparse
-   operators T, T^T, D, D^T, the Cholesky factor L_C, Ap_CE (B before L_C^-1), and the parts the backends invert;
+   operators T, T^T (or, for the stencils, the set order and scaling), D, D^T, the Cholesky factor L_C, Ap_CE (B before L_C^-1), and the parts the backends invert;
    CII (if not NULL): the prehandled I-I block, sparse (all macro cells), for the condition estimates. */
 PetscErrorCode PCHFEMSetUpTransform_Private(PC pc, Mat A, PCHFEMParts *parts, Mat *CII)
 {
@@ -340,7 +340,8 @@ PetscErrorCode PCHFEMSetUpTransform_Private(PC pc, Mat A, PCHFEMParts *parts, Ma
   PetscFunctionBegin;
   PetscCall(PetscMemzero(parts, sizeof(*parts)));
   PetscCall(PetscTime(&t[0]));
-  PetscCall(PCHFEMCreateS(pc, &S));
+  S = NULL;
+  if (!hf->stencil) PetscCall(PCHFEMCreateS(pc, &S)); /* the stencils need no explicit S */
   PetscCall(PetscTime(&t[1]));
   if (hf->prehandle) {
     /* At = S^T A S one level at a time, finest first, each product with S_j (at most 5 entries a row) cleared of its
@@ -386,14 +387,27 @@ PetscErrorCode PCHFEMSetUpTransform_Private(PC pc, Mat A, PCHFEMParts *parts, Ma
     PetscCall(VecRestoreArrayRead(diag, &d));
   }
   PetscCall(MatDiagonalScale(Ap, scale, scale));
-  /* T = diag(scale) P S^T and its transpose */
-  PetscCall(MatTranspose(S, MAT_INITIAL_MATRIX, &St));
+  /* T = diag(scale) P S^T: the set order and the scaling for the stencils, or T and its transpose as sparse matrices */
   PetscCall(MatDestroy(&hf->T));
   PetscCall(MatDestroy(&hf->Tt));
-  PetscCall(MatCreateSubMatrix(St, perm, all, MAT_INITIAL_MATRIX, &hf->T));
-  PetscCall(MatDiagonalScale(hf->T, scale, NULL));
-  PetscCall(MatTranspose(hf->T, MAT_INITIAL_MATRIX, &hf->Tt));
-  PetscCall(MatDestroy(&St));
+  PetscCall(PetscFree2(hf->order, hf->scale));
+  if (hf->stencil) {
+    const PetscInt    *o;
+    const PetscScalar *sc;
+    PetscCall(PetscMalloc2(N, &hf->order, N, &hf->scale));
+    PetscCall(ISGetIndices(perm, &o));
+    PetscCall(PetscArraycpy(hf->order, o, N));
+    PetscCall(ISRestoreIndices(perm, &o));
+    PetscCall(VecGetArrayRead(scale, &sc));
+    PetscCall(PetscArraycpy(hf->scale, sc, N));
+    PetscCall(VecRestoreArrayRead(scale, &sc));
+  } else {
+    PetscCall(MatTranspose(S, MAT_INITIAL_MATRIX, &St));
+    PetscCall(MatCreateSubMatrix(St, perm, all, MAT_INITIAL_MATRIX, &hf->T));
+    PetscCall(MatDiagonalScale(hf->T, scale, NULL));
+    PetscCall(MatTranspose(hf->T, MAT_INITIAL_MATRIX, &hf->Tt));
+    PetscCall(MatDestroy(&St));
+  }
   PetscCall(VecDestroy(&diag));
   PetscCall(VecDestroy(&scale));
   PetscCall(ISDestroy(&perm));

@@ -84,7 +84,7 @@ PetscErrorCode PCVertexPatchSetLocalSolver(PC pc, PCVertexPatchLocalSolver solve
 @*/
 PetscErrorCode PCVertexPatchSetResidual(PC pc, PCVertexPatchResidual residual)
 {
-    PC_VertexPatch *vp;
+  PC_VertexPatch *vp = NULL;
 
   PetscFunctionBegin;
   PetscCall(VPSetEnum(pc, offsetof(PC_VertexPatch, residual), (PetscEnum)residual, PCVertexPatchResiduals));

@@ -1,0 +1,167 @@
+// PCHFEM's hierarchical transform on the GPU as level-wise stencils: z = T b = diag(scale) P S^T b and x = T^T y, for n
+// right-hand sides held as the columns of column-major double arrays. S = S_level ... S_{m+1}; each S_j (spacing H)
+// adds to the nodes new on level j 1/2 of the ends of the coarse edge they halve or 1/4 of the corners of the coarse cell
+// they centre. The host's version (src/pc/hfem/hfemstencil.c) is the reference; each pass reads only nodes that it does
+// not write, so all passes work in place, one kernel per level.
+#include "vpatch_cuda.h"
+#include "vpcuda_check.h"
+
+struct VPCudaHFEMTransform_s {
+  int     nx, ny, s, N;
+  int    *order; // the node at each place of the set order
+  double *scale; // the prehandling's scaling at each place
+};
+
+// interior node (i, j) of the nx x ny-cell grid in the brick's numbering
+__device__ __forceinline__ size_t Node(int nx, int i, int j)
+{
+  return (size_t)(i - 1) + (size_t)(nx - 1) * (j - 1);
+}
+
+// x <- S_j^T x: every node of the spacing-2H grid (nc = (nx/2H - 1) x (ny/2H - 1) of them per column) gathers its eight
+// spacing-H neighbours, all interior
+__global__ void VPHFEMRestrict(int nx, int ny, int H, double *__restrict__ x, size_t ld)
+{
+  const int cx = nx / (2 * H) - 1, cy = ny / (2 * H) - 1, nc = cx * cy;
+  double   *v = x + blockIdx.y * ld; // one column per grid row: 32-bit index arithmetic within it
+  for (int p = blockIdx.x * blockDim.x + threadIdx.x; p < nc; p += gridDim.x * blockDim.x) {
+    const int    i = 2 * H * (p % cx + 1), j = 2 * H * (p / cx + 1);
+    const double e = v[Node(nx, i - H, j)] + v[Node(nx, i + H, j)] + v[Node(nx, i, j - H)] + v[Node(nx, i, j + H)];
+    const double d = v[Node(nx, i - H, j - H)] + v[Node(nx, i + H, j - H)] + v[Node(nx, i - H, j + H)] + v[Node(nx, i + H, j + H)];
+    v[Node(nx, i, j)] += 0.5 * e + 0.25 * d;
+  }
+}
+
+// work = S_level^T b (spacing 1) out of place: the copy of b and the finest level in one pass over all nodes, the nodes
+// (even, even) of the next coarser grid adding their eight neighbours
+__global__ void VPHFEMRestrictFirst(int nx, int ny, const double *__restrict__ b, double *__restrict__ w, size_t ld)
+{
+  const int     gx = nx - 1, ng = gx * (ny - 1);
+  const double *v = b + blockIdx.y * ld;
+  for (int p = blockIdx.x * blockDim.x + threadIdx.x; p < ng; p += gridDim.x * blockDim.x) {
+    const int i = p % gx + 1, j = p / gx + 1;
+    double    r = v[p];
+    if (!(i & 1) && !(j & 1)) {
+      const double e = v[Node(nx, i - 1, j)] + v[Node(nx, i + 1, j)] + v[Node(nx, i, j - 1)] + v[Node(nx, i, j + 1)];
+      const double d = v[Node(nx, i - 1, j - 1)] + v[Node(nx, i + 1, j - 1)] + v[Node(nx, i - 1, j + 1)] + v[Node(nx, i + 1, j + 1)];
+      r += 0.5 * e + 0.25 * d;
+    }
+    w[blockIdx.y * ld + p] = r;
+  }
+}
+
+__device__ __forceinline__ double At(int nx, int ny, const double *v, int i, int j)
+{
+  return (i <= 0 || i >= nx || j <= 0 || j >= ny) ? 0.0 : v[Node(nx, i, j)];
+}
+
+// x <- S_j x: every node new on level j (spacing H, not on the spacing-2H grid) adds its parents; boundary parents are 0
+__global__ void VPHFEMProlong(int nx, int ny, int H, double *__restrict__ x, size_t ld)
+{
+  const int gx = nx / H - 1, ng = gx * (ny / H - 1);
+  double   *v = x + blockIdx.y * ld;
+  for (int p = blockIdx.x * blockDim.x + threadIdx.x; p < ng; p += gridDim.x * blockDim.x) {
+    const int  a = p % gx + 1, b = p / gx + 1, i = a * H, j = b * H;
+    const bool oldx = !(a & 1), oldy = !(b & 1);
+    if (oldx && oldy) continue;
+    if (oldx) v[Node(nx, i, j)] += 0.5 * (At(nx, ny, v, i, j - H) + At(nx, ny, v, i, j + H));
+    else if (oldy) v[Node(nx, i, j)] += 0.5 * (At(nx, ny, v, i - H, j) + At(nx, ny, v, i + H, j));
+    else v[Node(nx, i, j)] += 0.25 * (At(nx, ny, v, i - H, j - H) + At(nx, ny, v, i + H, j - H) + At(nx, ny, v, i - H, j + H) + At(nx, ny, v, i + H, j + H));
+  }
+}
+
+// z[k] = scale[k] w[order[k]] (set order from nodal order), column blockIdx.y
+__global__ void VPHFEMGather(int N, const int *__restrict__ order, const double *__restrict__ scale, const double *__restrict__ w, double *__restrict__ z, size_t ld)
+{
+  const size_t c = blockIdx.y * ld;
+  for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < N; k += gridDim.x * blockDim.x) z[c + k] = scale[k] * w[c + order[k]];
+}
+
+// x[order[k]] = scale[k] y[k] (nodal order from set order)
+__global__ void VPHFEMScatter(int N, const int *__restrict__ order, const double *__restrict__ scale, const double *__restrict__ y, double *__restrict__ x, size_t ld)
+{
+  const size_t c = blockIdx.y * ld;
+  for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < N; k += gridDim.x * blockDim.x) x[c + order[k]] = scale[k] * y[c + k];
+}
+
+// a grid of about m threads per column (grid-stride beyond), one grid row per column
+static dim3 Grid(size_t m, int n)
+{
+  size_t b = (m + 255) / 256;
+  return dim3((unsigned)(b < 4096 ? (b ? b : 1) : 4096), (unsigned)n);
+}
+
+extern "C" int VPCudaHFEMTransformCreate(int nx, int ny, int s, const int *order, const double *scale, VPCudaHFEMTransform *tp)
+{
+  VPCudaHFEMTransform t = new VPCudaHFEMTransform_s();
+  *tp                   = t;
+  t->nx = nx, t->ny = ny, t->s = s, t->N = (nx - 1) * (ny - 1);
+  VP_CHECK(cudaMalloc(&t->order, sizeof(int) * ((size_t)t->N + 1)));
+  VP_CHECK(cudaMalloc(&t->scale, sizeof(double) * ((size_t)t->N + 1)));
+  VP_CHECK(cudaMemcpy(t->order, order, sizeof(int) * t->N, cudaMemcpyHostToDevice));
+  VP_CHECK(cudaMemcpy(t->scale, scale, sizeof(double) * t->N, cudaMemcpyHostToDevice));
+  return 0;
+}
+
+// n <= 65535 columns (one grid row each)
+static int Forward(VPCudaHFEMTransform t, int n, const double *b, double *work, double *z, size_t ld)
+{
+  VPHFEMRestrictFirst<<<Grid(t->N, n), 256>>>(t->nx, t->ny, b, work, ld); // s >= 2: a macro cell has a finer level
+  VP_CHECK(cudaGetLastError());
+  for (int H = 2; H < t->s; H *= 2) {
+    const size_t nc = (size_t)(t->nx / (2 * H) - 1) * (t->ny / (2 * H) - 1);
+    if (!nc) continue;
+    VPHFEMRestrict<<<Grid(nc, n), 256>>>(t->nx, t->ny, H, work, ld);
+    VP_CHECK(cudaGetLastError());
+  }
+  VPHFEMGather<<<Grid(t->N, n), 256>>>(t->N, t->order, t->scale, work, z, ld);
+  VP_CHECK(cudaGetLastError());
+  return 0;
+}
+
+static int Backward(VPCudaHFEMTransform t, int n, const double *y, double *x, size_t ld)
+{
+  VPHFEMScatter<<<Grid(t->N, n), 256>>>(t->N, t->order, t->scale, y, x, ld);
+  VP_CHECK(cudaGetLastError());
+  for (int H = t->s / 2; H >= 1; H /= 2) {
+    VPHFEMProlong<<<Grid((size_t)(t->nx / H - 1) * (t->ny / H - 1), n), 256>>>(t->nx, t->ny, H, x, ld);
+    VP_CHECK(cudaGetLastError());
+  }
+  return 0;
+}
+
+// the columns in chunks of at most 65535
+extern "C" int VPCudaHFEMTransformForward(VPCudaHFEMTransform t, int n, const double *b, double *work, double *z, size_t ld)
+{
+  if (!t->N) return 0;
+  for (int c0 = 0; c0 < n; c0 += 65535) {
+    const int    m = n - c0 < 65535 ? n - c0 : 65535;
+    const size_t o = (size_t)c0 * ld;
+    int          err;
+    if ((err = Forward(t, m, b + o, work + o, z + o, ld))) return err;
+  }
+  return 0;
+}
+
+extern "C" int VPCudaHFEMTransformBackward(VPCudaHFEMTransform t, int n, const double *y, double *x, size_t ld)
+{
+  if (!t->N) return 0;
+  for (int c0 = 0; c0 < n; c0 += 65535) {
+    const int    m = n - c0 < 65535 ? n - c0 : 65535;
+    const size_t o = (size_t)c0 * ld;
+    int          err;
+    if ((err = Backward(t, m, y + o, x + o, ld))) return err;
+  }
+  return 0;
+}
+
+extern "C" int VPCudaHFEMTransformDestroy(VPCudaHFEMTransform *tp)
+{
+  VPCudaHFEMTransform t = *tp;
+  if (!t) return 0;
+  *tp = NULL;
+  VP_CHECK(cudaFree(t->order));
+  VP_CHECK(cudaFree(t->scale));
+  delete t;
+  return 0;
+}
