@@ -46,6 +46,11 @@ VP_WARN   := -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare
 # AMD EPYC, bench/results/step37-compare-cpu-2026-11-23.md); still portable x86-64 code, same results as -O2
 VP_OPT    ?= -O3 -g
 VP_CCFLAGS = -fPIC $(VP_OPT) $(VP_OPENMP) $(VP_WARN) -Iinclude -Icuda $(VP_CFLAGS)
+ifeq ($(NATIVE),yes)
+  VP_CCFLAGS += -march=native
+else ifneq ($(NATIVE),no)
+  $(error NATIVE=$(NATIVE): allowed yes (-march=native, this machine's instruction set) or no (portable, the default))
+endif
 comma     := ,
 VP_RPATH  := $(patsubst -L%,-Wl$(comma)-rpath$(comma)%,$(filter -L%,$(VP_LIBS)))
 
@@ -122,5 +127,6 @@ help:
 	@echo "make run                             3D Poisson solve with tutorials/ex1"
 	@echo "make bench                           build the benchmark drivers in bench/ (scripts there run them)"
 	@echo "make gpu-check                       with a CUDA PETSc, on a GPU: kernels vs CPU, solves, compute-sanitizer"
+	@echo "make NATIVE=yes                      code for this machine's instruction set (-march=native; make clean when switching)"
 
 -include $(DEP)

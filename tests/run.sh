@@ -609,6 +609,28 @@ rc=$?
 [ $rc = 0 ] && ! grep -qiE "allocated|malloc" "$OUT/malloc_dump_ex3.log"
 result malloc_dump_clean_ex3 $?
 
+echo "== the host instruction set: a NATIVE=yes build (-march=native) passes the operator and smoother checks and solves as the portable one"
+tmp=$(mktemp -d)
+cp -r include src tutorials tests cuda makefile petsc-plugin.conf "$tmp"/
+if make -C "$tmp" -j2 NATIVE=yes lib/libpetscvpatch.so tutorials/ex1 tests/test_operator tests/test_vertexpatch >"$OUT/build_native.log" 2>&1 && grep -q -- "-march=native" "$OUT/build_native.log"; then
+  result build_native 0
+  ctest native_operator "$tmp/tests/test_operator"
+  ctest native_vertexpatch "$tmp/tests/test_vertexpatch"
+  for k in 2 4; do
+    opts="-dm_brick_dim 3 -dm_brick_degree $k -dm_brick_refine 2 -fmg 0 -ksp_rtol 1e-9"
+    ./tutorials/ex1 $opts >"$OUT/native_k$k.portable.log" 2>&1
+    "$tmp/tutorials/ex1" $opts >"$OUT/native_k$k.native.log" 2>&1
+    ip=$(its_of "$OUT/native_k$k.portable.log"); in=$(its_of "$OUT/native_k$k.native.log")
+    ep=$(err_of "$OUT/native_k$k.portable.log"); en=$(err_of "$OUT/native_k$k.native.log")
+    converged_ok "$OUT/native_k$k.native.log" 1e-9 && [ -n "$in" ] && [ "$in" = "$ip" ] &&
+      awk -v a="$ep" -v b="$en" 'BEGIN{d = a - b; if (d < 0) d = -d; exit !(a != "" && b != "" && d <= 1e-10 * a)}'
+    result native_ex1_3d_k$k $? "portable $ip its, L2 error $ep; native $in its, L2 error $en"
+  done
+else
+  result build_native 1 "make NATIVE=yes failed (see $OUT/build_native.log)"
+fi
+rm -rf "$tmp"
+
 echo "== builds without warnings against PETSc 3.22 with CUDA (nvcc for cuda/*.cu; the bundle, when /opt/petsc-cuda is installed)"
 if [ -f /opt/petsc-cuda/lib/petsc/conf/petscvariables ]; then
   tmp=$(mktemp -d)
