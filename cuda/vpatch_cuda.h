@@ -174,7 +174,9 @@ int VPCudaHFEMDestroy(VPCudaHFEM *h);
 #define VPC_HFEM_STEP_PACK_C   0
 #define VPC_HFEM_STEP_PACK_PI  3
 #define VPC_HFEM_STEP_MACRO    6
-#define VPC_HFEM_NSTEP         7
+#define VPC_HFEM_STEP_TRANSFORM 7 /* node-major solve only: the transform with the transposes in and out */
+#define VPC_HFEM_STEP_COUPLE   8  /* node-major solve only: D and D^T */
+#define VPC_HFEM_NSTEP         9
 int VPCudaHFEMSetTimers(VPCudaHFEM h, int on);
 int VPCudaHFEMGetTimes(VPCudaHFEM h, double ms[], double last[]);
 /* PCHFEM's hierarchical transform as level-wise stencils (cuda/vphfemtransform.cu) on an nx x ny-cell grid with macro cells
@@ -185,6 +187,14 @@ int VPCudaHFEMTransformCreate(int nx, int ny, int s, const int *order, const dou
 int VPCudaHFEMTransformForward(VPCudaHFEMTransform t, int n, const double *b, double *work, double *z, size_t ld);
 int VPCudaHFEMTransformBackward(VPCudaHFEMTransform t, int n, const double *y, double *x, size_t ld);
 int VPCudaHFEMTransformDestroy(VPCudaHFEMTransform *t);
+/* the same with node-major work arrays (element (node k, column c) at k n + c): forward from the column-major B (ldb) into
+   z, w scratch; backward from y into the column-major X (ldx); N n < 2^31 */
+int VPCudaHFEMTransformForwardNM(VPCudaHFEMTransform t, int n, const double *B, size_t ldb, double *w, double *z);
+int VPCudaHFEMTransformBackwardNM(VPCudaHFEMTransform t, int n, const double *y, double *w, double *X, size_t ldx);
+/* one whole solve of the n columns of B (column-major, ldb) into X (ldx) with node-major work arrays held by h: each
+   node's n values are contiguous, so the transform and the couplings read whole rows; C^-1 is one strided batched GEMM
+   over the macro cells, Pi^-1 one GEMM, the macro-grid steps GEMMs and triangular solves from the right; N n < 2^31 */
+int VPCudaHFEMSolveNM(VPCudaHFEM h, VPCudaHFEMTransform t, int n, const double *B, size_t ldb, double *X, size_t ldx);
 
 const char *VPCudaErrorString(int err);
 

@@ -31,6 +31,9 @@ struct VPCudaHFEM_s {
   void              *out;           // its result (double for double, else float)
   float             *colscale;      // the scale of each packed column (half, bfloat16)
   size_t             packcap, outcap, colcap;
+  double            *nmZ, *nmY, *nmW;       // node-major work (VPCudaHFEMSolveNM)
+  float             *partial;               // per-column maxima of row chunks
+  size_t             nmcap[3], partialcap;
   int               *info;
   struct {
     int     nrows, *rows, *ptr, *col; // the rows with couplings, and their entries (CSR)
@@ -514,6 +517,194 @@ extern "C" int VPCudaHFEMCouple(VPCudaHFEM h, int which, int n, const double *Y,
   return 0;
 }
 
+// ---- the whole solve with node-major work arrays (element (row k, column c) at k n + c; see VPCudaHFEMSolveNM) ----
+
+// the largest |X| of each column c of each block q (rows x n at X + q rows n) over a chunk of rows, then over the chunks
+__global__ void VPNMColMaxPartial(int rows, int n, int chunk, int nchunk, const double *__restrict__ X, float *__restrict__ partial)
+{
+  const int q = blockIdx.x / nchunk, k = blockIdx.x % nchunk, i0 = k * chunk, i1 = min(rows, i0 + chunk);
+  for (int c = threadIdx.x; c < n; c += blockDim.x) {
+    double m = 0.0;
+    for (int i = i0; i < i1; i++) m = fmax(m, fabs(X[((size_t)q * rows + i) * n + c]));
+    partial[(size_t)blockIdx.x * n + c] = (float)m;
+  }
+}
+__global__ void VPNMColMaxFinal(int groups, int n, int nchunk, const float *__restrict__ partial, float *__restrict__ scale)
+{
+  const unsigned int total = (unsigned int)groups * n;
+  for (unsigned int t = blockIdx.x * blockDim.x + threadIdx.x; t < total; t += gridDim.x * blockDim.x) {
+    const unsigned int q = t / n, c = t % n;
+    float              m = 0.0f;
+    for (int k = 0; k < nchunk; k++) m = fmaxf(m, partial[((size_t)q * nchunk + k) * n + c]);
+    scale[t] = m > 0.0f ? m : 1.0f;
+  }
+}
+
+// P (blocks prow x n, padding rows zero) = X / scale, converted
+template <typename T, bool SCALE>
+__global__ void VPNMPack(int rows, int prow, int groups, int n, const double *__restrict__ X, const float *__restrict__ scale, T *__restrict__ P)
+{
+  const unsigned int total = (unsigned int)groups * prow * n;
+  for (unsigned int t = blockIdx.x * blockDim.x + threadIdx.x; t < total; t += gridDim.x * blockDim.x) {
+    const unsigned int c = t % n, r = t / n, i = r % prow, q = r / prow;
+    double             v = i < (unsigned int)rows ? X[((size_t)q * rows + i) * n + c] : 0.0;
+    if (SCALE) v /= scale[q * n + c];
+    P[t] = FromDouble<T>(v);
+  }
+}
+
+// Y (blocks rows x n) = s scale O (blocks prow x n)
+template <typename TO, bool SCALE>
+__global__ void VPNMUnpack(int rows, int prow, int groups, int n, const TO *__restrict__ O, const float *__restrict__ scale, double s, double *__restrict__ Y)
+{
+  const unsigned int total = (unsigned int)groups * rows * n;
+  for (unsigned int t = blockIdx.x * blockDim.x + threadIdx.x; t < total; t += gridDim.x * blockDim.x) {
+    const unsigned int c = t % n, r = t / n, i = r % rows, q = r / rows;
+    const double       f = SCALE ? s * (double)scale[q * n + c] : s;
+    Y[t] = f * (double)O[((size_t)q * prow + i) * n + c];
+  }
+}
+
+// Z[rows[q]] -= sum_k val[k] Y[col[k]], node-major: one thread per (row, column)
+__global__ void VPNMCouple(int nrows, int n, const int *__restrict__ rows, const int *__restrict__ ptr, const int *__restrict__ col, const double *__restrict__ val, const double *__restrict__ Y, double *__restrict__ Z)
+{
+  const unsigned int total = (unsigned int)nrows * n;
+  for (unsigned int t = blockIdx.x * blockDim.x + threadIdx.x; t < total; t += gridDim.x * blockDim.x) {
+    const unsigned int q = t / n, c = t % n;
+    double             sum = 0.0;
+    for (int k = ptr[q]; k < ptr[q + 1]; k++) sum += val[k] * Y[(size_t)col[k] * n + c];
+    Z[(size_t)rows[q] * n + c] -= sum;
+  }
+}
+
+static unsigned BlocksNM(size_t total)
+{
+  size_t b = (total + 255) / 256;
+  return (unsigned)(b < 65535 * 32 ? (b ? b : 1) : 65535 * 32);
+}
+
+// Y = M X for every block q (rows x n, node-major) of X, M (rows x rows, stored padded) in the precision: one strided
+// batched GEMM Y_q^T = X_q^T M (M is symmetric) over the packed, per-column scaled blocks
+static int ApplyInverseNM(VPCudaHFEM h, const void *M, double sM, int rows, int groups, int n, const double *X, double *Y, int step)
+{
+  const int    prow = Padded(rows), chunk = 256, nchunk = (rows + chunk - 1) / chunk;
+  const size_t pvals = (size_t)groups * prow * n;
+  const bool   scaled = h->prec == VPC_HFEM_HALF || h->prec == VPC_HFEM_BFLOAT16;
+  const size_t osize = h->prec == VPC_HFEM_DOUBLE ? sizeof(double) : sizeof(float);
+  int          err;
+  if (!rows || !groups || !n) return 0;
+  if (pvals >= (size_t)1 << 31) return (int)cudaErrorInvalidValue; // 32-bit element indices
+  if ((err = Grow(&h->pack, &h->packcap, StorageSize(h->prec) * pvals))) return err;
+  if ((err = Grow(&h->out, &h->outcap, osize * pvals))) return err;
+  if ((err = Grow((void **)&h->colscale, &h->colcap, sizeof(float) * groups * n))) return err;
+  VP_TICK();
+  if (scaled) {
+    if ((err = Grow((void **)&h->partial, &h->partialcap, sizeof(float) * groups * nchunk * n))) return err;
+    VPNMColMaxPartial<<<groups * nchunk, 256>>>(rows, n, chunk, nchunk, X, h->partial);
+    VP_CHECK(cudaGetLastError());
+    VPNMColMaxFinal<<<BlocksNM((size_t)groups * n), 256>>>(groups, n, nchunk, h->partial, h->colscale);
+    VP_CHECK(cudaGetLastError());
+  }
+  switch (h->prec) {
+  case VPC_HFEM_DOUBLE:
+    VPNMPack<double, false><<<BlocksNM(pvals), 256>>>(rows, prow, groups, n, X, h->colscale, (double *)h->pack);
+    break;
+  case VPC_HFEM_SINGLE:
+    VPNMPack<float, false><<<BlocksNM(pvals), 256>>>(rows, prow, groups, n, X, h->colscale, (float *)h->pack);
+    break;
+  case VPC_HFEM_HALF:
+    VPNMPack<__half, true><<<BlocksNM(pvals), 256>>>(rows, prow, groups, n, X, h->colscale, (__half *)h->pack);
+    break;
+  default:
+    VPNMPack<__nv_bfloat16, true><<<BlocksNM(pvals), 256>>>(rows, prow, groups, n, X, h->colscale, (__nv_bfloat16 *)h->pack);
+  }
+  VP_CHECK(cudaGetLastError());
+  VP_TOCK(step);
+  VP_TICK();
+  {
+    const bool                one_col = n == 1; // one column: the blocks are vectors, one GEMM M [x_1 ... x_groups] (tensor cores, not a batch of GEMVs)
+    const cudaDataType_t      t = h->prec == VPC_HFEM_DOUBLE ? CUDA_R_64F : (h->prec == VPC_HFEM_SINGLE ? CUDA_R_32F : (h->prec == VPC_HFEM_HALF ? CUDA_R_16F : CUDA_R_16BF));
+    const cudaDataType_t      to = h->prec == VPC_HFEM_DOUBLE ? CUDA_R_64F : CUDA_R_32F;
+    const cublasComputeType_t ct = h->prec == VPC_HFEM_DOUBLE ? CUBLAS_COMPUTE_64F : (h->prec == VPC_HFEM_SINGLE && h->tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F);
+    const double              oned = 1.0, zerod = 0.0;
+    const float               onef = 1.0f, zerof = 0.0f;
+    const void               *one = h->prec == VPC_HFEM_DOUBLE ? (const void *)&oned : (const void *)&onef, *zero = h->prec == VPC_HFEM_DOUBLE ? (const void *)&zerod : (const void *)&zerof;
+    if (one_col) VP_CUBLAS(cublasGemmEx(h->blas, CUBLAS_OP_N, CUBLAS_OP_N, prow, groups, prow, one, M, t, prow, h->pack, t, prow, zero, h->out, to, prow, ct, CUBLAS_GEMM_DEFAULT));
+    else VP_CUBLAS(cublasGemmStridedBatchedEx(h->blas, CUBLAS_OP_N, CUBLAS_OP_N, n, prow, prow, one, h->pack, t, n, (long long)n * prow, M, t, prow, 0, zero, h->out, to, n, (long long)n * prow, groups, ct, CUBLAS_GEMM_DEFAULT));
+  }
+  VP_TOCK(step + 1);
+  VP_TICK();
+  const size_t vals = (size_t)groups * rows * n;
+  if (h->prec == VPC_HFEM_DOUBLE) VPNMUnpack<double, false><<<BlocksNM(vals), 256>>>(rows, prow, groups, n, (const double *)h->out, h->colscale, sM, Y);
+  else if (scaled) VPNMUnpack<float, true><<<BlocksNM(vals), 256>>>(rows, prow, groups, n, (const float *)h->out, h->colscale, sM, Y);
+  else VPNMUnpack<float, false><<<BlocksNM(vals), 256>>>(rows, prow, groups, n, (const float *)h->out, h->colscale, sM, Y);
+  VP_CHECK(cudaGetLastError());
+  VP_TOCK(step + 2);
+  return 0;
+}
+
+static int CoupleNM(VPCudaHFEM h, int which, int n, const double *Y, double *Z)
+{
+  const auto &cp = h->couple[which];
+  if (!cp.nrows) return 0;
+  VPNMCouple<<<BlocksNM((size_t)cp.nrows * n), 256>>>(cp.nrows, n, cp.rows, cp.ptr, cp.col, cp.val, Y, Z);
+  VP_CHECK(cudaGetLastError());
+  return 0;
+}
+
+extern "C" int VPCudaHFEMSolveNM(VPCudaHFEM h, VPCudaHFEMTransform t, int n, const double *Bc, size_t ldb, double *Xc, size_t ldx)
+{
+  const int    nC = h->nC, nE = h->nE, nI = h->nb * h->ncell, N = nC + nE + nI;
+  const size_t bytes = sizeof(double) * (size_t)N * n;
+  const double one = 1.0, mone = -1.0;
+  double      *Z, *Y, *W;
+  int          err;
+  if (!n || !N) return 0;
+  if ((size_t)N * n >= (size_t)1 << 31) return (int)cudaErrorInvalidValue; // 32-bit element indices
+  if ((err = Grow((void **)&h->nmZ, &h->nmcap[0], bytes))) return err;
+  if ((err = Grow((void **)&h->nmY, &h->nmcap[1], bytes))) return err;
+  if ((err = Grow((void **)&h->nmW, &h->nmcap[2], bytes))) return err;
+  Z = h->nmZ, Y = h->nmY, W = h->nmW;
+  for (int k = 0; k < VPC_HFEM_NSTEP; k++) h->last[k] = 0.0; // a new solve
+  VP_TICK();
+  if ((err = VPCudaHFEMTransformForwardNM(t, n, Bc, ldb, W, Z))) return err;
+  VP_TOCK(VPC_HFEM_STEP_TRANSFORM);
+  // forward: Z_C = L_C^-1 Z_C (Z_C^T L_C^-T), Y_I = C^-1 Z_I, Z_E -= B^T Z_C (Z_C^T B)
+  VP_TICK();
+  if (nC) VP_CUBLAS(cublasDtrsm(h->blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT, n, nC, &one, h->LC, nC, Z, n));
+  VP_TOCK(VPC_HFEM_STEP_MACRO);
+  if ((err = ApplyInverseNM(h, h->Cinv, h->sC, h->nb, h->ncell, n, Z + (size_t)(nC + nE) * n, Y + (size_t)(nC + nE) * n, VPC_HFEM_STEP_PACK_C))) return err;
+  VP_TICK();
+  if (nC && nE) VP_CUBLAS(cublasDgemm(h->blas, CUBLAS_OP_N, CUBLAS_OP_N, n, nE, nC, &mone, Z, n, h->B, nC, &one, Z + (size_t)nC * n, n));
+  VP_TOCK(VPC_HFEM_STEP_MACRO);
+  if (nE) {
+    // middle: Z_E -= D Y_I, Y_E = Pi^-1 Z_E, Z_C -= B Y_E (Y_E^T B^T)
+    VP_TICK();
+    if ((err = CoupleNM(h, 0, n, Y, Z))) return err;
+    VP_TOCK(VPC_HFEM_STEP_COUPLE);
+    if ((err = ApplyInverseNM(h, h->Piinv, h->sPi, nE, 1, n, Z + (size_t)nC * n, Y + (size_t)nC * n, VPC_HFEM_STEP_PACK_PI))) return err;
+    VP_TICK();
+    if (nC) VP_CUBLAS(cublasDgemm(h->blas, CUBLAS_OP_N, CUBLAS_OP_T, n, nC, nE, &mone, Y + (size_t)nC * n, n, h->B, nC, &one, Z, n));
+    VP_TOCK(VPC_HFEM_STEP_MACRO);
+    // backward: Z_I -= D^T Y_E, Y_I = C^-1 Z_I
+    VP_TICK();
+    if ((err = CoupleNM(h, 1, n, Y, Z))) return err;
+    VP_TOCK(VPC_HFEM_STEP_COUPLE);
+    if ((err = ApplyInverseNM(h, h->Cinv, h->sC, h->nb, h->ncell, n, Z + (size_t)(nC + nE) * n, Y + (size_t)(nC + nE) * n, VPC_HFEM_STEP_PACK_C))) return err;
+  }
+  VP_TICK();
+  if (nC) {
+    // Y_C = L_C^-T Z_C (Z_C^T L_C^-1)
+    VP_CUBLAS(cublasDtrsm(h->blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, n, nC, &one, h->LC, nC, Z, n));
+    VP_CHECK(cudaMemcpyAsync(Y, Z, sizeof(double) * (size_t)nC * n, cudaMemcpyDeviceToDevice, 0));
+  }
+  VP_TOCK(VPC_HFEM_STEP_MACRO);
+  VP_TICK();
+  if ((err = VPCudaHFEMTransformBackwardNM(t, n, Y, W, Xc, ldx))) return err;
+  VP_TOCK(VPC_HFEM_STEP_TRANSFORM);
+  return 0;
+}
+
 extern "C" int VPCudaHFEMSetTimers(VPCudaHFEM h, int on)
 {
   if (on && !h->timers) {
@@ -551,6 +742,10 @@ extern "C" int VPCudaHFEMDestroy(VPCudaHFEM *hp)
     VP_CHECK(cudaEventDestroy(h->ev[0]));
     VP_CHECK(cudaEventDestroy(h->ev[1]));
   }
+  VP_CHECK(cudaFree(h->nmZ));
+  VP_CHECK(cudaFree(h->nmY));
+  VP_CHECK(cudaFree(h->nmW));
+  VP_CHECK(cudaFree(h->partial));
   for (int w = 0; w < 2; w++) {
     VP_CHECK(cudaFree(h->couple[w].rows));
     VP_CHECK(cudaFree(h->couple[w].ptr));

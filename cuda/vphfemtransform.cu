@@ -155,6 +155,135 @@ extern "C" int VPCudaHFEMTransformBackward(VPCudaHFEMTransform t, int n, const d
   return 0;
 }
 
+// ---- node-major variant: the n values of a node are contiguous (element (node k, column c) at k n + c), so every stencil
+// and gather reads whole rows of n values; the right-hand sides come in and the solutions go out column-major ----
+
+// w (node-major) = B^T for the N x n column-major B (leading dimension ldb), through 32 x 32 tiles
+__global__ void VPHFEMTransposeIn(int N, int n, const double *__restrict__ B, size_t ldb, double *__restrict__ w)
+{
+  __shared__ double tile[32][33];
+  const int k0 = blockIdx.x * 32, c0 = blockIdx.y * 32;
+  for (int r = threadIdx.y; r < 32; r += blockDim.y) {
+    const int k = k0 + threadIdx.x, c = c0 + r;
+    if (k < N && c < n) tile[r][threadIdx.x] = B[(size_t)c * ldb + k];
+  }
+  __syncthreads();
+  for (int r = threadIdx.y; r < 32; r += blockDim.y) {
+    const int k = k0 + r, c = c0 + threadIdx.x;
+    if (k < N && c < n) w[(size_t)k * n + c] = tile[threadIdx.x][r];
+  }
+}
+
+// X (column-major, ldx) = w^T
+__global__ void VPHFEMTransposeOut(int N, int n, const double *__restrict__ w, double *__restrict__ X, size_t ldx)
+{
+  __shared__ double tile[32][33];
+  const int k0 = blockIdx.x * 32, c0 = blockIdx.y * 32;
+  for (int r = threadIdx.y; r < 32; r += blockDim.y) {
+    const int k = k0 + r, c = c0 + threadIdx.x;
+    if (k < N && c < n) tile[r][threadIdx.x] = w[(size_t)k * n + c];
+  }
+  __syncthreads();
+  for (int r = threadIdx.y; r < 32; r += blockDim.y) {
+    const int k = k0 + threadIdx.x, c = c0 + r;
+    if (k < N && c < n) X[(size_t)c * ldx + k] = tile[threadIdx.x][r];
+  }
+}
+
+__device__ __forceinline__ size_t NodeNM(int nx, int i, int j, int n, int c)
+{
+  return Node(nx, i, j) * n + c;
+}
+
+// x <- S_j^T x, node-major: one thread per (coarse node, column)
+__global__ void VPHFEMRestrictNM(int nx, int ny, int H, int n, double *__restrict__ v)
+{
+  const int          cx = nx / (2 * H) - 1, cy = ny / (2 * H) - 1;
+  const unsigned int total = (unsigned int)cx * cy * n;
+  for (unsigned int t = blockIdx.x * blockDim.x + threadIdx.x; t < total; t += gridDim.x * blockDim.x) {
+    const int    c = t % n, p = t / n, i = 2 * H * (p % cx + 1), j = 2 * H * (p / cx + 1);
+    const double e = v[NodeNM(nx, i - H, j, n, c)] + v[NodeNM(nx, i + H, j, n, c)] + v[NodeNM(nx, i, j - H, n, c)] + v[NodeNM(nx, i, j + H, n, c)];
+    const double d = v[NodeNM(nx, i - H, j - H, n, c)] + v[NodeNM(nx, i + H, j - H, n, c)] + v[NodeNM(nx, i - H, j + H, n, c)] + v[NodeNM(nx, i + H, j + H, n, c)];
+    v[NodeNM(nx, i, j, n, c)] += 0.5 * e + 0.25 * d;
+  }
+}
+
+__device__ __forceinline__ double AtOr0(int nx, int ny, const double *v, int i, int j, int n, int c)
+{
+  return (i <= 0 || i >= nx || j <= 0 || j >= ny) ? 0.0 : v[NodeNM(nx, i, j, n, c)];
+}
+
+// x <- S_j x, node-major
+__global__ void VPHFEMProlongNM(int nx, int ny, int H, int n, double *__restrict__ v)
+{
+  const int          gx = nx / H - 1, gy = ny / H - 1;
+  const unsigned int total = (unsigned int)gx * gy * n;
+  for (unsigned int t = blockIdx.x * blockDim.x + threadIdx.x; t < total; t += gridDim.x * blockDim.x) {
+    const int  c = t % n, p = t / n, a = p % gx + 1, b = p / gx + 1, i = a * H, j = b * H;
+    const bool oldx = !(a & 1), oldy = !(b & 1);
+    if (oldx && oldy) continue;
+    if (oldx) v[NodeNM(nx, i, j, n, c)] += 0.5 * (AtOr0(nx, ny, v, i, j - H, n, c) + AtOr0(nx, ny, v, i, j + H, n, c));
+    else if (oldy) v[NodeNM(nx, i, j, n, c)] += 0.5 * (AtOr0(nx, ny, v, i - H, j, n, c) + AtOr0(nx, ny, v, i + H, j, n, c));
+    else v[NodeNM(nx, i, j, n, c)] += 0.25 * (AtOr0(nx, ny, v, i - H, j - H, n, c) + AtOr0(nx, ny, v, i + H, j - H, n, c) + AtOr0(nx, ny, v, i - H, j + H, n, c) + AtOr0(nx, ny, v, i + H, j + H, n, c));
+  }
+}
+
+// z[k] = scale[k] w[order[k]] and its inverse, node-major
+__global__ void VPHFEMGatherNM(int N, int n, const int *__restrict__ order, const double *__restrict__ scale, const double *__restrict__ w, double *__restrict__ z)
+{
+  const unsigned int total = (unsigned int)N * n;
+  for (unsigned int t = blockIdx.x * blockDim.x + threadIdx.x; t < total; t += gridDim.x * blockDim.x) {
+    const int k = t / n, c = t % n;
+    z[t] = scale[k] * w[(size_t)order[k] * n + c];
+  }
+}
+__global__ void VPHFEMScatterNM(int N, int n, const int *__restrict__ order, const double *__restrict__ scale, const double *__restrict__ y, double *__restrict__ w)
+{
+  const unsigned int total = (unsigned int)N * n;
+  for (unsigned int t = blockIdx.x * blockDim.x + threadIdx.x; t < total; t += gridDim.x * blockDim.x) {
+    const int k = t / n, c = t % n;
+    w[(size_t)order[k] * n + c] = scale[k] * y[t];
+  }
+}
+
+static unsigned BlocksNM(size_t total)
+{
+  size_t b = (total + 255) / 256;
+  return (unsigned)(b < 65535 * 32 ? (b ? b : 1) : 65535 * 32);
+}
+
+extern "C" int VPCudaHFEMTransformForwardNM(VPCudaHFEMTransform t, int n, const double *B, size_t ldb, double *w, double *z)
+{
+  if (!n || !t->N) return 0;
+  if ((size_t)t->N * n >= (size_t)1 << 31) return (int)cudaErrorInvalidValue; // 32-bit element indices
+  VPHFEMTransposeIn<<<dim3((t->N + 31) / 32, (n + 31) / 32), dim3(32, 8)>>>(t->N, n, B, ldb, w);
+  VP_CHECK(cudaGetLastError());
+  for (int H = 1; H < t->s; H *= 2) {
+    const size_t nc = (size_t)(t->nx / (2 * H) - 1) * (t->ny / (2 * H) - 1);
+    if (!nc) continue;
+    VPHFEMRestrictNM<<<BlocksNM(nc * n), 256>>>(t->nx, t->ny, H, n, w);
+    VP_CHECK(cudaGetLastError());
+  }
+  VPHFEMGatherNM<<<BlocksNM((size_t)t->N * n), 256>>>(t->N, n, t->order, t->scale, w, z);
+  VP_CHECK(cudaGetLastError());
+  return 0;
+}
+
+extern "C" int VPCudaHFEMTransformBackwardNM(VPCudaHFEMTransform t, int n, const double *y, double *w, double *X, size_t ldx)
+{
+  if (!n || !t->N) return 0;
+  if ((size_t)t->N * n >= (size_t)1 << 31) return (int)cudaErrorInvalidValue;
+  VPHFEMScatterNM<<<BlocksNM((size_t)t->N * n), 256>>>(t->N, n, t->order, t->scale, y, w);
+  VP_CHECK(cudaGetLastError());
+  for (int H = t->s / 2; H >= 1; H /= 2) {
+    VPHFEMProlongNM<<<BlocksNM((size_t)(t->nx / H - 1) * (t->ny / H - 1) * n), 256>>>(t->nx, t->ny, H, n, w);
+    VP_CHECK(cudaGetLastError());
+  }
+  VPHFEMTransposeOut<<<dim3((t->N + 31) / 32, (n + 31) / 32), dim3(32, 8)>>>(t->N, n, w, X, ldx);
+  VP_CHECK(cudaGetLastError());
+  return 0;
+}
+
 extern "C" int VPCudaHFEMTransformDestroy(VPCudaHFEMTransform *tp)
 {
   VPCudaHFEMTransform t = *tp;

@@ -271,6 +271,16 @@ result hfem_ex4_passes $? "$(grep 'largest relative residual' "$OUT/hfem_ex4_dou
   ./tutorials/ex4 -dm_vec_type cuda -dm_brick_refine 7 -nrhs 16 -max_residual 1e-10 -pc_hfem_transform sparse >"$OUT/hfem_ex4_sparse.log" 2>&1 &&
   [ -n "$(grep '^L2 errors' "$OUT/hfem_ex4_stencil.log")" ] && [ "$(grep '^L2 errors' "$OUT/hfem_ex4_stencil.log" | cut -c1-60)" = "$(grep '^L2 errors' "$OUT/hfem_ex4_sparse.log" | cut -c1-60)" ]
 result hfem_transform_stencil_vs_sparse $? "$(grep '^L2 errors' "$OUT/hfem_ex4_stencil.log" | cut -c1-60) (stencil), residual $(grep 'largest relative residual' "$OUT/hfem_ex4_stencil.log" | awk '{print $NF}')"
+# the node-major whole-solve path (default from 8 columns) against the column-major stages, in double and in half (20 columns
+# in passes of 8, the last of 4)
+for p in double half; do
+  mr=1e-10; [ $p = half ] && mr=1e-2
+  ./tutorials/ex4 -dm_vec_type cuda -dm_brick_refine 7 -nrhs 20 -pc_hfem_columns 8 -pc_hfem_precision $p -max_residual $mr >"$OUT/hfem_ex4_nm_$p.log" 2>&1 &&
+    ./tutorials/ex4 -dm_vec_type cuda -dm_brick_refine 7 -nrhs 20 -pc_hfem_columns 8 -pc_hfem_precision $p -max_residual $mr -pc_hfem_node_major 0 >"$OUT/hfem_ex4_cm_$p.log" 2>&1 &&
+    awk -v a="$(awk '/^L2 errors/{print $6}' "$OUT/hfem_ex4_nm_$p.log")" -v b="$(awk '/^L2 errors/{print $6}' "$OUT/hfem_ex4_cm_$p.log")" -v tol="$([ $p = half ] && echo 1e-2 || echo 1e-8)" \
+      'BEGIN{d = a - b; if (d < 0) d = -d; exit !(a != "" && b != "" && d <= tol * b)}'
+  result hfem_node_major_vs_column_$p $? "node-major: $(grep '^L2 errors' "$OUT/hfem_ex4_nm_$p.log" | cut -c1-50), residual $(grep 'largest relative residual' "$OUT/hfem_ex4_nm_$p.log" | awk '{print $NF}'); column-major: residual $(grep 'largest relative residual' "$OUT/hfem_ex4_cm_$p.log" | awk '{print $NF}')"
+done
 ./tutorials/ex4 -dm_vec_type cuda -dm_brick_refine 7 -nrhs 64 -pc_hfem_precision half -max_residual 1e-2 >"$OUT/hfem_ex4_half.log" 2>&1
 result hfem_ex4_half $? "$(grep 'largest relative residual' "$OUT/hfem_ex4_half.log")"
 ./tutorials/ex1 -dm_vec_type cuda -dm_brick_degree 1 -dm_brick_cells 4,4 -dm_brick_refine 3 -fmg 0 -ksp_rtol 1e-10 -mg_coarse_pc_type hfem >"$OUT/hfem_mg_coarse.log" 2>&1
@@ -285,8 +295,9 @@ grep -q "on the GPU; C_i^-1 and Pi^-1 in double" "$OUT/hfem_kappa.cuda.log"
 result hfem_view_gpu $? "$(grep -m1 'method M1' "$OUT/hfem_kappa.cuda.log" | sed 's/^ *//')"
 if command -v compute-sanitizer >/dev/null; then
   compute-sanitizer --tool memcheck --error-exitcode 99 ./tutorials/ex4 -dm_vec_type cuda -dm_brick_refine 5 -nrhs 5 -nmodes 2 -pc_hfem_columns 2 -pc_hfem_precision half -max_residual 1e-2 >"$OUT/hfem_sanitizer.log" 2>&1 &&
-    compute-sanitizer --tool memcheck --error-exitcode 99 ./tutorials/ex1 -dm_vec_type cuda -dm_brick_degree 1 -dm_brick_cells 1,1 -dm_brick_refine 5 -fmg 0 -pc_type hfem -ksp_type cg -pc_hfem_precision bfloat16 -pc_hfem_condition >>"$OUT/hfem_sanitizer.log" 2>&1
-  result hfem_compute_sanitizer_memcheck $? "$(grep -c 'ERROR SUMMARY: 0 errors' "$OUT/hfem_sanitizer.log") of 2 runs: 0 errors"
+    compute-sanitizer --tool memcheck --error-exitcode 99 ./tutorials/ex1 -dm_vec_type cuda -dm_brick_degree 1 -dm_brick_cells 1,1 -dm_brick_refine 5 -fmg 0 -pc_type hfem -ksp_type cg -pc_hfem_precision bfloat16 -pc_hfem_condition >>"$OUT/hfem_sanitizer.log" 2>&1 &&
+    compute-sanitizer --tool memcheck --error-exitcode 99 ./tutorials/ex4 -dm_vec_type cuda -dm_brick_refine 5 -nrhs 11 -nmodes 3 -pc_hfem_columns 8 -pc_hfem_precision half -max_residual 1e-2 >>"$OUT/hfem_sanitizer.log" 2>&1
+  result hfem_compute_sanitizer_memcheck $? "$(grep -c 'ERROR SUMMARY: 0 errors' "$OUT/hfem_sanitizer.log") of 3 runs (the third node-major): 0 errors"
 fi
 fi
 echo "$passed passed, $failed failed"

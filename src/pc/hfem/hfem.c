@@ -248,6 +248,23 @@ static PetscErrorCode PCApply_HFEM(PC pc, Vec b, Vec x)
   PetscCall(DMBrickVecsOnDevice_Private(b, x, &device));
   PetscCall(PCHFEMCheckPlace(pc, device, "vectors"));
   PetscCall(PetscLogEventBegin(PC_HFEMApply, pc, b, x, 0));
+#if defined(VP_HAVE_CUDA)
+  {
+    PetscBool nm;
+    PetscCall(PCHFEMNodeMajor_Device(pc, 1, &nm));
+    if (nm) {
+      const PetscScalar *ba;
+      PetscScalar       *xa;
+      PetscCall(VecCUDAGetArrayRead(b, &ba));
+      PetscCall(VecCUDAGetArrayWrite(x, &xa));
+      PetscCall(PCHFEMSolveNodeMajor_Device(pc, 1, ba, hf->N, xa, hf->N));
+      PetscCall(VecCUDARestoreArrayWrite(x, &xa));
+      PetscCall(VecCUDARestoreArrayRead(b, &ba));
+      PetscCall(PetscLogEventEnd(PC_HFEMApply, pc, b, x, 0));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
+#endif
   PetscCall(PCHFEMSetUpWork(pc, 1));
   PetscCall(MatDenseGetColumnVecWrite(hf->Bin, 0, &col));
   PetscCall(VecCopy(b, col));
@@ -277,9 +294,27 @@ static PetscErrorCode PCMatApply_HFEM(PC pc, Mat Bm, Mat Xm)
   PetscCall(PetscLogEventBegin(PC_HFEMApply, pc, Bm, Xm, 0));
   PetscCall(MatGetSize(Bm, NULL, &n));
   w = PetscMin(n, hf->maxcols);
-  PetscCall(PCHFEMSetUpWork(pc, w));
   PetscCall(MatDenseGetLDA(Bm, &ldb));
   PetscCall(MatDenseGetLDA(Xm, &ldx));
+#if defined(VP_HAVE_CUDA)
+  {
+    PetscBool nm;
+    PetscCall(PCHFEMNodeMajor_Device(pc, w, &nm));
+    if (nm) {
+      /* passes of w columns straight from B into X (no work matrices, no padding) */
+      const PetscScalar *b;
+      PetscScalar       *x;
+      PetscCall(MatDenseCUDAGetArrayRead(Bm, &b));
+      PetscCall(MatDenseCUDAGetArrayWrite(Xm, &x));
+      for (PetscInt c0 = 0; c0 < n; c0 += w) PetscCall(PCHFEMSolveNodeMajor_Device(pc, PetscMin(n, c0 + w) - c0, b + c0 * ldb, ldb, x + c0 * ldx, ldx));
+      PetscCall(MatDenseCUDARestoreArrayWrite(Xm, &x));
+      PetscCall(MatDenseCUDARestoreArrayRead(Bm, &b));
+      PetscCall(PetscLogEventEnd(PC_HFEMApply, pc, Bm, Xm, 0));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
+#endif
+  PetscCall(PCHFEMSetUpWork(pc, w));
   for (PetscInt c0 = 0; c0 < n; c0 += w) {
     const PetscInt c1 = PetscMin(n, c0 + w);
     Mat            in, out, win, wout;
@@ -374,6 +409,7 @@ static PetscErrorCode PCSetFromOptions_HFEM(PC pc, PetscOptionItems *PetscOption
     if (cond && !hf->condition) pc->setupcalled = 0; /* a setup computes them */
     hf->condition = cond;
   }
+  PetscCall(PetscOptionsBool("-pc_hfem_node_major", "GPU with the stencil transform and 8 or more right-hand sides per pass: the whole solve on node-major work arrays (each node's right-hand-side values contiguous); false: column-major work and separate stages", "PCHFEM", hf->nodemajor, &hf->nodemajor, NULL));
   {
     PetscBool timers = hf->timers;
     PetscCall(PetscOptionsBool("-pc_hfem_gpu_timers", "GPU: time each step of the dense stages (synchronizes after each: for profiles); printed by PCView and when the PC is reset", "PCHFEM", timers, &timers, NULL));
@@ -412,6 +448,7 @@ static PetscErrorCode PCView_HFEM(PC pc, PetscViewer viewer)
                                      hf->nb * (double)hf->nb * bytes / 1e6, hf->nE, hf->nE, hf->nE * (double)hf->nE * bytes / 1e6, hf->nC, hf->nE, hf->nC * (double)hf->nE * sizeof(PetscScalar) / 1e6));
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "  hierarchical transform: %s\n", hf->stencil ? "level-wise stencils (-pc_hfem_transform stencil)" : "sparse matrices T, T^T"));
+  if (hf->device) PetscCall(PetscViewerASCIIPrintf(viewer, "  GPU work arrays: %s\n", hf->stencil && hf->nodemajor ? "node-major for 8 or more columns per pass, one call each (-pc_hfem_node_major)" : "column-major, separate stages"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  many right-hand sides: up to %" PetscInt_FMT " per pass (-pc_hfem_columns)\n", hf->maxcols));
 #if defined(VP_HAVE_CUDA)
   if (hf->device) PetscCall(PCHFEMViewTimes_Device(pc, viewer));
@@ -576,6 +613,7 @@ PetscErrorCode PCHFEMGetCounts(PC pc, PetscInt macro_level, PetscInt *nC, PetscI
 .  -pc_hfem_prehandle <true>        - false: the same elimination on the nodal system (no hierarchical basis, no scaling)
 .  -pc_hfem_columns <256>          - right-hand sides per pass of KSPMatSolve()
 .  -pc_hfem_transform <stencil>    - the hierarchical transform as level-wise stencils, or sparse (the explicit matrices)
+.  -pc_hfem_node_major <true>      - GPU with the stencils: the whole solve on node-major work arrays (false: column-major stages)
 .  -pc_hfem_gpu_timers             - GPU: time the steps of the dense stages (for profiles; printed by PCView and at reset)
 -  -pc_hfem_condition              - compute kappa(C_1) and kappa(Pi) at setup and show them in PCView
 
@@ -603,6 +641,7 @@ PETSC_EXTERN PetscErrorCode PCCreate_HFEM(PC pc)
   hf->precision            = PC_HFEM_DOUBLE;
   hf->prehandle            = PETSC_TRUE;
   hf->maxcols              = 256;
+  hf->nodemajor            = PETSC_TRUE;
   pc->data                 = hf;
   pc->ops->setup           = PCSetUp_HFEM;
   pc->ops->apply           = PCApply_HFEM;

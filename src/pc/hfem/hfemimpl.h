@@ -56,6 +56,7 @@ typedef struct {
   PetscBool       condition; /* compute kappa(C_1) and kappa(Pi) at setup */
   PetscInt        maxcols;   /* right-hand sides per pass of PCMatApply */
   PetscBool       timers;    /* GPU: time the steps of the dense stages (-pc_hfem_gpu_timers) */
+  PetscBool       nodemajor; /* GPU with the stencils: the whole solve on node-major work arrays (-pc_hfem_node_major) */
   PCHFEMTransform transform; /* as set (-pc_hfem_transform) */
 
   /* setup */
@@ -113,6 +114,8 @@ PETSC_INTERN PetscErrorCode PCHFEMSolveStages_Device(PC);
 PETSC_INTERN PetscErrorCode PCHFEMReset_Device(PC);
 PETSC_INTERN PetscErrorCode PCHFEMViewTimes_Device(PC, PetscViewer);
 PETSC_INTERN PetscErrorCode PCHFEMSetUpCoupling_Device(PC);
+PETSC_INTERN PetscErrorCode PCHFEMNodeMajor_Device(PC, PetscInt, PetscBool *);
+PETSC_INTERN PetscErrorCode PCHFEMSolveNodeMajor_Device(PC, PetscInt, const PetscScalar *, PetscInt, PetscScalar *, PetscInt);
 #endif
 
 PETSC_EXTERN PetscLogEvent PC_HFEMSetUp, PC_HFEMApply, PC_HFEMTransform, PC_HFEMInvert, PC_HFEMApplyT, PC_HFEMApplyD, PC_HFEMApplyDense;
