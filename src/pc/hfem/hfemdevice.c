@@ -138,7 +138,7 @@ static PetscErrorCode Couple(PC pc, int which, PetscInt ld)
 
 /* whether n columns are solved by the node-major path (-pc_hfem_node_major, the stencils, at least 8 columns, 32-bit
    element indices): with one column the layouts are the same and the column-major stages are faster (H100, h = 1/1024,
-   half: 3.4 ms against 4.5 ms); with 256 columns the node-major pass is 1.2x faster (27 ms against 32 ms) */
+   half: 3.4 ms against 4.5 ms); with 256 columns the node-major pass is 1.25x faster (25.7 ms against 32 ms) */
 PetscErrorCode PCHFEMNodeMajor_Device(PC pc, PetscInt n, PetscBool *nm)
 {
   PC_HFEM *hf = (PC_HFEM *)pc->data;
