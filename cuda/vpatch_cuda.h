@@ -155,18 +155,16 @@ int VPCudaHFEMSetCinv(VPCudaHFEM h, const double *Cinv);
    nr x nr) subtracted at cellE[c nr + a] (< 0: none) by celltype[c]; inverted on the GPU (cuSOLVER) and stored;
    kappa (if not NULL): Pi's condition number (eigenvalues by cuSOLVER) */
 int VPCudaHFEMSetPi(VPCudaHFEM h, size_t nnz, const int *ei, const int *ej, const double *ev, int ntype, int nr, const double *G, const int *cellE, const int *celltype, double *kappa);
-/* the three dense stages of one solve of n right-hand sides held in the rows [C; E; I] of Z, Y, W (device, leading
-   dimension ld): forward: Z_C = LC^-1 Z_C, Y_I = C^-1 Z_I, Z_E -= B^T Z_C; middle (W = D Y):
-   Y_E = Pi^-1 (Z_E - W_E), Z_C -= B Y_E; backward (W = D^T Y): Y_I = C^-1 (Z_I - W_I), Y_C = LC^-T Z_C (Z_E and Z_I are
-   left as they were in the middle and backward stages) */
 /* the couplings D (which 0: E rows, I columns) and D^T (1: I rows, E columns) in the set order, only the rows that have
-   entries (rows[q], entries ptr[q]..ptr[q+1]-1 in col, val; host arrays); Couple: Z -= D Y (or D^T Y) on those rows, so
-   that Middle and Backward can run with W = NULL */
+   entries (rows[q], entries ptr[q]..ptr[q+1]-1 in col, val; host arrays); Couple: Z -= D Y (or D^T Y) on those rows.
+   The three dense stages of one solve of n right-hand sides held in the rows [C; E; I] of Z, Y (device, leading
+   dimension ld), with the couplings between them: forward: Z_C = LC^-1 Z_C, Y_I = C^-1 Z_I, Z_E -= B^T Z_C; then
+   Couple(0); middle: Y_E = Pi^-1 Z_E, Z_C -= B Y_E; then Couple(1); backward: Y_I = C^-1 Z_I, Y_C = LC^-T Z_C */
 int VPCudaHFEMSetCoupling(VPCudaHFEM h, int which, int nrows, const int *rows, const int *ptr, const int *col, const double *val);
 int VPCudaHFEMCouple(VPCudaHFEM h, int which, int n, const double *Y, double *Z, int ld);
 int VPCudaHFEMForward(VPCudaHFEM h, int n, double *Z, double *Y, int ld);
-int VPCudaHFEMMiddle(VPCudaHFEM h, int n, double *Z, double *Y, const double *W, int ld);
-int VPCudaHFEMBackward(VPCudaHFEM h, int n, double *Z, double *Y, const double *W, int ld);
+int VPCudaHFEMMiddle(VPCudaHFEM h, int n, double *Z, double *Y, int ld);
+int VPCudaHFEMBackward(VPCudaHFEM h, int n, double *Z, double *Y, int ld);
 int VPCudaHFEMDestroy(VPCudaHFEM *h);
 /* timers of the steps of the three stages (cudaEvents, synchronizing after each step: for profiles only), summed over the
    solves and in the last solve, in milliseconds: the packing, product and unpacking of C^-1 and of Pi^-1, the macro-grid steps (L_C solves and B

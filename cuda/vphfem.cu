@@ -133,18 +133,16 @@ __global__ void VPConvert(size_t n, const double *__restrict__ x, double s, T *_
 
 // packed column c = g * per + q of X lives at X + g * ldx + q * rows; scaled (16-bit formats) and converted into a column
 // of prow >= rows entries (the padding zero)
-// of X - W when W is given (the M1 stages' updates Z -= W, fused: the difference is used only here)
 template <typename T, bool SCALE>
-__global__ void VPPack(int rows, int prow, int per, int ncols, const double *__restrict__ X, const double *__restrict__ W, size_t ldx, T *__restrict__ P, float *__restrict__ scale)
+__global__ void VPPack(int rows, int prow, int per, int ncols, const double *__restrict__ X, size_t ldx, T *__restrict__ P, float *__restrict__ scale)
 {
   __shared__ double red[256];
   for (int c = blockIdx.x; c < ncols; c += gridDim.x) {
-    const size_t  off = (size_t)(c / per) * ldx + (size_t)(c % per) * rows;
-    const double *x = X + off, *w = W ? W + off : NULL;
+    const double *x = X + (size_t)(c / per) * ldx + (size_t)(c % per) * rows;
     double        s = 1.0;
     if (SCALE) {
       double m = 0.0;
-      for (int r = threadIdx.x; r < rows; r += blockDim.x) m = fmax(m, fabs(w ? x[r] - w[r] : x[r]));
+      for (int r = threadIdx.x; r < rows; r += blockDim.x) m = fmax(m, fabs(x[r]));
       red[threadIdx.x] = m;
       __syncthreads();
       for (int w = blockDim.x / 2; w > 0; w /= 2) {
@@ -155,7 +153,7 @@ __global__ void VPPack(int rows, int prow, int per, int ncols, const double *__r
       __syncthreads();
       if (threadIdx.x == 0) scale[c] = (float)s;
     }
-    for (int r = threadIdx.x; r < prow; r += blockDim.x) P[(size_t)c * prow + r] = FromDouble<T>(r < rows ? (w ? x[r] - w[r] : x[r]) / s : 0.0);
+    for (int r = threadIdx.x; r < prow; r += blockDim.x) P[(size_t)c * prow + r] = FromDouble<T>(r < rows ? x[r] / s : 0.0);
   }
 }
 
@@ -373,9 +371,8 @@ extern "C" int VPCudaHFEMSetPi(VPCudaHFEM h, size_t nnz, const int *ei, const in
 }
 
 // Y (column map of the packing: rows x (per * groups) at X + g ldx + q rows) = M X, M (rows x rows, stored with the
-// padded order) in the precision, or M (X - W) if W is given; step: the first of the three timer steps (pack, product,
-// unpack) of this inverse
-static int ApplyInverse(VPCudaHFEM h, const void *M, double sM, int rows, int per, int groups, const double *X, const double *W, size_t ldx, double *Y, size_t ldy, int step)
+// padded order) in the precision; step: the first of the three timer steps (pack, product, unpack) of this inverse
+static int ApplyInverse(VPCudaHFEM h, const void *M, double sM, int rows, int per, int groups, const double *X, size_t ldx, double *Y, size_t ldy, int step)
 {
   const int    ncols = per * groups, prow = Padded(rows);
   const size_t nvals = (size_t)rows * ncols, pvals = (size_t)prow * ncols;
@@ -389,7 +386,7 @@ static int ApplyInverse(VPCudaHFEM h, const void *M, double sM, int rows, int pe
   case VPC_HFEM_DOUBLE: {
     const double one = 1.0, zero = 0.0;
     VP_TICK();
-    VPPack<double, false><<<pb, 256>>>(rows, prow, per, ncols, X, W, ldx, (double *)h->pack, h->colscale);
+    VPPack<double, false><<<pb, 256>>>(rows, prow, per, ncols, X, ldx, (double *)h->pack, h->colscale);
     VP_CHECK(cudaGetLastError());
     VP_TOCK(step);
     VP_TICK();
@@ -402,7 +399,7 @@ static int ApplyInverse(VPCudaHFEM h, const void *M, double sM, int rows, int pe
   case VPC_HFEM_SINGLE: {
     const float one = 1.0f, zero = 0.0f;
     VP_TICK();
-    VPPack<float, false><<<pb, 256>>>(rows, prow, per, ncols, X, W, ldx, (float *)h->pack, h->colscale);
+    VPPack<float, false><<<pb, 256>>>(rows, prow, per, ncols, X, ldx, (float *)h->pack, h->colscale);
     VP_CHECK(cudaGetLastError());
     VP_TOCK(step);
     VP_TICK();
@@ -416,8 +413,8 @@ static int ApplyInverse(VPCudaHFEM h, const void *M, double sM, int rows, int pe
     const float          one = 1.0f, zero = 0.0f;
     const cudaDataType_t t   = h->prec == VPC_HFEM_HALF ? CUDA_R_16F : CUDA_R_16BF;
     VP_TICK();
-    if (h->prec == VPC_HFEM_HALF) VPPack<__half, true><<<pb, 256>>>(rows, prow, per, ncols, X, W, ldx, (__half *)h->pack, h->colscale);
-    else VPPack<__nv_bfloat16, true><<<pb, 256>>>(rows, prow, per, ncols, X, W, ldx, (__nv_bfloat16 *)h->pack, h->colscale);
+    if (h->prec == VPC_HFEM_HALF) VPPack<__half, true><<<pb, 256>>>(rows, prow, per, ncols, X, ldx, (__half *)h->pack, h->colscale);
+    else VPPack<__nv_bfloat16, true><<<pb, 256>>>(rows, prow, per, ncols, X, ldx, (__nv_bfloat16 *)h->pack, h->colscale);
     VP_CHECK(cudaGetLastError());
     VP_TOCK(step);
     VP_TICK();
@@ -441,32 +438,32 @@ extern "C" int VPCudaHFEMForward(VPCudaHFEM h, int n, double *Z, double *Y, int 
   VP_TICK();
   if (nC) VP_CUBLAS(cublasDtrsm(h->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, nC, n, &one, h->LC, nC, Z, ld));
   VP_TOCK(VPC_HFEM_STEP_MACRO);
-  if ((err = ApplyInverse(h, h->Cinv, h->sC, h->nb, h->ncell, n, Z + nC + nE, NULL, ld, Y + nC + nE, ld, VPC_HFEM_STEP_PACK_C))) return err;
+  if ((err = ApplyInverse(h, h->Cinv, h->sC, h->nb, h->ncell, n, Z + nC + nE, ld, Y + nC + nE, ld, VPC_HFEM_STEP_PACK_C))) return err;
   VP_TICK();
   if (nC && nE) VP_CUBLAS(cublasDgemm(h->blas, CUBLAS_OP_T, CUBLAS_OP_N, nE, n, nC, &mone, h->B, nC, Z, ld, &one, Z + nC, ld));
   VP_TOCK(VPC_HFEM_STEP_MACRO);
   return 0;
 }
 
-extern "C" int VPCudaHFEMMiddle(VPCudaHFEM h, int n, double *Z, double *Y, const double *W, int ld)
+extern "C" int VPCudaHFEMMiddle(VPCudaHFEM h, int n, double *Z, double *Y, int ld)
 {
   const int    nC = h->nC, nE = h->nE;
   const double one = 1.0, mone = -1.0;
   int          err;
   if (!nE) return 0;
-  if ((err = ApplyInverse(h, h->Piinv, h->sPi, nE, 1, n, Z + nC, W ? W + nC : NULL, ld, Y + nC, ld, VPC_HFEM_STEP_PACK_PI))) return err;
+  if ((err = ApplyInverse(h, h->Piinv, h->sPi, nE, 1, n, Z + nC, ld, Y + nC, ld, VPC_HFEM_STEP_PACK_PI))) return err;
   VP_TICK();
   if (nC) VP_CUBLAS(cublasDgemm(h->blas, CUBLAS_OP_N, CUBLAS_OP_N, nC, n, nE, &mone, h->B, nC, Y + nC, ld, &one, Z, ld));
   VP_TOCK(VPC_HFEM_STEP_MACRO);
   return 0;
 }
 
-extern "C" int VPCudaHFEMBackward(VPCudaHFEM h, int n, double *Z, double *Y, const double *W, int ld)
+extern "C" int VPCudaHFEMBackward(VPCudaHFEM h, int n, double *Z, double *Y, int ld)
 {
   const int    nC = h->nC, nE = h->nE;
   const double one = 1.0;
   int          err;
-  if (nE && (err = ApplyInverse(h, h->Cinv, h->sC, h->nb, h->ncell, n, Z + nC + nE, W ? W + nC + nE : NULL, ld, Y + nC + nE, ld, VPC_HFEM_STEP_PACK_C))) return err;
+  if (nE && (err = ApplyInverse(h, h->Cinv, h->sC, h->nb, h->ncell, n, Z + nC + nE, ld, Y + nC + nE, ld, VPC_HFEM_STEP_PACK_C))) return err;
   if (nC) {
     VP_TICK();
     VP_CUBLAS(cublasDtrsm(h->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT, nC, n, &one, h->LC, nC, Z, ld));

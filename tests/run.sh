@@ -406,6 +406,7 @@ result hfem_ex4_bfloat16_passes $? "$(grep 'largest relative residual' "$OUT/hfe
 expect_error bad_hfem_tf32 "-pc_hfem_tf32 is for -pc_hfem_precision single (got half)" $EX1 -dm_brick_degree 1 -dm_brick_cells 1,1 -dm_brick_refine 3 -fmg 0 -ksp_type preonly -pc_type hfem -pc_hfem_precision half -pc_hfem_tf32
 expect_error bad_hfem_columns "-pc_hfem_columns 0: allowed >= 1" $EX4 -dm_brick_refine 3 -pc_hfem_columns 0
 expect_error bad_hfem_transform "Unknown option foo for -pc_hfem_transform. Available options: stencil sparse" $EX1 -dm_brick_degree 1 -dm_brick_cells 1,1 -dm_brick_refine 3 -fmg 0 -ksp_type preonly -pc_type hfem -pc_hfem_transform foo
+expect_error bad_hfem_transform_nodal "-pc_hfem_transform stencil needs the hierarchical basis" $EX1 -dm_brick_degree 1 -dm_brick_cells 1,1 -dm_brick_refine 3 -fmg 0 -ksp_type preonly -pc_type hfem -pc_hfem_prehandle false -pc_hfem_transform stencil
 grep -q "hierarchical transform: level-wise stencils (-pc_hfem_transform stencil)" "$OUT/hfem_table1.log"
 result hfem_view_transform $? "$(grep -m1 'hierarchical transform' "$OUT/hfem_table1.log" | sed 's/^ *//')"
 expect_error bad_hfem_precision_value "-pc_hfem_precision quad: unknown value; allowed: double, single, half, bfloat16" $EX1 -dm_brick_degree 1 -dm_brick_cells 1,1 -dm_brick_refine 3 -fmg 0 -ksp_type preonly -pc_type hfem -pc_hfem_precision quad

@@ -248,23 +248,6 @@ static PetscErrorCode PCApply_HFEM(PC pc, Vec b, Vec x)
   PetscCall(DMBrickVecsOnDevice_Private(b, x, &device));
   PetscCall(PCHFEMCheckPlace(pc, device, "vectors"));
   PetscCall(PetscLogEventBegin(PC_HFEMApply, pc, b, x, 0));
-#if defined(VP_HAVE_CUDA)
-  {
-    PetscBool nm;
-    PetscCall(PCHFEMNodeMajor_Device(pc, 1, &nm));
-    if (nm) {
-      const PetscScalar *ba;
-      PetscScalar       *xa;
-      PetscCall(VecCUDAGetArrayRead(b, &ba));
-      PetscCall(VecCUDAGetArrayWrite(x, &xa));
-      PetscCall(PCHFEMSolveNodeMajor_Device(pc, 1, ba, hf->N, xa, hf->N));
-      PetscCall(VecCUDARestoreArrayWrite(x, &xa));
-      PetscCall(VecCUDARestoreArrayRead(b, &ba));
-      PetscCall(PetscLogEventEnd(PC_HFEMApply, pc, b, x, 0));
-      PetscFunctionReturn(PETSC_SUCCESS);
-    }
-  }
-#endif
   PetscCall(PCHFEMSetUpWork(pc, 1));
   PetscCall(MatDenseGetColumnVecWrite(hf->Bin, 0, &col));
   PetscCall(VecCopy(b, col));
@@ -418,7 +401,9 @@ static PetscErrorCode PCSetFromOptions_HFEM(PC pc, PetscOptionItems *PetscOption
   }
   {
     PetscInt t = (PetscInt)hf->transform;
-    PetscCall(PetscOptionsEList("-pc_hfem_transform", "How the hierarchical transform T = diag P S^T and T^T are applied: stencil (level by level, eq. 3) or sparse (explicit matrices; always with -pc_hfem_prehandle false)", "PCHFEM", PCHFEMTransforms, 2, PCHFEMTransforms[t], &t, NULL));
+    PetscBool set;
+    PetscCall(PetscOptionsEList("-pc_hfem_transform", "How the hierarchical transform T = diag P S^T and T^T are applied: stencil (level by level, eq. 3) or sparse (explicit matrices; always with -pc_hfem_prehandle false)", "PCHFEM", PCHFEMTransforms, 2, PCHFEMTransforms[t], &t, &set));
+    PetscCheck(!set || t != PC_HFEM_TRANSFORM_STENCIL || hf->prehandle, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_INCOMP, "-pc_hfem_transform stencil needs the hierarchical basis (the nodal variant of -pc_hfem_prehandle false has no level factors); use -pc_hfem_transform sparse or leave it unset");
     if ((PCHFEMTransform)t != hf->transform) pc->setupcalled = 0;
     hf->transform = (PCHFEMTransform)t;
   }

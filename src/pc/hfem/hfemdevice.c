@@ -196,7 +196,7 @@ PetscErrorCode PCHFEMSolveStages_Device(PC pc)
   PetscCall(MatDenseCUDAGetArray(hf->Z, &z));
   PetscCall(MatDenseCUDAGetArray(hf->Y, &y));
   PetscCall(PetscLogGpuTimeBegin());
-  err = VPCudaHFEMMiddle(h, n, z, y, NULL, ild);
+  err = VPCudaHFEMMiddle(h, n, z, y, ild);
   PetscCall(PetscLogGpuTimeEnd());
   PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "PCHFEM: CUDA error in the middle stage: %s", VPCudaErrorString(err));
   PetscCall(MatDenseCUDARestoreArray(hf->Y, &y));
@@ -207,7 +207,7 @@ PetscErrorCode PCHFEMSolveStages_Device(PC pc)
   PetscCall(MatDenseCUDAGetArray(hf->Z, &z));
   PetscCall(MatDenseCUDAGetArray(hf->Y, &y));
   PetscCall(PetscLogGpuTimeBegin());
-  err = VPCudaHFEMBackward(h, n, z, y, NULL, ild);
+  err = VPCudaHFEMBackward(h, n, z, y, ild);
   PetscCall(PetscLogGpuTimeEnd());
   PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "PCHFEM: CUDA error in the backward stage: %s", VPCudaErrorString(err));
   PetscCall(MatDenseCUDARestoreArray(hf->Y, &y));
