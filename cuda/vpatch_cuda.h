@@ -147,6 +147,7 @@ int VPCudaCopyToDevice(double *dst, const double *src, size_t n);
 #define VPC_ERR_CUBLAS    10000 /* + cublasStatus_t */
 #define VPC_ERR_CUSOLVER  20000 /* + cusolverStatus_t (the glue prints the code) */
 #define VPC_ERR_NOT_SPD   30000 /* a Cholesky factorization or an eigensolve failed */
+#define VPC_ERR_LAYOUT    40000 /* PCHFEM's fused path: a coupling that is not on its macro cell's boundary */
 typedef struct VPCudaHFEM_s *VPCudaHFEM;
 int VPCudaHFEMCreate(int nC, int nE, int nb, int ncell, int precision, int tf32, const double *LC, const double *B, VPCudaHFEM *h);
 /* C_1^-1 (host, nb x nb, double): stored in the precision */
@@ -193,6 +194,12 @@ int VPCudaHFEMTransformBackwardNM(VPCudaHFEMTransform t, int n, const double *y,
    node's n values are contiguous, so the transform and the couplings read whole rows; C^-1 is one strided batched GEMM
    over the macro cells, Pi^-1 one GEMM, the macro-grid steps GEMMs and triangular solves from the right; N n < 2^31 */
 int VPCudaHFEMSolveNM(VPCudaHFEM h, VPCudaHFEMTransform t, int n, const double *B, size_t ldb, double *X, size_t ldx);
+/* the same solve with the transform done macro cell by macro cell in shared memory (cuda/vphfemcell.cu): one kernel reads
+   B, transforms, scales and packs the input of C^-1; one unpacks C^-1's product, transforms back and writes X; B = L_C^-1
+   Ap_CE as the sparse Ap_CE and solves with L_C. CellsFit: whether a macro cell's closure fits the shared memory in this
+   precision (macro cells of up to 64 x 64 fine cells in double and single, 128 x 128 in half and bfloat16) */
+int VPCudaHFEMCellsFit(VPCudaHFEM h, VPCudaHFEMTransform t);
+int VPCudaHFEMSolveCells(VPCudaHFEM h, VPCudaHFEMTransform t, int n, const double *B, size_t ldb, double *X, size_t ldx);
 
 const char *VPCudaErrorString(int err);
 

@@ -2,127 +2,14 @@
 // of one macro cell's block C_1 (cuSOLVER), and the products with their inverses in double, single (optionally TF32),
 // half or bfloat16 (cuBLAS; tensor cores with float accumulation for the 16-bit formats). The right-hand sides are the
 // columns of column-major double arrays in the set order [C; E; I] with leading dimension ld (see vpatch_cuda.h).
-#include "vpatch_cuda.h"
-#include "vpcuda_check.h"
-#include <cublas_v2.h>
-#include <cusolverDn.h>
-#include <cuda_fp16.h>
-#include <cuda_bf16.h>
+#include "vphfem_impl.h"
+#include <vector>
 
-#define VP_CUBLAS(call) \
-  do { \
-    cublasStatus_t s_ = (call); \
-    if (s_ != CUBLAS_STATUS_SUCCESS) return VPC_ERR_CUBLAS + (int)s_; \
-  } while (0)
 #define VP_CUSOLVER(call) \
   do { \
     cusolverStatus_t s_ = (call); \
     if (s_ != CUSOLVER_STATUS_SUCCESS) return VPC_ERR_CUSOLVER + (int)s_; \
   } while (0)
-
-struct VPCudaHFEM_s {
-  int                nC, nE, nb, ncell, prec, tf32;
-  cublasHandle_t     blas;
-  cusolverDnHandle_t solver;
-  double            *LC, *B;        // Cholesky factor of the macro-grid block (nC x nC, lower), B (nC x nE)
-  void              *Cinv, *Piinv;  // the two inverses in the storage precision, divided by sC, sPi
-  double             sC, sPi;       // their scales (the largest entry for half and bfloat16, else 1)
-  void              *pack;          // right-hand sides packed and converted for one product
-  void              *out;           // its result (double for double, else float)
-  float             *colscale;      // the scale of each packed column (half, bfloat16)
-  size_t             packcap, outcap, colcap;
-  double            *nmZ, *nmY, *nmW;       // node-major work (VPCudaHFEMSolveNM)
-  float             *partial;               // per-column maxima of row chunks
-  size_t             nmcap[3], partialcap;
-  int               *info;
-  struct {
-    int     nrows, *rows, *ptr, *col; // the rows with couplings, and their entries (CSR)
-    double *val;
-  } couple[2];                              // D (E rows, I columns) and D^T (I rows, E columns) in the set order
-  int                timers;                 // time the steps of a solve (VPCudaHFEMSetTimers)
-  cudaEvent_t        ev[2];
-  double             ms[VPC_HFEM_NSTEP];     // milliseconds per step, summed over the solves
-  double             last[VPC_HFEM_NSTEP];   // and in the last solve
-};
-
-// the order of the stored inverses: n rounded up to a multiple of 8, so that every packed column and the inverse's columns
-// start 16-byte aligned, as cuBLAS's tensor-core kernels for the 16-bit formats and TF32 want (C_1 has odd order (s-1)^2)
-static int Padded(int n)
-{
-  return (n + 7) / 8 * 8;
-}
-
-// step timers: Tick before a step, Tock after it adds its time to ms[step] (nothing unless timers are on)
-static int Tick(VPCudaHFEM h)
-{
-  if (h->timers) VP_CHECK(cudaEventRecord(h->ev[0], 0));
-  return 0;
-}
-static int Tock(VPCudaHFEM h, int step)
-{
-  float t;
-  if (!h->timers) return 0;
-  VP_CHECK(cudaEventRecord(h->ev[1], 0));
-  VP_CHECK(cudaEventSynchronize(h->ev[1]));
-  VP_CHECK(cudaEventElapsedTime(&t, h->ev[0], h->ev[1]));
-  h->ms[step] += t;
-  h->last[step] += t;
-  return 0;
-}
-#define VP_TICK() \
-  do { \
-    int e_ = Tick(h); \
-    if (e_) return e_; \
-  } while (0)
-#define VP_TOCK(step) \
-  do { \
-    int e_ = Tock(h, step); \
-    if (e_) return e_; \
-  } while (0)
-
-static size_t StorageSize(int prec)
-{
-  return prec == VPC_HFEM_DOUBLE ? sizeof(double) : (prec == VPC_HFEM_SINGLE ? sizeof(float) : sizeof(__half));
-}
-
-static int Grow(void **p, size_t *cap, size_t bytes)
-{
-  if (bytes <= *cap) return 0;
-  VP_CHECK(cudaFree(*p));
-  *p = NULL;
-  VP_CHECK(cudaMalloc(p, bytes));
-  *cap = bytes;
-  return 0;
-}
-
-static unsigned Blocks(size_t n)
-{
-  size_t b = (n + 255) / 256;
-  return (unsigned)(b < 65535 * 4 ? (b ? b : 1) : 65535 * 4);
-}
-
-template <typename T>
-__device__ T FromDouble(double v);
-template <>
-__device__ double FromDouble<double>(double v)
-{
-  return v;
-}
-template <>
-__device__ float FromDouble<float>(double v)
-{
-  return (float)v;
-}
-template <>
-__device__ __half FromDouble<__half>(double v)
-{
-  return __float2half_rn((float)v);
-}
-template <>
-__device__ __nv_bfloat16 FromDouble<__nv_bfloat16>(double v)
-{
-  return __float2bfloat16_rn((float)v);
-}
 
 // y = x / s in the storage type
 template <typename T>
@@ -187,6 +74,28 @@ __global__ void VPAddCOO(size_t nnz, const int *__restrict__ ei, const int *__re
   for (size_t p = blockIdx.x * (size_t)blockDim.x + threadIdx.x; p < nnz; p += (size_t)gridDim.x * blockDim.x) atomicAdd(&L[ei[p] + (size_t)ej[p] * n], ev[p]);
 }
 
+__global__ void VPSetDiagonal(int n, double v, double *a)
+{
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < (size_t)n; i += (size_t)gridDim.x * blockDim.x) a[i + i * (size_t)n] = v;
+}
+
+// a coupling's CSR rows (host arrays) to the device
+static int UploadCoupling(VPCudaHFEM h, int which, int nrows, const int *rows, const int *ptr, const int *col, const double *val)
+{
+  const int nnz = ptr[nrows];
+  auto     &cp  = h->couple[which];
+  cp.nrows      = nrows;
+  VP_CHECK(cudaMalloc(&cp.rows, sizeof(int) * (nrows + 1)));
+  VP_CHECK(cudaMalloc(&cp.ptr, sizeof(int) * (nrows + 1)));
+  VP_CHECK(cudaMalloc(&cp.col, sizeof(int) * (nnz + 1)));
+  VP_CHECK(cudaMalloc(&cp.val, sizeof(double) * (nnz + 1)));
+  VP_CHECK(cudaMemcpy(cp.rows, rows, sizeof(int) * nrows, cudaMemcpyHostToDevice));
+  VP_CHECK(cudaMemcpy(cp.ptr, ptr, sizeof(int) * (nrows + 1), cudaMemcpyHostToDevice));
+  VP_CHECK(cudaMemcpy(cp.col, col, sizeof(int) * nnz, cudaMemcpyHostToDevice));
+  VP_CHECK(cudaMemcpy(cp.val, val, sizeof(double) * nnz, cudaMemcpyHostToDevice));
+  return 0;
+}
+
 extern "C" int VPCudaHFEMCreate(int nC, int nE, int nb, int ncell, int prec, int tf32, const double *LC, const double *B, VPCudaHFEM *hp)
 {
   VPCudaHFEM h = new VPCudaHFEM_s();
@@ -196,11 +105,44 @@ extern "C" int VPCudaHFEMCreate(int nC, int nE, int nb, int ncell, int prec, int
   VP_CUBLAS(cublasCreate(&h->blas));
   VP_CUSOLVER(cusolverDnCreate(&h->solver));
   VP_CHECK(cudaMalloc(&h->info, sizeof(int)));
+  if (nC && nE) {
+    // Ap_CE (nC x nE, column-major) has a few entries a column (a macro hat is bilinear in its cells: it couples only with
+    // the edge functions of the edges of its four cells); the fused path multiplies by it sparse, as E rows and as C rows
+    std::vector<int>    er, ep(1, 0), ec, cr, cp(1, 0), cc, count(nC + 1, 0);
+    std::vector<double> ev, cv;
+    for (int e = 0; e < nE; e++) {
+      for (int c = 0; c < nC; c++)
+        if (B[c + (size_t)e * nC] != 0.0) ec.push_back(c), ev.push_back(B[c + (size_t)e * nC]), count[c]++;
+      if ((int)ec.size() > ep.back()) er.push_back(nC + e), ep.push_back((int)ec.size());
+    }
+    // its transpose, by C rows (counting sort of the entries by column)
+    for (int c = 0; c < nC; c++)
+      if (count[c]) cr.push_back(c), cp.push_back(cp.back() + count[c]);
+    cc.resize(ec.size()), cv.resize(ec.size());
+    {
+      std::vector<int> next(nC, -1);
+      for (size_t r = 0; r < cr.size(); r++) next[cr[r]] = cp[r];
+      for (size_t r = 0; r < er.size(); r++)
+        for (int k = ep[r]; k < ep[r + 1]; k++) cc[next[ec[k]]] = er[r], cv[next[ec[k]]++] = ev[k];
+    }
+    int err;
+    if ((err = UploadCoupling(h, 2, (int)er.size(), er.data(), ep.data(), ec.data(), ev.data()))) return err;
+    if ((err = UploadCoupling(h, 3, (int)cr.size(), cr.data(), cp.data(), cc.data(), cv.data()))) return err;
+  }
   if (nC) {
+    const double one = 1.0;
     VP_CHECK(cudaMalloc(&h->LC, sizeof(double) * nC * nC));
     VP_CHECK(cudaMemcpy(h->LC, LC, sizeof(double) * nC * nC, cudaMemcpyHostToDevice));
+    // A_CC^-1 explicitly: the fused path applies it to n columns as one DGEMM (four triangular solves from the right took
+    // 1.8 ms of a 22 ms pass at h = 1/1024 with 256 columns on an H100; A_CC is the prehandled macro-grid Laplacian,
+    // kappa about |C|, so the explicit inverse loses nothing visible in double)
+    VP_CHECK(cudaMalloc(&h->Ainv, sizeof(double) * nC * nC));
+    VP_CHECK(cudaMemset(h->Ainv, 0, sizeof(double) * nC * nC));
+    VPSetDiagonal<<<Blocks(nC), 256>>>(nC, 1.0, h->Ainv);
+    VP_CHECK(cudaGetLastError());
+    VP_CUBLAS(cublasDtrsm(h->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, nC, nC, &one, h->LC, nC, h->Ainv, nC));
+    VP_CUBLAS(cublasDtrsm(h->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT, nC, nC, &one, h->LC, nC, h->Ainv, nC));
     if (nE) {
-      const double one = 1.0;
       VP_CHECK(cudaMalloc(&h->B, sizeof(double) * nC * nE));
       VP_CHECK(cudaMemcpy(h->B, B, sizeof(double) * nC * nE, cudaMemcpyHostToDevice));
       VP_CUBLAS(cublasDtrsm(h->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, nC, nE, &one, h->LC, nC, h->B, nC));
@@ -274,10 +216,6 @@ static int Store(VPCudaHFEM h, int n, double *a, void **store, double *s)
   return 0;
 }
 
-__global__ void VPSetDiagonal(int n, double v, double *a)
-{
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < (size_t)n; i += (size_t)gridDim.x * blockDim.x) a[i + i * (size_t)n] = v;
-}
 
 // *inv (new, n x n) = the inverse of a (symmetric positive definite, lower triangle; a is freed): a Cholesky
 // factorization and the identity's columns solved with it, by the 64-bit API (potri's 32-bit workspace does not reach
@@ -486,18 +424,27 @@ __global__ void VPHFEMCouple(int nrows, const int *__restrict__ rows, const int 
 
 extern "C" int VPCudaHFEMSetCoupling(VPCudaHFEM h, int which, int nrows, const int *rows, const int *ptr, const int *col, const double *val)
 {
-  const int nnz = ptr[nrows];
+  int err;
   if (which < 0 || which > 1) return (int)cudaErrorInvalidValue;
-  auto &cp = h->couple[which];
-  cp.nrows = nrows;
-  VP_CHECK(cudaMalloc(&cp.rows, sizeof(int) * (nrows + 1)));
-  VP_CHECK(cudaMalloc(&cp.ptr, sizeof(int) * (nrows + 1)));
-  VP_CHECK(cudaMalloc(&cp.col, sizeof(int) * (nnz + 1)));
-  VP_CHECK(cudaMalloc(&cp.val, sizeof(double) * (nnz + 1)));
-  VP_CHECK(cudaMemcpy(cp.rows, rows, sizeof(int) * nrows, cudaMemcpyHostToDevice));
-  VP_CHECK(cudaMemcpy(cp.ptr, ptr, sizeof(int) * (nrows + 1), cudaMemcpyHostToDevice));
-  VP_CHECK(cudaMemcpy(cp.col, col, sizeof(int) * nnz, cudaMemcpyHostToDevice));
-  VP_CHECK(cudaMemcpy(cp.val, val, sizeof(double) * nnz, cudaMemcpyHostToDevice));
+  if ((err = UploadCoupling(h, which, nrows, rows, ptr, col, val))) return err;
+  if (which == 1) {
+    // the fused path reads D^T by I row: the offsets of every I row, empty rows included
+    const int        nI = h->nb * h->ncell, base = h->nC + h->nE;
+    std::vector<int> full((size_t)nI + 1);
+    int              q = 0;
+    for (int r = 0; r <= nI; r++) {
+      while (q < nrows && rows[q] - base < r) q++;
+      full[r] = q < nrows ? ptr[q] : ptr[nrows];
+    }
+    std::vector<int> row((size_t)ptr[nrows] + 1);
+    for (int r = 0; r < nrows; r++)
+      for (int k = ptr[r]; k < ptr[r + 1]; k++) row[k] = rows[r] - base;
+    VP_CHECK(cudaMalloc(&h->dtptr, sizeof(int) * ((size_t)nI + 1)));
+    VP_CHECK(cudaMemcpy(h->dtptr, full.data(), sizeof(int) * ((size_t)nI + 1), cudaMemcpyHostToDevice));
+    h->dtnnz = (size_t)ptr[nrows];
+    VP_CHECK(cudaMalloc(&h->dtrow, sizeof(int) * row.size()));
+    VP_CHECK(cudaMemcpy(h->dtrow, row.data(), sizeof(int) * row.size(), cudaMemcpyHostToDevice));
+  }
   return 0;
 }
 
@@ -580,16 +527,34 @@ static unsigned BlocksNM(size_t total)
   return (unsigned)(b < 65535 * 32 ? (b ? b : 1) : 65535 * 32);
 }
 
+int VPHFEMInverseProduct(VPCudaHFEM h, const void *M, int prow, int groups, int n)
+{
+  // one block (Pi^-1) with several columns: M P^T, column-major out (the long side as the GEMM's rows: 688 against 470
+  // TFLOP/s for 61,504^2 times 256 columns in half on an H100)
+  const bool trans = groups == 1 && n > 1;
+  const bool                one_col = n == 1; // one column: the blocks are vectors, one GEMM M [x_1 ... x_groups] (tensor cores, not a batch of GEMVs)
+  const cudaDataType_t      t = h->prec == VPC_HFEM_DOUBLE ? CUDA_R_64F : (h->prec == VPC_HFEM_SINGLE ? CUDA_R_32F : (h->prec == VPC_HFEM_HALF ? CUDA_R_16F : CUDA_R_16BF));
+  const cudaDataType_t      to = h->prec == VPC_HFEM_DOUBLE ? CUDA_R_64F : CUDA_R_32F;
+  const cublasComputeType_t ct = h->prec == VPC_HFEM_DOUBLE ? CUBLAS_COMPUTE_64F : (h->prec == VPC_HFEM_SINGLE && h->tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F);
+  const double              oned = 1.0, zerod = 0.0;
+  const float               onef = 1.0f, zerof = 0.0f;
+  const void               *one = h->prec == VPC_HFEM_DOUBLE ? (const void *)&oned : (const void *)&onef, *zero = h->prec == VPC_HFEM_DOUBLE ? (const void *)&zerod : (const void *)&zerof;
+  if (one_col) VP_CUBLAS(cublasGemmEx(h->blas, CUBLAS_OP_N, CUBLAS_OP_N, prow, groups, prow, one, M, t, prow, h->pack, t, prow, zero, h->out, to, prow, ct, CUBLAS_GEMM_DEFAULT));
+  else if (trans) VP_CUBLAS(cublasGemmEx(h->blas, CUBLAS_OP_N, CUBLAS_OP_T, prow, n, prow, one, M, t, prow, h->pack, t, n, zero, h->out, to, prow, ct, CUBLAS_GEMM_DEFAULT));
+  else VP_CUBLAS(cublasGemmStridedBatchedEx(h->blas, CUBLAS_OP_N, CUBLAS_OP_N, n, prow, prow, one, h->pack, t, n, (long long)n * prow, M, t, prow, 0, zero, h->out, to, n, (long long)n * prow, groups, ct, CUBLAS_GEMM_DEFAULT));
+  return 0;
+}
+
 // Y = M X for every block q (rows x n, node-major) of X, M (rows x rows, stored padded) in the precision: one strided
 // batched GEMM Y_q^T = X_q^T M (M is symmetric) over the packed, per-column scaled blocks (one block: M X_1^T)
-static int ApplyInverseNM(VPCudaHFEM h, const void *M, double sM, int rows, int groups, int n, const double *X, double *Y, int step)
+int VPHFEMApplyInverseNM(VPCudaHFEM h, const void *M, double sM, int rows, int groups, int n, const double *X, double *Y, int step)
 {
   const int    prow = Padded(rows), chunk = 256, nchunk = (rows + chunk - 1) / chunk;
   const size_t pvals = (size_t)groups * prow * n;
   const bool   scaled = h->prec == VPC_HFEM_HALF || h->prec == VPC_HFEM_BFLOAT16;
   const size_t osize = h->prec == VPC_HFEM_DOUBLE ? sizeof(double) : sizeof(float);
-  // one block (Pi^-1) with several columns: M P^T, column-major out (the long side as the GEMM's rows: 688 against 470
-  // TFLOP/s for 61,504^2 times 256 columns in half on an H100), unpacked with a transposing read
+  // one block (Pi^-1) with several columns: the product is column-major (VPHFEMInverseProduct), unpacked with a
+  // transposing read
   const bool   trans = groups == 1 && n > 1;
   int          err;
   if (!rows || !groups || !n) return 0;
@@ -621,18 +586,7 @@ static int ApplyInverseNM(VPCudaHFEM h, const void *M, double sM, int rows, int 
   VP_CHECK(cudaGetLastError());
   VP_TOCK(step);
   VP_TICK();
-  {
-    const bool                one_col = n == 1; // one column: the blocks are vectors, one GEMM M [x_1 ... x_groups] (tensor cores, not a batch of GEMVs)
-    const cudaDataType_t      t = h->prec == VPC_HFEM_DOUBLE ? CUDA_R_64F : (h->prec == VPC_HFEM_SINGLE ? CUDA_R_32F : (h->prec == VPC_HFEM_HALF ? CUDA_R_16F : CUDA_R_16BF));
-    const cudaDataType_t      to = h->prec == VPC_HFEM_DOUBLE ? CUDA_R_64F : CUDA_R_32F;
-    const cublasComputeType_t ct = h->prec == VPC_HFEM_DOUBLE ? CUBLAS_COMPUTE_64F : (h->prec == VPC_HFEM_SINGLE && h->tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F);
-    const double              oned = 1.0, zerod = 0.0;
-    const float               onef = 1.0f, zerof = 0.0f;
-    const void               *one = h->prec == VPC_HFEM_DOUBLE ? (const void *)&oned : (const void *)&onef, *zero = h->prec == VPC_HFEM_DOUBLE ? (const void *)&zerod : (const void *)&zerof;
-    if (one_col) VP_CUBLAS(cublasGemmEx(h->blas, CUBLAS_OP_N, CUBLAS_OP_N, prow, groups, prow, one, M, t, prow, h->pack, t, prow, zero, h->out, to, prow, ct, CUBLAS_GEMM_DEFAULT));
-    else if (trans) VP_CUBLAS(cublasGemmEx(h->blas, CUBLAS_OP_N, CUBLAS_OP_T, prow, n, prow, one, M, t, prow, h->pack, t, n, zero, h->out, to, prow, ct, CUBLAS_GEMM_DEFAULT));
-    else VP_CUBLAS(cublasGemmStridedBatchedEx(h->blas, CUBLAS_OP_N, CUBLAS_OP_N, n, prow, prow, one, h->pack, t, n, (long long)n * prow, M, t, prow, 0, zero, h->out, to, n, (long long)n * prow, groups, ct, CUBLAS_GEMM_DEFAULT));
-  }
+  if ((err = VPHFEMInverseProduct(h, M, prow, groups, n))) return err;
   VP_TOCK(step + 1);
   VP_TICK();
   const size_t vals = (size_t)groups * rows * n;
@@ -650,7 +604,7 @@ static int ApplyInverseNM(VPCudaHFEM h, const void *M, double sM, int rows, int 
   return 0;
 }
 
-static int CoupleNM(VPCudaHFEM h, int which, int n, const double *Y, double *Z)
+int VPHFEMCoupleNM(VPCudaHFEM h, int which, int n, const double *Y, double *Z)
 {
   const auto &cp = h->couple[which];
   if (!cp.nrows) return 0;
@@ -680,24 +634,24 @@ extern "C" int VPCudaHFEMSolveNM(VPCudaHFEM h, VPCudaHFEMTransform t, int n, con
   VP_TICK();
   if (nC) VP_CUBLAS(cublasDtrsm(h->blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT, n, nC, &one, h->LC, nC, Z, n));
   VP_TOCK(VPC_HFEM_STEP_MACRO);
-  if ((err = ApplyInverseNM(h, h->Cinv, h->sC, h->nb, h->ncell, n, Z + (size_t)(nC + nE) * n, Y + (size_t)(nC + nE) * n, VPC_HFEM_STEP_PACK_C))) return err;
+  if ((err = VPHFEMApplyInverseNM(h, h->Cinv, h->sC, h->nb, h->ncell, n, Z + (size_t)(nC + nE) * n, Y + (size_t)(nC + nE) * n, VPC_HFEM_STEP_PACK_C))) return err;
   VP_TICK();
   if (nC && nE) VP_CUBLAS(cublasDgemm(h->blas, CUBLAS_OP_N, CUBLAS_OP_N, n, nE, nC, &mone, Z, n, h->B, nC, &one, Z + (size_t)nC * n, n));
   VP_TOCK(VPC_HFEM_STEP_MACRO);
   if (nE) {
     // middle: Z_E -= D Y_I, Y_E = Pi^-1 Z_E, Z_C -= B Y_E (Y_E^T B^T)
     VP_TICK();
-    if ((err = CoupleNM(h, 0, n, Y, Z))) return err;
+    if ((err = VPHFEMCoupleNM(h, 0, n, Y, Z))) return err;
     VP_TOCK(VPC_HFEM_STEP_COUPLE);
-    if ((err = ApplyInverseNM(h, h->Piinv, h->sPi, nE, 1, n, Z + (size_t)nC * n, Y + (size_t)nC * n, VPC_HFEM_STEP_PACK_PI))) return err;
+    if ((err = VPHFEMApplyInverseNM(h, h->Piinv, h->sPi, nE, 1, n, Z + (size_t)nC * n, Y + (size_t)nC * n, VPC_HFEM_STEP_PACK_PI))) return err;
     VP_TICK();
     if (nC) VP_CUBLAS(cublasDgemm(h->blas, CUBLAS_OP_N, CUBLAS_OP_T, n, nC, nE, &mone, Y + (size_t)nC * n, n, h->B, nC, &one, Z, n));
     VP_TOCK(VPC_HFEM_STEP_MACRO);
     // backward: Z_I -= D^T Y_E, Y_I = C^-1 Z_I
     VP_TICK();
-    if ((err = CoupleNM(h, 1, n, Y, Z))) return err;
+    if ((err = VPHFEMCoupleNM(h, 1, n, Y, Z))) return err;
     VP_TOCK(VPC_HFEM_STEP_COUPLE);
-    if ((err = ApplyInverseNM(h, h->Cinv, h->sC, h->nb, h->ncell, n, Z + (size_t)(nC + nE) * n, Y + (size_t)(nC + nE) * n, VPC_HFEM_STEP_PACK_C))) return err;
+    if ((err = VPHFEMApplyInverseNM(h, h->Cinv, h->sC, h->nb, h->ncell, n, Z + (size_t)(nC + nE) * n, Y + (size_t)(nC + nE) * n, VPC_HFEM_STEP_PACK_C))) return err;
   }
   VP_TICK();
   if (nC) {
@@ -753,7 +707,13 @@ extern "C" int VPCudaHFEMDestroy(VPCudaHFEM *hp)
   VP_CHECK(cudaFree(h->nmY));
   VP_CHECK(cudaFree(h->nmW));
   VP_CHECK(cudaFree(h->partial));
-  for (int w = 0; w < 2; w++) {
+  VP_CHECK(cudaFree(h->dtptr));
+  VP_CHECK(cudaFree(h->dtrow));
+  VP_CHECK(cudaFree(h->dtslot));
+  VP_CHECK(cudaFree(h->Ainv));
+  VP_CHECK(cudaFree(h->cellZ));
+  VP_CHECK(cudaFree(h->cellscale));
+  for (int w = 0; w < 4; w++) {
     VP_CHECK(cudaFree(h->couple[w].rows));
     VP_CHECK(cudaFree(h->couple[w].ptr));
     VP_CHECK(cudaFree(h->couple[w].col));

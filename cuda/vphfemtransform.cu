@@ -3,20 +3,8 @@
 // adds to the nodes new on level j 1/2 of the ends of the coarse edge they halve or 1/4 of the corners of the coarse cell
 // they centre. The host's version (src/pc/hfem/hfemstencil.c) is the reference; each pass reads only nodes that it does
 // not write, so all passes work in place, one kernel per level.
-#include "vpatch_cuda.h"
-#include "vpcuda_check.h"
-
-struct VPCudaHFEMTransform_s {
-  int     nx, ny, s, N;
-  int    *order; // the node at each place of the set order
-  double *scale; // the prehandling's scaling at each place
-};
-
-// interior node (i, j) of the nx x ny-cell grid in the brick's numbering
-__device__ __forceinline__ size_t Node(int nx, int i, int j)
-{
-  return (size_t)(i - 1) + (size_t)(nx - 1) * (j - 1);
-}
+#include "vphfem_impl.h"
+#include <vector>
 
 // x <- S_j^T x: every node of the spacing-2H grid (nc = (nx/2H - 1) x (ny/2H - 1) of them per column) gathers its eight
 // spacing-H neighbours, all interior
@@ -26,9 +14,9 @@ __global__ void VPHFEMRestrict(int nx, int ny, int H, double *__restrict__ x, si
   double   *v = x + blockIdx.y * ld; // one column per grid row: 32-bit index arithmetic within it
   for (int p = blockIdx.x * blockDim.x + threadIdx.x; p < nc; p += gridDim.x * blockDim.x) {
     const int    i = 2 * H * (p % cx + 1), j = 2 * H * (p / cx + 1);
-    const double e = v[Node(nx, i - H, j)] + v[Node(nx, i + H, j)] + v[Node(nx, i, j - H)] + v[Node(nx, i, j + H)];
-    const double d = v[Node(nx, i - H, j - H)] + v[Node(nx, i + H, j - H)] + v[Node(nx, i - H, j + H)] + v[Node(nx, i + H, j + H)];
-    v[Node(nx, i, j)] += 0.5 * e + 0.25 * d;
+    const double e = v[VPHFEMNode(nx, i - H, j)] + v[VPHFEMNode(nx, i + H, j)] + v[VPHFEMNode(nx, i, j - H)] + v[VPHFEMNode(nx, i, j + H)];
+    const double d = v[VPHFEMNode(nx, i - H, j - H)] + v[VPHFEMNode(nx, i + H, j - H)] + v[VPHFEMNode(nx, i - H, j + H)] + v[VPHFEMNode(nx, i + H, j + H)];
+    v[VPHFEMNode(nx, i, j)] += 0.5 * e + 0.25 * d;
   }
 }
 
@@ -42,8 +30,8 @@ __global__ void VPHFEMRestrictFirst(int nx, int ny, const double *__restrict__ b
     const int i = p % gx + 1, j = p / gx + 1;
     double    r = v[p];
     if (!(i & 1) && !(j & 1)) {
-      const double e = v[Node(nx, i - 1, j)] + v[Node(nx, i + 1, j)] + v[Node(nx, i, j - 1)] + v[Node(nx, i, j + 1)];
-      const double d = v[Node(nx, i - 1, j - 1)] + v[Node(nx, i + 1, j - 1)] + v[Node(nx, i - 1, j + 1)] + v[Node(nx, i + 1, j + 1)];
+      const double e = v[VPHFEMNode(nx, i - 1, j)] + v[VPHFEMNode(nx, i + 1, j)] + v[VPHFEMNode(nx, i, j - 1)] + v[VPHFEMNode(nx, i, j + 1)];
+      const double d = v[VPHFEMNode(nx, i - 1, j - 1)] + v[VPHFEMNode(nx, i + 1, j - 1)] + v[VPHFEMNode(nx, i - 1, j + 1)] + v[VPHFEMNode(nx, i + 1, j + 1)];
       r += 0.5 * e + 0.25 * d;
     }
     w[blockIdx.y * ld + p] = r;
@@ -52,7 +40,7 @@ __global__ void VPHFEMRestrictFirst(int nx, int ny, const double *__restrict__ b
 
 __device__ __forceinline__ double At(int nx, int ny, const double *v, int i, int j)
 {
-  return (i <= 0 || i >= nx || j <= 0 || j >= ny) ? 0.0 : v[Node(nx, i, j)];
+  return (i <= 0 || i >= nx || j <= 0 || j >= ny) ? 0.0 : v[VPHFEMNode(nx, i, j)];
 }
 
 // x <- S_j x: every node new on level j (spacing H, not on the spacing-2H grid) adds its parents; boundary parents are 0
@@ -64,9 +52,9 @@ __global__ void VPHFEMProlong(int nx, int ny, int H, double *__restrict__ x, siz
     const int  a = p % gx + 1, b = p / gx + 1, i = a * H, j = b * H;
     const bool oldx = !(a & 1), oldy = !(b & 1);
     if (oldx && oldy) continue;
-    if (oldx) v[Node(nx, i, j)] += 0.5 * (At(nx, ny, v, i, j - H) + At(nx, ny, v, i, j + H));
-    else if (oldy) v[Node(nx, i, j)] += 0.5 * (At(nx, ny, v, i - H, j) + At(nx, ny, v, i + H, j));
-    else v[Node(nx, i, j)] += 0.25 * (At(nx, ny, v, i - H, j - H) + At(nx, ny, v, i + H, j - H) + At(nx, ny, v, i - H, j + H) + At(nx, ny, v, i + H, j + H));
+    if (oldx) v[VPHFEMNode(nx, i, j)] += 0.5 * (At(nx, ny, v, i, j - H) + At(nx, ny, v, i, j + H));
+    else if (oldy) v[VPHFEMNode(nx, i, j)] += 0.5 * (At(nx, ny, v, i - H, j) + At(nx, ny, v, i + H, j));
+    else v[VPHFEMNode(nx, i, j)] += 0.25 * (At(nx, ny, v, i - H, j - H) + At(nx, ny, v, i + H, j - H) + At(nx, ny, v, i - H, j + H) + At(nx, ny, v, i + H, j + H));
   }
 }
 
@@ -100,6 +88,12 @@ extern "C" int VPCudaHFEMTransformCreate(int nx, int ny, int s, const int *order
   VP_CHECK(cudaMalloc(&t->scale, sizeof(double) * ((size_t)t->N + 1)));
   VP_CHECK(cudaMemcpy(t->order, order, sizeof(int) * t->N, cudaMemcpyHostToDevice));
   VP_CHECK(cudaMemcpy(t->scale, scale, sizeof(double) * t->N, cudaMemcpyHostToDevice));
+  {
+    std::vector<int> place((size_t)t->N + 1);
+    for (int k = 0; k < t->N; k++) place[order[k]] = k;
+    VP_CHECK(cudaMalloc(&t->place, sizeof(int) * ((size_t)t->N + 1)));
+    VP_CHECK(cudaMemcpy(t->place, place.data(), sizeof(int) * ((size_t)t->N + 1), cudaMemcpyHostToDevice));
+  }
   return 0;
 }
 
@@ -192,7 +186,7 @@ __global__ void VPHFEMTransposeOut(int N, int n, const double *__restrict__ w, d
 
 __device__ __forceinline__ size_t NodeNM(int nx, int i, int j, int n, int c)
 {
-  return Node(nx, i, j) * n + c;
+  return VPHFEMNode(nx, i, j) * n + c;
 }
 
 // x <- S_j^T x, node-major: one thread per (coarse node, column)
@@ -290,6 +284,7 @@ extern "C" int VPCudaHFEMTransformDestroy(VPCudaHFEMTransform *tp)
   if (!t) return 0;
   *tp = NULL;
   VP_CHECK(cudaFree(t->order));
+  VP_CHECK(cudaFree(t->place));
   VP_CHECK(cudaFree(t->scale));
   delete t;
   return 0;

@@ -138,6 +138,7 @@ extern "C" int VPCudaKronDestroy(VPCudaKron *op)
 
 extern "C" const char *VPCudaErrorString(int err)
 {
+  if (err >= VPC_ERR_LAYOUT) return "an E-I coupling of PCHFEM lies off its macro cell's boundary (set order and macro cells disagree)";
   if (err >= VPC_ERR_NOT_SPD) return "matrix not positive definite (Cholesky factorization or eigensolve failed)";
   if (err >= VPC_ERR_CUSOLVER) return "cuSOLVER call failed";
   if (err >= VPC_ERR_CUBLAS) return cublasGetStatusString((cublasStatus_t)(err - VPC_ERR_CUBLAS));

@@ -281,6 +281,22 @@ for p in double half; do
       'BEGIN{d = a - b; if (d < 0) d = -d; exit !(a != "" && b != "" && d <= tol * b)}'
   result hfem_node_major_vs_column_$p $? "node-major: $(grep '^L2 errors' "$OUT/hfem_ex4_nm_$p.log" | cut -c1-50), residual $(grep 'largest relative residual' "$OUT/hfem_ex4_nm_$p.log" | awk '{print $NF}'); column-major: residual $(grep 'largest relative residual' "$OUT/hfem_ex4_cm_$p.log" | awk '{print $NF}')"
 done
+# the fused node-major path (default: transform and packing macro cell by macro cell) against the level-by-level one
+# (-pc_hfem_fused 0) on a 3 x 2 box of square cells: the four precisions with the default macro grid (16 x 16 fine cells),
+# double with macro cells of 32, 4 and 2 fine cells; 20 columns in passes of 8 (the last of 4)
+for cfg in double single half bfloat16 double:1 double:4 double:2:3; do
+  IFS=: read -r p m r <<<"$cfg"
+  mr=1e-10; tol=1e-9
+  case $p in single) mr=1e-4; tol=1e-4 ;; half) mr=1e-2; tol=1e-2 ;; bfloat16) mr=1e-1; tol=5e-2 ;; esac
+  common="-dm_vec_type cuda -dm_brick_cells 3,2 -dm_brick_domain 0,1.5,0,1 -dm_brick_refine ${r:-6} -nrhs 20 -pc_hfem_columns 8 -pc_hfem_precision $p -max_residual $mr ${m:+-pc_hfem_macro_level $m}"
+  name=hfem_fused_vs_levels_$p${m:+_m$m}${r:+_r$r}
+  ./tutorials/ex4 $common -single 1 -ksp_view >"$OUT/$name.fused.log" 2>&1 &&
+    ./tutorials/ex4 $common -pc_hfem_fused 0 >"$OUT/$name.levels.log" 2>&1 &&
+    grep -q "fused per macro cell" "$OUT/$name.fused.log" &&
+    awk -v a="$(awk '/^L2 errors/{print $6}' "$OUT/$name.fused.log")" -v b="$(awk '/^L2 errors/{print $6}' "$OUT/$name.levels.log")" -v tol=$tol \
+      'BEGIN{d = a - b; if (d < 0) d = -d; exit !(a != "" && b != "" && d <= tol * b)}'
+  result $name $? "fused: $(grep '^L2 errors' "$OUT/$name.fused.log" | cut -c1-50), residual $(grep 'largest relative residual' "$OUT/$name.fused.log" | awk '{print $NF}'); level by level: $(grep '^L2 errors' "$OUT/$name.levels.log" | cut -c1-50), residual $(grep 'largest relative residual' "$OUT/$name.levels.log" | awk '{print $NF}')"
+done
 ./tutorials/ex4 -dm_vec_type cuda -dm_brick_refine 7 -nrhs 64 -pc_hfem_precision half -max_residual 1e-2 >"$OUT/hfem_ex4_half.log" 2>&1
 result hfem_ex4_half $? "$(grep 'largest relative residual' "$OUT/hfem_ex4_half.log")"
 ./tutorials/ex1 -dm_vec_type cuda -dm_brick_degree 1 -dm_brick_cells 4,4 -dm_brick_refine 3 -fmg 0 -ksp_rtol 1e-10 -mg_coarse_pc_type hfem >"$OUT/hfem_mg_coarse.log" 2>&1
@@ -296,8 +312,14 @@ result hfem_view_gpu $? "$(grep -m1 'method M1' "$OUT/hfem_kappa.cuda.log" | sed
 if command -v compute-sanitizer >/dev/null; then
   compute-sanitizer --tool memcheck --error-exitcode 99 ./tutorials/ex4 -dm_vec_type cuda -dm_brick_refine 5 -nrhs 5 -nmodes 2 -pc_hfem_columns 2 -pc_hfem_precision half -max_residual 1e-2 >"$OUT/hfem_sanitizer.log" 2>&1 &&
     compute-sanitizer --tool memcheck --error-exitcode 99 ./tutorials/ex1 -dm_vec_type cuda -dm_brick_degree 1 -dm_brick_cells 1,1 -dm_brick_refine 5 -fmg 0 -pc_type hfem -ksp_type cg -pc_hfem_precision bfloat16 -pc_hfem_condition >>"$OUT/hfem_sanitizer.log" 2>&1 &&
-    compute-sanitizer --tool memcheck --error-exitcode 99 ./tutorials/ex4 -dm_vec_type cuda -dm_brick_refine 5 -nrhs 11 -nmodes 3 -pc_hfem_columns 8 -pc_hfem_precision half -max_residual 1e-2 >>"$OUT/hfem_sanitizer.log" 2>&1
-  result hfem_compute_sanitizer_memcheck $? "$(grep -c 'ERROR SUMMARY: 0 errors' "$OUT/hfem_sanitizer.log") of 3 runs (the third node-major): 0 errors"
+    compute-sanitizer --tool memcheck --error-exitcode 99 ./tutorials/ex4 -dm_vec_type cuda -dm_brick_refine 5 -nrhs 11 -nmodes 3 -pc_hfem_columns 8 -pc_hfem_precision half -max_residual 1e-2 -pc_hfem_fused 0 >>"$OUT/hfem_sanitizer.log" 2>&1 &&
+    compute-sanitizer --tool memcheck --error-exitcode 99 ./tutorials/ex4 -dm_vec_type cuda -dm_brick_cells 3,2 -dm_brick_domain 0,1.5,0,1 -dm_brick_refine 4 -nrhs 11 -nmodes 3 -pc_hfem_columns 8 -pc_hfem_precision half -max_residual 1e-2 >>"$OUT/hfem_sanitizer.log" 2>&1 &&
+    compute-sanitizer --tool memcheck --error-exitcode 99 ./tutorials/ex4 -dm_vec_type cuda -dm_brick_cells 3,2 -dm_brick_domain 0,1.5,0,1 -dm_brick_refine 4 -nrhs 11 -nmodes 3 -pc_hfem_columns 8 -max_residual 1e-10 >>"$OUT/hfem_sanitizer.log" 2>&1
+  result hfem_compute_sanitizer_memcheck $? "$(grep -c 'ERROR SUMMARY: 0 errors' "$OUT/hfem_sanitizer.log") of 5 runs (the third node-major level by level, the last two fused in half and double): 0 errors"
+  # the fused kernels share memory between the threads of a block: racecheck on them
+  compute-sanitizer --tool racecheck --error-exitcode 99 ./tutorials/ex4 -dm_vec_type cuda -dm_brick_cells 3,2 -dm_brick_domain 0,1.5,0,1 -dm_brick_refine 4 -nrhs 11 -nmodes 3 -pc_hfem_columns 8 -pc_hfem_precision half -max_residual 1e-2 >"$OUT/hfem_racecheck.log" 2>&1 &&
+    compute-sanitizer --tool racecheck --error-exitcode 99 ./tutorials/ex4 -dm_vec_type cuda -dm_brick_cells 3,2 -dm_brick_domain 0,1.5,0,1 -dm_brick_refine 4 -nrhs 11 -nmodes 3 -pc_hfem_columns 8 -max_residual 1e-10 >>"$OUT/hfem_racecheck.log" 2>&1
+  result hfem_compute_sanitizer_racecheck $? "$(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/hfem_racecheck.log" | tail -1) (fused path, half and double)"
 fi
 fi
 echo "$passed passed, $failed failed"

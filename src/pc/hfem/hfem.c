@@ -392,6 +392,7 @@ static PetscErrorCode PCSetFromOptions_HFEM(PC pc, PetscOptionItems *PetscOption
     if (cond && !hf->condition) pc->setupcalled = 0; /* a setup computes them */
     hf->condition = cond;
   }
+  PetscCall(PetscOptionsBool("-pc_hfem_fused", "GPU node-major solve: the hierarchical transform, set order, scaling and packing of C^-1's input done macro cell by macro cell in shared memory (macro cells of up to 64 x 64 fine cells in double and single, 128 x 128 in half and bfloat16; larger ones stay level by level, PCView says which); false: level by level over the whole grid", "PCHFEM", hf->fused, &hf->fused, NULL));
   PetscCall(PetscOptionsBool("-pc_hfem_node_major", "GPU with the stencil transform and 8 or more right-hand sides per pass: the whole solve on node-major work arrays (each node's right-hand-side values contiguous); false: column-major work and separate stages", "PCHFEM", hf->nodemajor, &hf->nodemajor, NULL));
   {
     PetscBool timers = hf->timers;
@@ -433,7 +434,14 @@ static PetscErrorCode PCView_HFEM(PC pc, PetscViewer viewer)
                                      hf->nb * (double)hf->nb * bytes / 1e6, hf->nE, hf->nE, hf->nE * (double)hf->nE * bytes / 1e6, hf->nC, hf->nE, hf->nC * (double)hf->nE * sizeof(PetscScalar) / 1e6));
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "  hierarchical transform: %s\n", hf->stencil ? "level-wise stencils (-pc_hfem_transform stencil)" : "sparse matrices T, T^T"));
-  if (hf->device) PetscCall(PetscViewerASCIIPrintf(viewer, "  GPU work arrays: %s\n", hf->stencil && hf->nodemajor ? "node-major for 8 or more columns per pass, one call each (-pc_hfem_node_major)" : "column-major, separate stages"));
+#if defined(VP_HAVE_CUDA)
+  if (hf->device) {
+    PetscBool fused = PETSC_FALSE;
+    PetscCall(PCHFEMFused_Device(pc, &fused));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  GPU work arrays: %s%s\n", hf->stencil && hf->nodemajor ? "node-major for 8 or more columns per pass, one call each (-pc_hfem_node_major)" : "column-major, separate stages",
+                                     !(hf->stencil && hf->nodemajor) ? "" : (fused ? "; transform and packing fused per macro cell (-pc_hfem_fused)" : (hf->fused && hf->gpu ? "; transform level by level (a macro cell's closure does not fit the shared memory)" : "; transform level by level (-pc_hfem_fused false)"))));
+  }
+#endif
   PetscCall(PetscViewerASCIIPrintf(viewer, "  many right-hand sides: up to %" PetscInt_FMT " per pass (-pc_hfem_columns)\n", hf->maxcols));
 #if defined(VP_HAVE_CUDA)
   if (hf->device) PetscCall(PCHFEMViewTimes_Device(pc, viewer));
@@ -599,6 +607,7 @@ PetscErrorCode PCHFEMGetCounts(PC pc, PetscInt macro_level, PetscInt *nC, PetscI
 .  -pc_hfem_columns <256>          - right-hand sides per pass of KSPMatSolve()
 .  -pc_hfem_transform <stencil>    - the hierarchical transform as level-wise stencils, or sparse (the explicit matrices)
 .  -pc_hfem_node_major <true>      - GPU with the stencils: the whole solve on node-major work arrays (false: column-major stages)
+.  -pc_hfem_fused <true>           - node-major GPU solve: transform and packing macro cell by macro cell in shared memory (false: level by level)
 .  -pc_hfem_gpu_timers             - GPU: time the steps of the dense stages (for profiles; printed by PCView and at reset)
 -  -pc_hfem_condition              - compute kappa(C_1) and kappa(Pi) at setup and show them in PCView
 
@@ -627,6 +636,7 @@ PETSC_EXTERN PetscErrorCode PCCreate_HFEM(PC pc)
   hf->prehandle            = PETSC_TRUE;
   hf->maxcols              = 256;
   hf->nodemajor            = PETSC_TRUE;
+  hf->fused                = PETSC_TRUE;
   pc->data                 = hf;
   pc->ops->setup           = PCSetUp_HFEM;
   pc->ops->apply           = PCApply_HFEM;

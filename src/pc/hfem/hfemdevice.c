@@ -148,19 +148,33 @@ PetscErrorCode PCHFEMNodeMajor_Device(PC pc, PetscInt n, PetscBool *nm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* n right-hand sides b (column-major, ldb, device) solved into x (ldx) in one call: transform, couplings and dense stages on
-   node-major work arrays (cuda/vphfem.cu, VPCudaHFEMSolveNM) */
-PetscErrorCode PCHFEMSolveNodeMajor_Device(PC pc, PetscInt n, const PetscScalar *b, PetscInt ldb, PetscScalar *x, PetscInt ldx)
+/* whether the node-major solve takes the fused path (-pc_hfem_fused, and a macro cell's closure fits the shared memory) */
+PetscErrorCode PCHFEMFused_Device(PC pc, PetscBool *fused)
 {
   PC_HFEM *hf = (PC_HFEM *)pc->data;
-  int      err;
 
   PetscFunctionBegin;
+  *fused = (PetscBool)(hf->fused && hf->gpu && hf->gputransform && VPCudaHFEMCellsFit((VPCudaHFEM)hf->gpu, (VPCudaHFEMTransform)hf->gputransform));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* n right-hand sides b (column-major, ldb, device) solved into x (ldx) in one call: transform, couplings and dense stages on
+   node-major work arrays, macro cell by macro cell (cuda/vphfemcell.cu, VPCudaHFEMSolveCells) or level by level over the
+   whole grid (cuda/vphfem.cu, VPCudaHFEMSolveNM) */
+PetscErrorCode PCHFEMSolveNodeMajor_Device(PC pc, PetscInt n, const PetscScalar *b, PetscInt ldb, PetscScalar *x, PetscInt ldx)
+{
+  PC_HFEM  *hf = (PC_HFEM *)pc->data;
+  PetscBool fused;
+  int       err;
+
+  PetscFunctionBegin;
+  PetscCall(PCHFEMFused_Device(pc, &fused));
   PetscCall(PetscLogEventBegin(PC_HFEMApplyDense, pc, 0, 0, 0));
   PetscCall(PetscLogGpuTimeBegin());
-  err = VPCudaHFEMSolveNM((VPCudaHFEM)hf->gpu, (VPCudaHFEMTransform)hf->gputransform, (int)n, b, (size_t)ldb, x, (size_t)ldx);
+  if (fused) err = VPCudaHFEMSolveCells((VPCudaHFEM)hf->gpu, (VPCudaHFEMTransform)hf->gputransform, (int)n, b, (size_t)ldb, x, (size_t)ldx);
+  else err = VPCudaHFEMSolveNM((VPCudaHFEM)hf->gpu, (VPCudaHFEMTransform)hf->gputransform, (int)n, b, (size_t)ldb, x, (size_t)ldx);
   PetscCall(PetscLogGpuTimeEnd());
-  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "PCHFEM: CUDA error in the node-major solve (-pc_hfem_node_major): %s (code %d)", VPCudaErrorString(err), err);
+  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "PCHFEM: CUDA error in the node-major solve (-pc_hfem_node_major%s): %s (code %d)", fused ? ", -pc_hfem_fused" : "", VPCudaErrorString(err), err);
   PetscCall(PetscLogGpuFlops(n * (2.0 * hf->nE * hf->nE + 4.0 * hf->nb * hf->nb * hf->ncell + 4.0 * hf->nC * hf->nE + 2.0 * hf->nC * hf->nC + 2.0 * (hf->nnzD + hf->nnzDt))));
   PetscCall(PetscLogEventEnd(PC_HFEMApplyDense, pc, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);

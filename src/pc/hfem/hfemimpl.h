@@ -57,6 +57,7 @@ typedef struct {
   PetscInt        maxcols;   /* right-hand sides per pass of PCMatApply */
   PetscBool       timers;    /* GPU: time the steps of the dense stages (-pc_hfem_gpu_timers) */
   PetscBool       nodemajor; /* GPU with the stencils: the whole solve on node-major work arrays (-pc_hfem_node_major) */
+  PetscBool       fused;     /* node-major: the transform and the packing macro cell by macro cell (-pc_hfem_fused) */
   PCHFEMTransform transform; /* as set (-pc_hfem_transform) */
 
   /* setup */
@@ -115,6 +116,7 @@ PETSC_INTERN PetscErrorCode PCHFEMReset_Device(PC);
 PETSC_INTERN PetscErrorCode PCHFEMViewTimes_Device(PC, PetscViewer);
 PETSC_INTERN PetscErrorCode PCHFEMSetUpCoupling_Device(PC);
 PETSC_INTERN PetscErrorCode PCHFEMNodeMajor_Device(PC, PetscInt, PetscBool *);
+PETSC_INTERN PetscErrorCode PCHFEMFused_Device(PC, PetscBool *);
 PETSC_INTERN PetscErrorCode PCHFEMSolveNodeMajor_Device(PC, PetscInt, const PetscScalar *, PetscInt, PetscScalar *, PetscInt);
 #endif
 

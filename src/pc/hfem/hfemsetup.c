@@ -452,6 +452,11 @@ PetscErrorCode PCHFEMSetUpTransform_Private(PC pc, Mat A, PCHFEMParts *parts, Ma
   PetscCall(PCHFEMBlockOf(Ap, nC, nE, nC + nE, nI, &hf->D));
   PetscCall(MatTranspose(hf->D, MAT_INITIAL_MATRIX, &hf->Dt));
   {
+    MatInfo info;
+    PetscCall(MatGetInfo(hf->D, MAT_LOCAL, &info));
+    PetscCall(PetscInfo(pc, "PCHFEM: the E-I block D has %.0f entries (%.1f per macro cell, %.1f per E node)\n", info.nz_used - hf->N, (info.nz_used - hf->N) / PetscMax(hf->ncell, 1), (info.nz_used - hf->N) / PetscMax(hf->nE, 1)));
+  }
+  {
     PetscInt nnz = 0;
     for (PetscInt pass = 0; pass < 2; pass++) {
       nnz = 0;

@@ -1,0 +1,462 @@
+// PCHFEM's whole solve of n right-hand sides on the GPU with the hierarchical transform done macro cell by macro cell
+// ("fused" path, VPCudaHFEMSolveCells). Why it pays: the transform of the nodes inside a macro cell reads only the right-hand
+// side inside that cell (every node of the spacing-2H grid gathers from spacing-H neighbours that lie strictly inside the
+// cell), so one thread block per (macro cell, chunk of columns) can read the cell's closure once, run all levels of S^T in
+// shared memory, scale, find each column's largest value and write the packed input of the C^-1 product directly; the
+// backward kernel unpacks the product, prolongs in shared memory and writes the solution. The E and C nodes on the cell's
+// boundary get the cell's share of their restriction (the cell's right-hand-side values there weighted by 1/2 on an edge
+// and 1/4 at a corner, the inner values in full), summed over the cells with atomics: S^T is linear, so the shares add up
+// to the whole restriction. The level-by-level path (vphfemtransform.cu with VPCudaHFEMSolveNM) stays the reference.
+//
+// Storage of one solve (n columns, node-major: element (row, column c) at row n + c):
+//   Zec, Yec (double)   rows [C; E] of the set order: right-hand side and solution of the macro-grid and edge nodes
+//   Wc (double)         A_CC^-1 Z_C
+//   cellZ (TZ)          Z_I, the transformed right-hand side of the inner nodes (double for double and single, float for
+//                       the 16-bit formats, as the transform's arithmetic)
+//   pack (TP), out (TO) C^-1's input (ncell blocks of prow x n, scaled per block and column for the 16-bit formats) and
+//                       its product, twice: forward (Z_I) and backward (Z_I - D^T Y_E)
+// B = L_C^-1 Ap_CE is applied through the sparse Ap_CE and A_CC^-1 = L_C^-T L_C^-1 (one DGEMM) instead of the dense B.
+#include "vphfem_impl.h"
+#include <vector>
+
+#define VP_CELL_THREADS 512 // 3 blocks of 512 (48 warps) an SM with the shared memory of 16 columns: twice the loads in flight of 256
+
+// the geometry one block needs
+struct VPCellGeom {
+  int nx, ny, s, ls, mx;  // fine cells per direction, fine cells per macro cell edge (s = 2^ls), macro cells per row
+  int nC, nE, nb, prow;   // set sizes, inner nodes per macro cell and its padded count
+  int st;                 // shared-memory stride of one node (columns of the chunk, padded against bank conflicts)
+};
+// Index maps use shifts only (s and the chunk are powers of two; the closure's last row and column, index s, are loops of
+// their own): integer division by s + 1 or s - 1 in the loops cost more than their loads. The loops are unrolled so that
+// each thread has several independent loads in flight: with one at a time the kernels were bound by memory latency, not
+// bandwidth (H100, h = 1/1024: 8.8 ms for the two transforms of a 256-column pass against about 2.3 ms of traffic).
+
+template <typename T>
+__device__ __forceinline__ T Abs(T v)
+{
+  return v < 0 ? -v : v;
+}
+
+// the largest value of each column of the chunk (colmax[c], as the int bits of a non-negative float) -> scale
+__device__ __forceinline__ float ScaleOf(const int *colmax, int c)
+{
+  const float m = __int_as_float(colmax[c]);
+  return m > 0.0f ? m : 1.0f;
+}
+
+// boundary position p (0 <= p < 4 s) of a macro cell's closure: bottom (o, 0), right (s, o), top (s - o, s), left (0, s - o)
+__device__ __forceinline__ void BoundaryNode(int s, int ls, int p, int *li, int *lj)
+{
+  const int side = p >> ls, o = p & (s - 1);
+  *li = side == 0 ? o : (side == 1 ? s : (side == 2 ? s - o : 0));
+  *lj = side == 0 ? 0 : (side == 1 ? o : (side == 2 ? s : s - o));
+}
+
+// one right-hand-side value of the closure of macro cell (a, b), weighted by the share of this cell: 1 inside, 1/2 on an
+// edge, 1/4 at a corner (zero outside the domain and past the last column)
+__device__ __forceinline__ double Share(const VPCellGeom &g, int a, int b, int li, int lj, int col, int n, const double *__restrict__ B, size_t ldb)
+{
+  const int i = a * g.s + li, j = b * g.s + lj;
+  if (col >= n || i <= 0 || i >= g.nx || j <= 0 || j >= g.ny) return 0.0;
+  return ((li == 0 || li == g.s) ? 0.5 : 1.0) * ((lj == 0 || lj == g.s) ? 0.5 : 1.0) * B[(size_t)col * ldb + VPHFEMNode(g.nx, i, j)];
+}
+
+// Forward: for macro cell q and the columns [c0, c0 + cc) (cc = 2^lcc; block q nch + c0 / cc, see Grid1D): the closure's
+// (s+1)^2 right-hand-side values -> S^T in shared memory -> z = scale T b: Z_I into cellZ and, scaled by the column's
+// largest |z| (SCALE), into the packed input P; the cell's shares of the E and C nodes added to Zec (zeroed before).
+template <typename TA, typename TZ, typename TP, bool SCALE>
+__global__ void __launch_bounds__(VP_CELL_THREADS) VPCellForward(VPCellGeom g, int n, int lcc, const double *__restrict__ B, size_t ldb, const double *__restrict__ scale, const int *__restrict__ place, TZ *__restrict__ ZI, TP *__restrict__ P, float *__restrict__ s1, double *__restrict__ Zec)
+{
+  extern __shared__ __align__(16) unsigned char vp_smem[];
+  TA            *sh = reinterpret_cast<TA *>(vp_smem);
+  __shared__ int colmax[16];
+  const int      cc = 1 << lcc, nch = (n + cc - 1) >> lcc, q = blockIdx.x / nch, a = q % g.mx, b = q / g.mx, c0 = (blockIdx.x % nch) * cc, s = g.s, ls = g.ls, w = s + 1, st = g.st;
+  const int      c = threadIdx.x & (cc - 1); // the column of this thread in the node-major loops (blockDim.x is a multiple of cc)
+  const size_t   base = (size_t)g.nC + g.nE;
+  // the closure, the fine index fastest (coalesced reads of B's columns): li < s, then the last column li = s
+#pragma unroll 4
+  for (int t = threadIdx.x; t < (s * w) << lcc; t += blockDim.x) {
+    const int li = t & (s - 1), r = t >> ls, cl = r & (cc - 1), lj = r >> lcc;
+    sh[(lj * w + li) * st + cl] = (TA)Share(g, a, b, li, lj, c0 + cl, n, B, ldb);
+  }
+  for (int t = threadIdx.x; t < w << lcc; t += blockDim.x) {
+    const int cl = t & (cc - 1), lj = t >> lcc;
+    sh[(lj * w + s) * st + cl] = (TA)Share(g, a, b, s, lj, c0 + cl, n, B, ldb);
+  }
+  if (threadIdx.x < 16) colmax[threadIdx.x] = 0;
+  __syncthreads();
+  // S^T, finest level first: each node of the spacing-2H grid of the closure gathers its spacing-H neighbours inside it
+  for (int H = 1; H < s; H *= 2) {
+    const int m = s / (2 * H) + 1;
+    for (int t = threadIdx.x; t < m * m * cc; t += blockDim.x) {
+      const int p = t >> lcc, li = 2 * H * (p % m), lj = 2 * H * (p / m);
+      TA       *v = sh + c;
+      TA        e = 0, d = 0;
+      const int o = lj * w + li;
+      if (li > 0) e += v[(o - H) * st];
+      if (li < s) e += v[(o + H) * st];
+      if (lj > 0) e += v[(o - H * w) * st];
+      if (lj < s) e += v[(o + H * w) * st];
+      if (li > 0 && lj > 0) d += v[(o - H - H * w) * st];
+      if (li < s && lj > 0) d += v[(o + H - H * w) * st];
+      if (li > 0 && lj < s) d += v[(o - H + H * w) * st];
+      if (li < s && lj < s) d += v[(o + H + H * w) * st];
+      v[o * st] += (TA)0.5 * e + (TA)0.25 * d;
+    }
+    __syncthreads();
+  }
+  // inner nodes: z = scale T b, kept in shared memory for the packing
+  float mx = 0.0f;
+#pragma unroll 4
+  for (int t = threadIdx.x; t < (s * s) << lcc; t += blockDim.x) {
+    const int p = t >> lcc, li = p & (s - 1), lj = p >> ls, col = c0 + c;
+    if (!li || !lj) continue;
+    const int    l = (lj - 1) * (s - 1) + li - 1;
+    const size_t k = base + (size_t)q * g.nb + l;
+    TA          *v = sh + (lj * w + li) * st + c;
+    const TA     z = (TA)scale[k] * *v;
+    *v             = z;
+    if (col < n) ZI[((size_t)q * g.nb + l) * n + col] = (TZ)z;
+    mx = fmaxf(mx, (float)Abs(z));
+  }
+  // the boundary of the closure: this cell's share of its E and C nodes (4 s nodes: bottom, right, top, left)
+  for (int t = threadIdx.x; t < (4 * s) << lcc; t += blockDim.x) {
+    int li, lj;
+    BoundaryNode(s, ls, t >> lcc, &li, &lj);
+    const int i = a * s + li, j = b * s + lj, col = c0 + c;
+    if (col < n && i > 0 && i < g.nx && j > 0 && j < g.ny) {
+      const int k = place[VPHFEMNode(g.nx, i, j)];
+      atomicAdd(&Zec[(size_t)k * n + col], scale[k] * (double)sh[(lj * w + li) * st + c]);
+    }
+  }
+  if (SCALE) atomicMax(&colmax[c], __float_as_int(mx)); // non-negative floats order as their int bits
+  __syncthreads();
+  // the packed input of C^-1 and the scales of its columns; then its padding rows (zero)
+  if (c0 + c < n) {
+    const float f = SCALE ? 1.0f / ScaleOf(colmax, c) : 1.0f;
+#pragma unroll 4
+    for (int t = threadIdx.x; t < (s * s) << lcc; t += blockDim.x) {
+      const int p = t >> lcc, li = p & (s - 1), lj = p >> ls;
+      if (!li || !lj) continue;
+      const int l = (lj - 1) * (s - 1) + li - 1;
+      P[((size_t)q * g.prow + l) * n + c0 + c] = FromDouble<TP>((double)sh[(lj * w + li) * st + c] * f);
+    }
+    for (int t = threadIdx.x; t < (g.prow - g.nb) << lcc; t += blockDim.x) P[((size_t)q * g.prow + g.nb + (t >> lcc)) * n + c0 + c] = FromDouble<TP>(0.0);
+  }
+  if (SCALE && threadIdx.x < cc && c0 + (int)threadIdx.x < n) s1[(size_t)q * n + c0 + threadIdx.x] = ScaleOf(colmax, threadIdx.x);
+}
+
+// Backward packing: v = Z_I - D^T Y_E for the inner nodes of macro cell q, scaled by each column's largest |v| (SCALE), into
+// the packed input P of the second C^-1 product. The cell's boundary values of Y_E and Z_I are streamed into shared memory
+// first (independent loads); then the cell's entries of D^T (contiguous in its CSR: rows q nb .. q nb + nb - 1; dtrow their
+// rows, dtslot their E nodes' boundary positions) are applied one (entry, column) per thread with shared atomics.
+template <typename TZ, typename TP, bool SCALE>
+__global__ void __launch_bounds__(VP_CELL_THREADS) VPCellPackBackward(VPCellGeom g, int n, int lcc, const TZ *__restrict__ ZI, const int *__restrict__ dtptr, const int *__restrict__ dtrow, const int *__restrict__ dtslot, const double *__restrict__ dtval, const int *__restrict__ place, const double *__restrict__ Yec, TP *__restrict__ P, float *__restrict__ s2)
+{
+  extern __shared__ __align__(16) unsigned char vp_smem[];
+  double        *yb = reinterpret_cast<double *>(vp_smem); // 4 s cc: Y_E on the cell's boundary
+  TZ            *v  = reinterpret_cast<TZ *>(yb + ((4 * g.s) << lcc));
+  __shared__ int colmax[16];
+  const int      cc = 1 << lcc, nch = (n + cc - 1) >> lcc, q = blockIdx.x / nch, a = q % g.mx, b = q / g.mx, c0 = (blockIdx.x % nch) * cc, c = threadIdx.x & (cc - 1), col = c0 + c, r0 = q * g.nb;
+  const int      k0 = dtptr[r0], k1 = dtptr[r0 + g.nb];
+  float          mx = 0.0f;
+  if (threadIdx.x < 16) colmax[threadIdx.x] = 0;
+  for (int t = threadIdx.x; t < (4 * g.s) << lcc; t += blockDim.x) {
+    int li, lj;
+    BoundaryNode(g.s, g.ls, t >> lcc, &li, &lj);
+    const int i = a * g.s + li, j = b * g.s + lj;
+    yb[t]       = (col < n && i > 0 && i < g.nx && j > 0 && j < g.ny) ? Yec[(size_t)place[VPHFEMNode(g.nx, i, j)] * n + col] : 0.0;
+  }
+#pragma unroll 4
+  for (int t = threadIdx.x; t < g.nb << lcc; t += blockDim.x) v[t] = col < n ? ZI[(size_t)(r0 + (t >> lcc)) * n + col] : (TZ)0;
+  __syncthreads();
+#pragma unroll 4
+  for (int t = threadIdx.x; t < (k1 - k0) << lcc; t += blockDim.x) {
+    const int k = k0 + (t >> lcc);
+    atomicAdd(&v[((dtrow[k] - r0) << lcc) + c], (TZ)(-dtval[k] * yb[(dtslot[k] << lcc) + c]));
+  }
+  __syncthreads();
+  for (int t = threadIdx.x; t < g.nb << lcc; t += blockDim.x) mx = fmaxf(mx, (float)fabs((double)v[t]));
+  if (SCALE) atomicMax(&colmax[c], __float_as_int(mx));
+  __syncthreads();
+  if (col < n) {
+    const double f = SCALE ? 1.0 / ScaleOf(colmax, c) : 1.0;
+#pragma unroll 4
+    for (int t = threadIdx.x; t < g.prow << lcc; t += blockDim.x) {
+      const int l = t >> lcc;
+      P[((size_t)q * g.prow + l) * n + col] = FromDouble<TP>(l < g.nb ? (double)v[t] * f : 0.0);
+    }
+  }
+  if (SCALE && threadIdx.x < cc && col < n) s2[(size_t)q * n + col] = ScaleOf(colmax, c);
+}
+
+// Z_E[rows[r]] -= D Y_I with Y_I read from the forward product: Y_I(cell, l) = sC s1(cell, column) O(cell, l); one thread
+// per (coupled E row, column), each row's n values contiguous. (Summing the cell's share of D Y_I at its boundary with shared
+// atomics and adding it to Zec took 1.5 ms at h = 1/1024 with 256 columns on an H100, against 1.0 ms for this.)
+template <typename TO, bool SCALE>
+__global__ void VPCellCouple(int nrows, int n, const int *__restrict__ rows, const int *__restrict__ ptr, const int *__restrict__ col, const double *__restrict__ val, int base, int nb, int prow, const TO *__restrict__ O, const float *__restrict__ s1, double sC, double *__restrict__ Z)
+{
+  const size_t total = (size_t)nrows * n;
+  for (size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x; t < total; t += (size_t)gridDim.x * blockDim.x) {
+    const int r = (int)(t / n), c = (int)(t % n);
+    double    sum = 0.0;
+#pragma unroll 4
+    for (int k = ptr[r]; k < ptr[r + 1]; k++) {
+      const int idx = col[k] - base, cell = idx / nb, l = idx - cell * nb;
+      sum += val[k] * (SCALE ? (double)s1[(size_t)cell * n + c] : 1.0) * (double)O[((size_t)cell * prow + l) * n + c];
+    }
+    Z[(size_t)rows[r] * n + c] -= sC * sum;
+  }
+}
+
+// the boundary position (BoundaryNode) of the E node of each entry of D^T in the macro cell of its row; -1 if it is not on
+// that cell's boundary (which would be a wrong set order)
+__global__ void VPCellSlots(int nnz, int nC, int nx, int s, int mx, int nb, const int *__restrict__ dtrow, const int *__restrict__ dtcol, const int *__restrict__ order, int *__restrict__ slot)
+{
+  for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < nnz; k += gridDim.x * blockDim.x) {
+    const int q = dtrow[k] / nb, node = order[dtcol[k]], i = node % (nx - 1) + 1, j = node / (nx - 1) + 1;
+    const int li = i - (q % mx) * s, lj = j - (q / mx) * s;
+    int       p = -1;
+    if (lj == 0 && li > 0 && li < s) p = li;
+    else if (li == s && lj > 0 && lj < s) p = s + lj;
+    else if (lj == s && li > 0 && li < s) p = 2 * s + (s - li);
+    else if (li == 0 && lj > 0 && lj < s) p = 3 * s + (s - lj);
+    slot[k] = p;
+  }
+}
+
+// one solution value of the closure in the set order times its scaling: inner nodes from the product O (times sC and the
+// column's scale, f), E and C nodes from Yec, zero outside the domain
+template <typename TO>
+__device__ __forceinline__ double Solution(const VPCellGeom &g, int q, int a, int b, int li, int lj, int col, int n, double f, const TO *__restrict__ O, const double *__restrict__ scale, const int *__restrict__ place, const double *__restrict__ Yec)
+{
+  const int i = a * g.s + li, j = b * g.s + lj;
+  if (col >= n) return 0.0;
+  if (li > 0 && li < g.s && lj > 0 && lj < g.s) {
+    const int l = (lj - 1) * (g.s - 1) + li - 1;
+    return scale[(size_t)g.nC + g.nE + (size_t)q * g.nb + l] * f * (double)O[((size_t)q * g.prow + l) * n + col];
+  }
+  if (i <= 0 || i >= g.nx || j <= 0 || j >= g.ny) return 0.0;
+  const int k = place[VPHFEMNode(g.nx, i, j)];
+  return scale[k] * Yec[(size_t)k * n + col];
+}
+
+// Backward: the closure's solution in the set order (inner nodes from the product O, unscaled by sC and the column scales;
+// E and C nodes from Yec), times scale -> S in shared memory -> x. The cell writes its inner nodes and its left and bottom
+// edges with their corner (the right and top ones belong to the neighbours or to the boundary); edge values depend only on
+// the edge, so both cells beside an edge compute the same.
+template <typename TA, typename TO, bool SCALE>
+__global__ void __launch_bounds__(VP_CELL_THREADS) VPCellBackward(VPCellGeom g, int n, int lcc, const TO *__restrict__ O, const float *__restrict__ s2, double sC, const double *__restrict__ scale, const int *__restrict__ place, const double *__restrict__ Yec, double *__restrict__ X, size_t ldx)
+{
+  extern __shared__ __align__(16) unsigned char vp_smem[];
+  TA          *sh = reinterpret_cast<TA *>(vp_smem);
+  const int    cc = 1 << lcc, nch = (n + cc - 1) >> lcc, q = blockIdx.x / nch, a = q % g.mx, b = q / g.mx, c0 = (blockIdx.x % nch) * cc, s = g.s, ls = g.ls, w = s + 1, st = g.st;
+  const int    c = threadIdx.x & (cc - 1), col = c0 + c;
+  const double f = col < n ? sC * (SCALE ? (double)s2[(size_t)q * n + col] : 1.0) : 0.0;
+  // the closure, the column fastest (coalesced reads of the node-major O and Yec): rows lj = 0..s of li < s, then li = s
+#pragma unroll 4
+  for (int t = threadIdx.x; t < (w * s) << lcc; t += blockDim.x) {
+    const int p = t >> lcc, li = p & (s - 1), lj = p >> ls;
+    sh[(lj * w + li) * st + c] = (TA)Solution(g, q, a, b, li, lj, col, n, f, O, scale, place, Yec);
+  }
+  for (int t = threadIdx.x; t < w << lcc; t += blockDim.x) {
+    const int lj = t >> lcc;
+    sh[(lj * w + s) * st + c] = (TA)Solution(g, q, a, b, s, lj, col, n, f, O, scale, place, Yec);
+  }
+  __syncthreads();
+  // S, coarsest level first: each node new on level H adds 1/2 of the two ends of the coarse edge it halves or 1/4 of
+  // the corners of the coarse cell it centres (all in the closure; the boundary's are zero)
+  for (int H = s / 2; H >= 1; H /= 2) {
+    const int m = s / H + 1;
+    for (int t = threadIdx.x; t < m * m * cc; t += blockDim.x) {
+      const int  p = t >> lcc, x = p % m, y = p / m, o = (H * y) * w + H * x;
+      const bool oldx = !(x & 1), oldy = !(y & 1);
+      TA        *v = sh + c;
+      if (oldx && oldy) continue;
+      if (oldx) v[o * st] += (TA)0.5 * (v[(o - H * w) * st] + v[(o + H * w) * st]);
+      else if (oldy) v[o * st] += (TA)0.5 * (v[(o - H) * st] + v[(o + H) * st]);
+      else v[o * st] += (TA)0.25 * (v[(o - H - H * w) * st] + v[(o + H - H * w) * st] + v[(o - H + H * w) * st] + v[(o + H + H * w) * st]);
+    }
+    __syncthreads();
+  }
+  // the solution, the fine index fastest (coalesced writes of X's columns)
+#pragma unroll 4
+  for (int t = threadIdx.x; t < (s * s) << lcc; t += blockDim.x) {
+    const int li = t & (s - 1), r = t >> ls, lj = r & (s - 1), cl = r >> ls, i = a * s + li, j = b * s + lj;
+    if (c0 + cl < n && i > 0 && j > 0) X[(size_t)(c0 + cl) * ldx + VPHFEMNode(g.nx, i, j)] = (double)sh[(lj * w + li) * st + cl];
+  }
+}
+
+// one block per (macro cell, chunk of cc columns), the chunk fastest: the chunks of a cell run at the same time, so the
+// 64-byte pieces that each writes or reads of a node's n-value row reach the memory together (with the cell fastest, one
+// piece of each 1 KB row at a time, the fused kernels ran 4-5 times slower than their traffic at h = 1/1024 on an H100)
+static unsigned Grid1D(int ncell, int n, int cc)
+{
+  return (unsigned)ncell * (unsigned)((n + cc - 1) / cc);
+}
+
+// the shared memory the fused kernels may take per block (two or three blocks fit on an SM of 228 KB)
+#define VP_CELL_SMEM (100 * 1024)
+
+// columns per block: the largest power of two <= 2^lmax whose shared memory (bytes per column, padded: cc + 1 columns'
+// worth) fits; -1: none fits
+static int ChunkLog(size_t bytes_per_column, int lmax = 4)
+{
+  for (int l = lmax; l >= 0; l--) {
+    const size_t cc = (size_t)1 << l, st = cc > 1 ? cc + 1 : 1;
+    if (bytes_per_column * st <= VP_CELL_SMEM) return l;
+  }
+  return -1;
+}
+
+// the backward packing's shared memory per column: Z_I of the cell and Y_E on its boundary
+static size_t PackBytes(VPCudaHFEM h, int s, size_t ta)
+{
+  return (size_t)h->nb * ta + 4 * (size_t)s * sizeof(double);
+}
+
+// the type of the transform's arithmetic and of Z_I: double for double and single, float for the 16-bit formats
+static size_t TransformSize(VPCudaHFEM h)
+{
+  return h->prec == VPC_HFEM_DOUBLE || h->prec == VPC_HFEM_SINGLE ? sizeof(double) : sizeof(float);
+}
+
+extern "C" int VPCudaHFEMCellsFit(VPCudaHFEM h, VPCudaHFEMTransform t)
+{
+  const size_t ta = TransformSize(h);
+  return t->s >= 2 && ChunkLog((size_t)(t->s + 1) * (t->s + 1) * ta) >= 0 && ChunkLog(PackBytes(h, t->s, ta)) >= 0;
+}
+
+// the three fused kernels of one precision
+template <typename TA, typename TP, typename TO, bool SCALE>
+static int CellStages(VPCudaHFEM h, VPCudaHFEMTransform tr, int stage, int n, const double *B, size_t ldb, double *Zec, double *Yec, double *X, size_t ldx)
+{
+  const int    s = tr->s, w = s + 1;
+  int          ls = 0;
+  while ((1 << ls) < s) ls++;
+  VPCellGeom g = {tr->nx, tr->ny, s, ls, tr->nx / s, h->nC, h->nE, h->nb, Padded(h->nb), 0};
+  const float *s1 = h->cellscale, *s2 = h->cellscale + (size_t)h->ncell * n;
+  if (stage == 0 || stage == 2) {
+    const int    l  = ChunkLog((size_t)w * w * sizeof(TA)), cc = 1 << l;
+    const size_t sm = (size_t)w * w * (cc > 1 ? cc + 1 : 1) * sizeof(TA);
+    const unsigned grid = Grid1D(h->ncell, n, cc);
+    g.st = cc > 1 ? cc + 1 : 1;
+    if (stage == 0) {
+      VP_CHECK(cudaFuncSetAttribute(VPCellForward<TA, TA, TP, SCALE>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm));
+      VPCellForward<TA, TA, TP, SCALE><<<grid, VP_CELL_THREADS, sm>>>(g, n, l, B, ldb, tr->scale, tr->place, (TA *)h->cellZ, (TP *)h->pack, (float *)s1, Zec);
+    } else {
+      VP_CHECK(cudaFuncSetAttribute(VPCellBackward<TA, TO, SCALE>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm));
+      VPCellBackward<TA, TO, SCALE><<<grid, VP_CELL_THREADS, sm>>>(g, n, l, (const TO *)h->out, s2, h->sC, tr->scale, tr->place, Yec, X, ldx);
+    }
+  } else if (stage == 1) {
+    // 8 columns: 3 blocks of 512 threads an SM (with 16 the shared memory allows 2; the pack ran at half occupancy)
+    const int    l = ChunkLog(PackBytes(h, s, sizeof(TA)), 3), cc = 1 << l;
+    const size_t sm = PackBytes(h, s, sizeof(TA)) * cc;
+    VP_CHECK(cudaFuncSetAttribute(VPCellPackBackward<TA, TP, SCALE>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm));
+    VPCellPackBackward<TA, TP, SCALE><<<Grid1D(h->ncell, n, cc), VP_CELL_THREADS, sm>>>(g, n, l, (const TA *)h->cellZ, h->dtptr, h->dtrow, h->dtslot, h->couple[1].val, tr->place, Yec, (TP *)h->pack, (float *)s2);
+  } else {
+    const auto  &cp = h->couple[0];
+    const size_t total = (size_t)cp.nrows * n, nb = (total + 255) / 256;
+    if (cp.nrows) VPCellCouple<TO, SCALE><<<(unsigned)(nb < 65535 * 32 ? nb : 65535 * 32), 256>>>(cp.nrows, n, cp.rows, cp.ptr, cp.col, cp.val, h->nC + h->nE, h->nb, g.prow, (const TO *)h->out, s1, h->sC, Zec);
+  }
+  VP_CHECK(cudaGetLastError());
+  return 0;
+}
+
+// stage 0: forward transform and packing; 1: backward packing; 2: backward unpacking and transform; 3: Z_E -= D Y_I
+static int CellStage(VPCudaHFEM h, VPCudaHFEMTransform t, int stage, int n, const double *B, size_t ldb, double *Zec, double *Yec, double *X, size_t ldx)
+{
+  switch (h->prec) {
+  case VPC_HFEM_DOUBLE:
+    return CellStages<double, double, double, false>(h, t, stage, n, B, ldb, Zec, Yec, X, ldx);
+  case VPC_HFEM_SINGLE: // the transform in double: in float it would raise the residual of the single solve 10-fold
+    return CellStages<double, float, float, false>(h, t, stage, n, B, ldb, Zec, Yec, X, ldx);
+  case VPC_HFEM_HALF:
+    return CellStages<float, __half, float, true>(h, t, stage, n, B, ldb, Zec, Yec, X, ldx);
+  default:
+    return CellStages<float, __nv_bfloat16, float, true>(h, t, stage, n, B, ldb, Zec, Yec, X, ldx);
+  }
+}
+
+// W = A_CC^-1 Z for node-major nC x n blocks (n x nC column-major matrices: W^T = Z^T A_CC^-1, A_CC symmetric)
+static int SolveMacro(VPCudaHFEM h, int n, const double *Z, double *W)
+{
+  const double one = 1.0, zero = 0.0;
+  VP_CUBLAS(cublasDgemm(h->blas, CUBLAS_OP_N, CUBLAS_OP_N, n, h->nC, h->nC, &one, Z, n, h->Ainv, h->nC, &zero, W, n));
+  return 0;
+}
+
+extern "C" int VPCudaHFEMSolveCells(VPCudaHFEM h, VPCudaHFEMTransform t, int n, const double *B, size_t ldb, double *X, size_t ldx)
+{
+  const int    nC = h->nC, nE = h->nE, nEC = nC + nE, prow = Padded(h->nb);
+  const size_t ta = TransformSize(h), to = h->prec == VPC_HFEM_DOUBLE ? sizeof(double) : sizeof(float), pvals = (size_t)h->ncell * prow * n;
+  double      *Zec, *Yec, *Wc;
+  int          err;
+  if (!n || !t->N) return 0;
+  if (!VPCudaHFEMCellsFit(h, t)) return (int)cudaErrorInvalidValue;
+  if ((err = Grow((void **)&h->nmZ, &h->nmcap[0], sizeof(double) * ((size_t)nEC * n + 1)))) return err;
+  if ((err = Grow((void **)&h->nmY, &h->nmcap[1], sizeof(double) * ((size_t)nEC * n + 1)))) return err;
+  if ((err = Grow((void **)&h->nmW, &h->nmcap[2], sizeof(double) * ((size_t)nC * n + 1)))) return err;
+  if ((err = Grow(&h->cellZ, &h->cellZcap, ta * h->nb * (size_t)h->ncell * n))) return err;
+  if ((err = Grow((void **)&h->cellscale, &h->cellscalecap, sizeof(float) * 2 * (size_t)h->ncell * n))) return err;
+  if ((err = Grow(&h->pack, &h->packcap, StorageSize(h->prec) * pvals))) return err;
+  if ((err = Grow(&h->out, &h->outcap, to * pvals))) return err;
+  Zec = h->nmZ, Yec = h->nmY, Wc = h->nmW;
+  if (!h->dtslot && nE) {
+    // once: the boundary position in its cell of the E node of each entry of D^T (an entry off the boundary: an error)
+    const int nnz = (int)h->dtnnz, mx = t->nx / t->s;
+    int       bad = 0;
+    VP_CHECK(cudaMalloc(&h->dtslot, sizeof(int) * ((size_t)nnz + 1)));
+    if (nnz) {
+      VPCellSlots<<<(nnz + 255) / 256, 256>>>(nnz, nC, t->nx, t->s, mx, h->nb, h->dtrow, h->couple[1].col, t->order, h->dtslot);
+      VP_CHECK(cudaGetLastError());
+    }
+    {
+      std::vector<int> slot((size_t)nnz + 1);
+      VP_CHECK(cudaMemcpy(slot.data(), h->dtslot, sizeof(int) * ((size_t)nnz + 1), cudaMemcpyDeviceToHost));
+      for (int k = 0; k < nnz; k++) bad |= slot[k] < 0;
+    }
+    if (bad) return VPC_ERR_LAYOUT;
+  }
+  for (int k = 0; k < VPC_HFEM_NSTEP; k++) h->last[k] = 0.0; // a new solve
+  // forward: Z = T B cell by cell, Z_I packed; Y_I = C^-1 Z_I; W_C = A_CC^-1 Z_C, Z_E -= Ap_EC W_C (= B^T L_C^-1 Z_C)
+  VP_TICK();
+  VP_CHECK(cudaMemsetAsync(Zec, 0, sizeof(double) * (size_t)nEC * n, 0));
+  if ((err = CellStage(h, t, 0, n, B, ldb, Zec, Yec, X, ldx))) return err;
+  VP_TOCK(VPC_HFEM_STEP_TRANSFORM);
+  VP_TICK();
+  if ((err = VPHFEMInverseProduct(h, h->Cinv, prow, h->ncell, n))) return err;
+  VP_TOCK(VPC_HFEM_STEP_PACK_C + 1);
+  VP_TICK();
+  if (nC) {
+    if ((err = SolveMacro(h, n, Zec, Wc))) return err;
+    if (nE && (err = VPHFEMCoupleNM(h, 2, n, Wc, Zec))) return err;
+  }
+  VP_TOCK(VPC_HFEM_STEP_MACRO);
+  if (nE) {
+    // middle: Z_E -= D Y_I, Y_E = Pi^-1 Z_E (the Pi path reuses pack and out: the forward product is used up)
+    VP_TICK();
+    if ((err = CellStage(h, t, 3, n, B, ldb, Zec, Yec, X, ldx))) return err;
+    VP_TOCK(VPC_HFEM_STEP_COUPLE);
+    if ((err = VPHFEMApplyInverseNM(h, h->Piinv, h->sPi, nE, 1, n, Zec + (size_t)nC * n, Yec + (size_t)nC * n, VPC_HFEM_STEP_PACK_PI))) return err;
+  }
+  // Y_C = A_CC^-1 (Z_C - Ap_CE Y_E) (= L_C^-T (L_C^-1 Z_C - B Y_E))
+  VP_TICK();
+  if (nC) {
+    if (nE && (err = VPHFEMCoupleNM(h, 3, n, Yec, Zec))) return err;
+    if ((err = SolveMacro(h, n, Zec, Yec))) return err;
+  }
+  VP_TOCK(VPC_HFEM_STEP_MACRO);
+  // backward: Y_I = C^-1 (Z_I - D^T Y_E), x = T^T Y cell by cell
+  VP_TICK();
+  if ((err = CellStage(h, t, 1, n, B, ldb, Zec, Yec, X, ldx))) return err;
+  VP_TOCK(VPC_HFEM_STEP_PACK_C);
+  VP_TICK();
+  if ((err = VPHFEMInverseProduct(h, h->Cinv, prow, h->ncell, n))) return err;
+  VP_TOCK(VPC_HFEM_STEP_PACK_C + 1);
+  VP_TICK();
+  if ((err = CellStage(h, t, 2, n, B, ldb, Zec, Yec, X, ldx))) return err;
+  VP_TOCK(VPC_HFEM_STEP_TRANSFORM);
+  return 0;
+}
