@@ -328,7 +328,7 @@ extern "C" int VPCudaHFEMCellsFit(VPCudaHFEM h, VPCudaHFEMTransform t)
   return t->s >= 2 && ChunkLog((size_t)(t->s + 1) * (t->s + 1) * ta) >= 0 && ChunkLog(PackBytes(h, t->s, ta)) >= 0;
 }
 
-// the three fused kernels of one precision
+// the per-cell kernels of one precision, by stage (see CellStage)
 template <typename TA, typename TP, typename TO, bool SCALE>
 static int CellStages(VPCudaHFEM h, VPCudaHFEMTransform tr, int stage, int n, const double *B, size_t ldb, double *Zec, double *Yec, double *X, size_t ldx)
 {
