@@ -10,14 +10,23 @@
 #define VP_FN(name)   VP_CAT(name, VP_SUF)
 
 /* out = A (nrows x ncols, row-major) applied along dir to the nodes [off, off + ncols) of in; in has extents
-   ext[] (x fastest), out the same with nrows along dir. */
-static void VP_FN(VPContract)(PetscInt dir, const PetscInt ext[], PetscInt nrows, PetscInt off, PetscInt ncols, const VP_T *A, const VP_T *in, VP_T *out)
+   ext[] (x fastest), out the same with nrows along dir. The body is inlined with the contraction length ncols as a literal
+   (VPContract dispatches on it), so the sums are fixed-length code the compiler unrolls and vectorizes; entries of A that
+   are zero are multiplied like the others, in the same order, so the portable build's results do not change. */
+static inline __attribute__((always_inline)) void VP_FN(VPContractBody)(PetscInt n, PetscInt inner, PetscInt outer, PetscInt nrows, PetscInt off, PetscInt ncols, const VP_T *A, const VP_T *in, VP_T *out)
 {
-  const PetscInt n = ext[dir];
-  PetscInt       inner = 1, outer = 1;
-
-  for (PetscInt d = 0; d < dir; d++) inner *= ext[d];
-  for (PetscInt d = dir + 1; d < 3; d++) outer *= ext[d];
+  if (inner == 1) {
+    for (PetscInt o = 0; o < outer; o++) {
+      const VP_T *src = in + o * n + off;
+      VP_T       *dst = out + o * nrows;
+      for (PetscInt i = 0; i < nrows; i++) {
+        VP_T s = 0;
+        for (PetscInt j = 0; j < ncols; j++) s += A[i * ncols + j] * src[j];
+        dst[i] = s;
+      }
+    }
+    return;
+  }
   for (PetscInt o = 0; o < outer; o++) {
     const VP_T *src = in + (o * n + off) * inner;
     VP_T       *dst = out + o * nrows * inner;
@@ -27,11 +36,49 @@ static void VP_FN(VPContract)(PetscInt dir, const PetscInt ext[], PetscInt nrows
       for (PetscInt j = 0; j < ncols; j++) {
         const VP_T  a    = A[i * ncols + j];
         const VP_T *line = src + j * inner;
-        if (a == 0) continue;
         for (PetscInt s = 0; s < inner; s++) row[s] += a * line[s];
       }
     }
   }
+}
+
+static void VP_FN(VPContract)(PetscInt dir, const PetscInt ext[], PetscInt nrows, PetscInt off, PetscInt ncols, const VP_T *A, const VP_T *in, VP_T *out)
+{
+  const PetscInt n = ext[dir];
+  PetscInt       inner = 1, outer = 1;
+
+  for (PetscInt d = 0; d < dir; d++) inner *= ext[d];
+  for (PetscInt d = dir + 1; d < 3; d++) outer *= ext[d];
+  switch (ncols) {
+#define VP_CONTRACT_CASE(N) \
+  case N: \
+    VP_FN(VPContractBody)(n, inner, outer, nrows, off, N, A, in, out); \
+    return;
+    VP_CONTRACT_CASE(2)
+    VP_CONTRACT_CASE(3)
+    VP_CONTRACT_CASE(4)
+    VP_CONTRACT_CASE(5)
+    VP_CONTRACT_CASE(6)
+    VP_CONTRACT_CASE(7)
+    VP_CONTRACT_CASE(8)
+    VP_CONTRACT_CASE(9)
+    VP_CONTRACT_CASE(10)
+    VP_CONTRACT_CASE(11)
+    VP_CONTRACT_CASE(12)
+    VP_CONTRACT_CASE(13)
+    VP_CONTRACT_CASE(14)
+    VP_CONTRACT_CASE(15)
+    VP_CONTRACT_CASE(16)
+    VP_CONTRACT_CASE(17)
+    VP_CONTRACT_CASE(18)
+    VP_CONTRACT_CASE(19)
+    VP_CONTRACT_CASE(20)
+    VP_CONTRACT_CASE(21)
+#undef VP_CONTRACT_CASE
+  default:
+    break;
+  }
+  VP_FN(VPContractBody)(n, inner, outer, nrows, off, ncols, A, in, out);
 }
 
 /* Local residual r = b - (A xbar) on the patch interior: A is the brick's Kronecker form, whose rows of the
