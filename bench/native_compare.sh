@@ -5,6 +5,7 @@
 # iterations, L2 error and solve times (min over the runs). Usage: [RUNS=3] [R=3] bash bench/native_compare.sh [K...] > table.md
 set -u
 cd "$(dirname "$0")/.."
+. bench/ex1_solve_row.sh
 RUNS=${RUNS:-3}
 R=${R:-3}
 KS=${*:-"2 3 4"}
@@ -17,17 +18,7 @@ echo
 echo "| k | build | iterations | L2 error | solve s (min of $RUNS) |"
 echo "| --- | --- | --- | --- | --- |"
 for k in $KS; do
-  for build in portable native; do
-    exe=./tutorials/ex1; [ $build = native ] && exe="$tmp/tutorials/ex1"
-    best=
-    for r in $(seq "$RUNS"); do
-      $exe -dm_brick_dim 3 -dm_brick_degree "$k" -dm_brick_refine "$R" -fmg 0 -ksp_rtol 1e-9 >"$tmp/run.log" 2>&1
-      t=$(awk '/^solve time/{print $3}' "$tmp/run.log")
-      best=$(awk -v a="$best" -v b="$t" 'BEGIN{print (a == "" || b < a) ? b : a}')
-    done
-    its=$(awk '/iterations/{for (i = 1; i < NF; i++) if ($i == "iterations") print $(i + 1)}' "$tmp/run.log" | head -1)
-    err=$(awk '/^L2 error/{print $3}' "$tmp/run.log")
-    echo "| $k | $build | $its | $err | $best |"
-  done
+  ex1_solve_row ./tutorials/ex1 "$k" "$R" "$RUNS" portable "$tmp/run.log"
+  ex1_solve_row "$tmp/tutorials/ex1" "$k" "$R" "$RUNS" native "$tmp/run.log"
 done
 rm -rf "$tmp"

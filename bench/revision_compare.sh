@@ -5,6 +5,7 @@
 # excluded). Usage: [KS="2 3 4"] [RUNS=3] [R=3] bash bench/revision_compare.sh REV > table.md
 set -eu
 cd "$(dirname "$0")/.."
+. bench/ex1_solve_row.sh
 REV=${1:?usage: bench/revision_compare.sh REV}
 KS=${KS:-"2 3 4"}
 RUNS=${RUNS:-3}
@@ -19,16 +20,6 @@ echo
 echo "| k | build | iterations | L2 error | solve s (min of $RUNS) |"
 echo "| --- | --- | --- | --- | --- |"
 for k in $KS; do
-  for build in "$REV" this; do
-    exe=./tutorials/ex1; [ "$build" = this ] || exe="$tmp/old/tutorials/ex1"
-    best=
-    for r in $(seq "$RUNS"); do
-      $exe -dm_brick_dim 3 -dm_brick_degree "$k" -dm_brick_refine "$R" -fmg 0 -ksp_rtol 1e-9 >"$tmp/run.log" 2>&1
-      t=$(awk '/^solve time/{print $3}' "$tmp/run.log")
-      best=$(awk -v a="$best" -v b="$t" 'BEGIN{print (a == "" || b < a) ? b : a}')
-    done
-    its=$(awk '/iterations/{for (i = 1; i < NF; i++) if ($i == "iterations") print $(i + 1)}' "$tmp/run.log" | head -1)
-    err=$(awk '/^L2 error/{print $3}' "$tmp/run.log")
-    echo "| $k | $build | $its | $err | $best |"
-  done
+  ex1_solve_row "$tmp/old/tutorials/ex1" "$k" "$R" "$RUNS" "$REV" "$tmp/run.log"
+  ex1_solve_row ./tutorials/ex1 "$k" "$R" "$RUNS" this "$tmp/run.log"
 done

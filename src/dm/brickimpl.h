@@ -144,5 +144,8 @@ PETSC_INTERN PetscErrorCode BrickBasisProlongation(PetscInt, const PetscReal[], 
 /* Tensor contractions on boxes of values, x fastest (bricktensor.c) */
 PETSC_INTERN void BrickTensorApply1D(PetscInt, const PetscInt[], PetscInt, const PetscReal[], const PetscScalar[], PetscScalar[]);
 PETSC_INTERN void BrickTensorApply1D_f(PetscInt, const PetscInt[], PetscInt, const float[], const float[], float[]);
+/* the same applied to the nodes [off, off + ncols) along dir only (B: mout x ncols) */
+PETSC_INTERN void BrickTensorApply1DRange(PetscInt, const PetscInt[], PetscInt, PetscInt, PetscInt, const PetscReal[], const PetscScalar[], PetscScalar[]);
+PETSC_INTERN void BrickTensorApply1DRange_f(PetscInt, const PetscInt[], PetscInt, PetscInt, PetscInt, const float[], const float[], float[]);
 
 PETSC_EXTERN PetscLogEvent DMBRICK_Interpolate, DMBRICK_Restrict, DMBRICK_Assemble, DMBRICK_Setup;
