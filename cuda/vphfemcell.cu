@@ -27,10 +27,11 @@ struct VPCellGeom {
   int nC, nE, nb, prow;   // set sizes, inner nodes per macro cell and its padded count
   int st;                 // shared-memory stride of one node (columns of the chunk, padded against bank conflicts)
 };
-// Index maps use shifts only (s and the chunk are powers of two; the closure's last row and column, index s, are loops of
-// their own): integer division by s + 1 or s - 1 in the loops cost more than their loads. The loops are unrolled so that
-// each thread has several independent loads in flight: with one at a time the kernels were bound by memory latency, not
-// bandwidth (H100, h = 1/1024: 8.8 ms for the two transforms of a 256-column pass against about 2.3 ms of traffic).
+// Index maps use shifts (s and the chunk are powers of two; the closure's last row and column, index s, are loops of their
+// own) and the loops are unrolled, for several independent loads in flight per thread. Measured on an H100 (h = 1/1024, 256
+// columns, half): neither changed the kernels' time by itself; what did was more warps (512 threads a block, VP_CELL_THREADS)
+// and the D^T entries reading shared instead of global memory. The kernels still move their bytes at 19-39 % of DRAM
+// bandwidth (bench/results/gpu-hfem-fused-h100-2026-11-25.md).
 
 template <typename T>
 __device__ __forceinline__ T Abs(T v)
@@ -289,8 +290,8 @@ __global__ void __launch_bounds__(VP_CELL_THREADS) VPCellBackward(VPCellGeom g, 
 }
 
 // one block per (macro cell, chunk of cc columns), the chunk fastest: the chunks of a cell run at the same time, so the
-// 64-byte pieces that each writes or reads of a node's n-value row reach the memory together (with the cell fastest, one
-// piece of each 1 KB row at a time, the fused kernels ran 4-5 times slower than their traffic at h = 1/1024 on an H100)
+// 64-byte pieces that each writes or reads of a node's n-value row reach the memory together (against the cell fastest:
+// the pass 20.6 -> 19.2 ms at h = 1/1024 with 256 columns in half on an H100)
 static unsigned Grid1D(int ncell, int n, int cc)
 {
   return (unsigned)ncell * (unsigned)((n + cc - 1) / cc);
