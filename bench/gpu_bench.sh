@@ -18,7 +18,8 @@
 #    exchange and the coarse-box gathers) and -log_view's host<->device copies per V-cycle; beside them PETSc's ksp
 #    tutorial ex45 (7-point Laplacian on a DMDA, aijcusparse, CG + PCMG Chebyshev/Jacobi, Galerkin coarse operators)
 #    at 257^3 on 1 and 2 ranks when EX45 names its binary.
-# Usage: bench/gpu_bench.sh [throughput] [ncu] [solve] [ranks]; prints markdown tables. LOG_DIR: where the logs go.
+# Usage: bench/gpu_bench.sh [throughput] [ncu] [solve] [ranks]; prints markdown tables. LOG_DIR: where the logs go;
+# SOLVE_SCALE: mesh size of the solve part (see there).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 parts=${*:-throughput ncu solve}
@@ -75,8 +76,9 @@ for p in $parts; do
     echo "| k | DoFs | vertex patch double: its, solve s | mixed (float smoothing): its, solve s | mixed + float levels: its, solve s | Chebyshev/Jacobi MG: its, solve s | GAMG (aijcusparse): its, setup s, solve s |"
     echo "|---|---|---|---|---|---|---|"
     for k in 2 3 4 5 6 7; do
-      # the largest meshes of 2x2x2 * 2^r cells that fit comfortably (11-56 million DoFs); GAMG one or two levels coarser
-      r=$(awk -v k=$k 'BEGIN{print int(log(400/k)/log(2)) - 1}')
+      # meshes of 2x2x2 * 2^r cells: by default 11-56 million DoFs; SOLVE_SCALE=900 gives the largest that fit one
+      # H100 (133-717 million); GAMG one or two levels coarser
+      r=$(awk -v k=$k -v s="${SOLVE_SCALE:-400}" 'BEGIN{print int(log(s/k)/log(2)) - 1}')
       rg=$(awk -v k=$k 'BEGIN{print int(log(200/k)/log(2)) - 2}')
       o="-dm_vec_type cuda -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree $k -dm_brick_refine $r -rhs one -ksp_rtol 1e-9 -mg_coarse_ksp_type richardson -mg_coarse_ksp_max_it 1 -mg_coarse_pc_type vertexpatch"
       n=$(awk -v k=$k -v r=$r 'BEGIN{n = k * 2^(r+1) - 1; printf "%.0f", n^3}')

@@ -136,6 +136,23 @@ int VPCudaDGTransferCreate(int dim, int k, int ncells, const int *parent, const 
 int VPCudaDGTransferApply(VPCudaDGTransfer t, int restrict_, int single, const double *in, double *out);
 int VPCudaDGTransferDestroy(VPCudaDGTransfer *t);
 int VPCudaCopyToDevice(double *dst, const double *src, size_t n);
+/* y = x (add 0) or y += x (add 1), n device values (cuda/vpvector.cu) */
+int VPCudaVectorCopy(size_t n, int add, const double *x, double *y);
+
+/* Functions given as sum_t prod_d f_td(x_d) (cuda/vpseparable.cu). tab packs the 1D tables, term after term, each
+   x, y, z (z absent in 2D). VPCudaSeparableFill: y (device) at the entries (cell c, point i) of W[0] x W[1] x W[2]
+   cells of n^dim points each (n = 1: a box of nodes), y = sum_t prod_d tab_td[c_d n + i_d]; tables of W[d] n values. */
+int VPCudaSeparableFill(int dim, int n, const int W[3], int nterms, const double *tab, double *y);
+/* The squared L2 error of a Q_k function on a rank's owned cells against a separable function given at the k + 2
+   Gauss points of those cells (tables of cells[d] (k + 2) values). CG: u holds interior nodes in the box lo, m
+   (interior numbering; full-grid node f is interior node f - 1) of a grid of gcells cells; DG: the owned cells'
+   values, cell after cell. B: basis at the Gauss points ((k + 2) x (k + 1)); w: weights times cell widths. */
+typedef struct {
+  int    dim, k, nterms, dg;
+  int    cells[3], c0[3], gcells[3], lo[3], m[3];
+  double B[10 * 9], w[3][10];
+} VPCudaSeparableL2Data;
+int VPCudaSeparableL2Error(const VPCudaSeparableL2Data *g, const double *u, const double *tab, double *sum);
 
 /* PCHFEM's dense steps (cuda/vphfem.cu): nC macro-grid nodes, nE edge nodes, ncell macro cells of nb inner nodes;
    precision of the two inverses (VPC_HFEM_*; tf32: TF32 tensor cores for single). LC (nC x nC, lower Cholesky

@@ -135,6 +135,8 @@ typedef PetscErrorCode (*DMBrickPointFunction)(PetscInt dim, const PetscReal x[]
 typedef PetscErrorCode (*DMBrickGradientFunction)(PetscInt dim, const PetscReal x[], PetscReal g[], void *ctx);
 /* the Hessian H[d*dim+e] = d^2 u / dx_d dx_e of a function at x */
 typedef PetscErrorCode (*DMBrickHessianFunction)(PetscInt dim, const PetscReal x[], PetscScalar H[], void *ctx);
+/* a factor of a separable function f(x) = sum_t prod_d f(t, d, x_d): the value of term t's factor along direction d */
+typedef PetscErrorCode (*DMBrickSeparableFunction)(PetscInt term, PetscInt direction, PetscReal x, PetscScalar *value, void *ctx);
 
 PETSC_EXTERN PetscErrorCode VPatchInitializePackage(void);
 PETSC_EXTERN PetscErrorCode VPatchFinalizePackage(void);
@@ -159,5 +161,7 @@ PETSC_EXTERN PetscErrorCode DMBrickCreateInterpolation(DM, DM, MatType, Mat *);
 PETSC_EXTERN PetscErrorCode DMBrickInterpolateFunction(DM, DMBrickPointFunction, void *, Vec);
 PETSC_EXTERN PetscErrorCode DMBrickComputeLoadVector(DM, DMBrickPointFunction, void *, Vec);
 PETSC_EXTERN PetscErrorCode DMBrickComputeL2Error(DM, Vec, DMBrickPointFunction, void *, PetscReal *);
+PETSC_EXTERN PetscErrorCode DMBrickComputeLoadVectorSeparable(DM, PetscInt, DMBrickSeparableFunction, void *, Vec);
+PETSC_EXTERN PetscErrorCode DMBrickComputeL2ErrorSeparable(DM, Vec, PetscInt, DMBrickSeparableFunction, void *, PetscReal *);
 PETSC_EXTERN PetscErrorCode DMBrickComputeBrokenH2Error(DM, Vec, DMBrickHessianFunction, void *, PetscReal *);
 PETSC_EXTERN PetscErrorCode DMBrickC0IPAddNormalDerivative(DM, DMBrickGradientFunction, void *, Vec);

@@ -7,8 +7,8 @@ PETSC_EXTERN PetscErrorCode PCCreate_VertexPatch(PC);
 PETSC_EXTERN PetscErrorCode PCCreate_HFEM(PC);
 PETSC_INTERN PetscErrorCode DMBrickOperatorListDestroy_Private(void);
 
-PetscLogEvent DMBRICK_Setup, DMBRICK_Assemble, DMBRICK_Interpolate, DMBRICK_Restrict;
-PetscLogEvent PC_VertexPatchSetUp, PC_VertexPatchSmooth;
+PetscLogEvent DMBRICK_Setup, DMBRICK_Assemble, DMBRICK_Interpolate, DMBRICK_Restrict, DMBRICK_LoadVector, DMBRICK_L2Error;
+PetscLogEvent PC_VertexPatchSetUp, PC_VertexPatchSmooth, PC_VertexPatchSchedule, PC_VertexPatchGPUSetUp;
 PetscLogEvent PC_HFEMSetUp, PC_HFEMApply, PC_HFEMTransform, PC_HFEMInvert, PC_HFEMApplyT, PC_HFEMApplyD, PC_HFEMApplyDense;
 
 static PetscBool VPatchPackageInitialized = PETSC_FALSE;
@@ -55,8 +55,12 @@ PetscErrorCode VPatchInitializePackage(void)
   PetscCall(PetscLogEventRegister("BrickAssemble", DM_CLASSID, &DMBRICK_Assemble));
   PetscCall(PetscLogEventRegister("BrickInterp", DM_CLASSID, &DMBRICK_Interpolate));
   PetscCall(PetscLogEventRegister("BrickRestrict", DM_CLASSID, &DMBRICK_Restrict));
+  PetscCall(PetscLogEventRegister("BrickLoadVector", DM_CLASSID, &DMBRICK_LoadVector));
+  PetscCall(PetscLogEventRegister("BrickL2Error", DM_CLASSID, &DMBRICK_L2Error));
   PetscCall(PetscLogEventRegister("VPatchSetUp", PC_CLASSID, &PC_VertexPatchSetUp));
   PetscCall(PetscLogEventRegister("VPatchSmooth", PC_CLASSID, &PC_VertexPatchSmooth));
+  PetscCall(PetscLogEventRegister("VPatchSchedule", PC_CLASSID, &PC_VertexPatchSchedule));
+  PetscCall(PetscLogEventRegister("VPatchGPUSetUp", PC_CLASSID, &PC_VertexPatchGPUSetUp));
   PetscCall(PetscLogEventRegister("HFEMSetUp", PC_CLASSID, &PC_HFEMSetUp));
   PetscCall(PetscLogEventRegister("HFEMApply", PC_CLASSID, &PC_HFEMApply));
   PetscCall(PetscLogEventRegister("HFEMTransform", PC_CLASSID, &PC_HFEMTransform));

@@ -2,7 +2,7 @@
 # GPU check (make gpu-check, on a machine with a GPU and a CUDA PETSc): the CUDA operator kernels against the
 # host (assembled matrices, random vectors), whole solves with VECCUDA vectors against host vectors (same
 # iterations), compute-sanitizer memcheck and racecheck on the kernel checks and on a small mixed-precision solve.
-# GPU_CHECK_SECTIONS: a subset of "kernels solves mixed ranks dg hfem sanitizer" (default: all). Last line: "N passed, N failed".
+# GPU_CHECK_SECTIONS: a subset of "kernels solves mixed ranks dg hfem sanitizer setup" (default: all). Last line: "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT_DIR:-tests/out-gpu}
@@ -321,6 +321,24 @@ if command -v compute-sanitizer >/dev/null; then
     compute-sanitizer --tool racecheck --error-exitcode 99 ./tutorials/ex4 -dm_vec_type cuda -dm_brick_cells 3,2 -dm_brick_domain 0,1.5,0,1 -dm_brick_refine 4 -nrhs 11 -nmodes 3 -pc_hfem_columns 8 -max_residual 1e-10 >>"$OUT/hfem_racecheck.log" 2>&1
   result hfem_compute_sanitizer_racecheck $? "$(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/hfem_racecheck.log" | tail -1) (fused path, half and double)"
 fi
+fi
+# ---- the setup on the device: the separable load vector and L2 error (VPCudaSeparableFill, VPCudaSeparableL2Error)
+# against the host's point-function versions, CG and DG, 1 and 2 ranks; ex1 with both; memcheck ----
+if want setup; then
+  ctest setup_separable_2d_cg ./tests/test_separable -dm_vec_type cuda -dim 2 -kmin 1 -kmax 8
+  ctest setup_separable_3d_cg ./tests/test_separable -dm_vec_type cuda -dim 3 -kmin 1 -kmax 8
+  ctest setup_separable_2d_dg ./tests/test_separable -dm_vec_type cuda -dim 2 -family dg -kmin 1 -kmax 8
+  ctest setup_separable_3d_dg ./tests/test_separable -dm_vec_type cuda -dim 3 -family dg -kmin 1 -kmax 6
+  ctest setup_separable_3d_cg_2ranks ${MPIRUN:-mpirun} -n 2 ./tests/test_separable -dm_vec_type cuda -dim 3 -kmin 1 -kmax 4
+  ctest setup_separable_3d_dg_2ranks ${MPIRUN:-mpirun} -n 2 ./tests/test_separable -dm_vec_type cuda -dim 3 -family dg -kmin 1 -kmax 3
+  ./tutorials/ex1 -dm_vec_type cuda -dm_brick_dim 3 -dm_brick_refine 3 >"$OUT/setup_ex1_separable.log" 2>&1
+  ./tutorials/ex1 -dm_vec_type cuda -dm_brick_dim 3 -dm_brick_refine 3 -separable 0 >"$OUT/setup_ex1_pointwise.log" 2>&1
+  e1=$(awk '/^L2 error/{print $3}' "$OUT/setup_ex1_separable.log"); e2=$(awk '/^L2 error/{print $3}' "$OUT/setup_ex1_pointwise.log")
+  [ -n "$e1" ] && [ "$(its_of "$OUT/setup_ex1_separable.log")" = "$(its_of "$OUT/setup_ex1_pointwise.log")" ] && awk -v a="$e1" -v b="$e2" 'BEGIN{d = a - b; if (d < 0) d = -d; exit !(d <= 1e-9 * b)}'
+  result setup_ex1_separable_equals_pointwise $? "GPU separable $e1, host point functions $e2"
+  compute-sanitizer --tool memcheck --error-exitcode 99 ./tests/test_separable -dm_vec_type cuda -dim 3 -kmin 2 -kmax 3 >"$OUT/setup_memcheck.log" 2>&1 &&
+    compute-sanitizer --tool memcheck --error-exitcode 99 ./tests/test_separable -dm_vec_type cuda -dim 2 -family dg -kmin 7 -kmax 8 >>"$OUT/setup_memcheck.log" 2>&1
+  result setup_compute_sanitizer_memcheck $? "$(grep -c 'ERROR SUMMARY: 0 errors' "$OUT/setup_memcheck.log") of 2 runs: 0 errors"
 fi
 echo "$passed passed, $failed failed"
 [ $failed = 0 ]

@@ -66,6 +66,22 @@ ctest operator_3d_4ranks $MPI4 ./tests/test_operator -dim 3 -kmin 1 -kmax 4 -cel
 ctest interp_2d_4ranks $MPI4 ./tests/test_interp -dim 2 -kmin 1 -kmax 8 -cells 4,6
 ctest interp_3d_4ranks $MPI4 ./tests/test_interp -dim 3 -kmin 1 -kmax 4 -cells 3,3,3
 
+echo "== load vector and L2 error of separable functions (against the point-function versions)"
+ctest separable_2d_cg_k1-8 ./tests/test_separable -dim 2 -kmin 1 -kmax 8
+ctest separable_3d_cg_k1-6 ./tests/test_separable -dim 3 -kmin 1 -kmax 6
+ctest separable_2d_dg_k1-8 ./tests/test_separable -dim 2 -family dg -kmin 1 -kmax 8
+ctest separable_3d_dg_k1-5 ./tests/test_separable -dim 3 -family dg -kmin 1 -kmax 5
+ctest separable_3d_cg_4ranks $MPI4 ./tests/test_separable -dim 3 -kmin 1 -kmax 4
+ctest separable_3d_dg_4ranks $MPI4 ./tests/test_separable -dim 3 -family dg -kmin 1 -kmax 3
+ctest separable_2d_cg_8ranks_agglomerated $MPIEXEC -n 8 --oversubscribe ./tests/test_separable -dim 2 -cells 1,1 -kmin 2 -kmax 3
+# ex1 with the separable (default) and the point-function load vector and L2 error: the same solve and error
+$EX1 -dm_brick_dim 3 -dm_brick_refine 1 >"$OUT/ex1_separable.log" 2>&1
+$EX1 -dm_brick_dim 3 -dm_brick_refine 1 -separable 0 >"$OUT/ex1_pointwise.log" 2>&1
+if [ -n "$(err_of "$OUT/ex1_separable.log")" ] && [ "$(its_of "$OUT/ex1_separable.log")" = "$(its_of "$OUT/ex1_pointwise.log")" ] \
+   && awk -v a="$(err_of "$OUT/ex1_separable.log")" -v b="$(err_of "$OUT/ex1_pointwise.log")" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= 1e-9 * b) }'; then
+  result ex1_separable_equals_pointwise 0 "L2 error $(err_of "$OUT/ex1_separable.log")"
+else result ex1_separable_equals_pointwise 1; fi
+
 echo "== L2 convergence order k+1 over three refinements (ex1, manufactured solution)"
 conv() { # dim k coarse-cells refinements...
   local dim=$1 k=$2 cells=$3; shift 3
@@ -525,6 +541,7 @@ expect_error without_dll_append "Unknown DM type: brick" ./tests/plain_dll_appen
 echo "== PETSc views and logs"
 $EX1 -dm_brick_cells 2,2 -dm_brick_degree 2 -dm_brick_refine 2 -ksp_view -log_view >"$OUT/views.log" 2>&1
 grep -q "brick laplace: CG Q2 in 2D, level 2" "$OUT/views.log" && grep -q "BrickInterp" "$OUT/views.log" && grep -q "type: brick" "$OUT/views.log" &&
+  grep -q "^BrickLoadVector " "$OUT/views.log" && grep -q "^BrickL2Error " "$OUT/views.log" && grep -q -- "Event Stage [0-9]*: ex1: residual, error" "$OUT/views.log" &&
   grep -q "multiplicative vertex-patch Schwarz, local solver fdm, local residual, damping 1" "$OUT/views.log" && grep -q "49 patches in 4 color(s), 9 interior / 25 closure DoFs per patch" "$OUT/views.log" && grep -q "VPatchSmooth" "$OUT/views.log" &&
   if [ "$CUDA_BUILD" = 1 ]; then grep -q "precision double, GPU kernel shared" "$OUT/views.log"; else grep -q "precision double$" "$OUT/views.log" && ! grep -q "GPU" "$OUT/views.log"; fi
 result ksp_view_and_log_view $? "$([ "$CUDA_BUILD" = 1 ] && echo "CUDA build: GPU kernel named" || echo "CPU build: no GPU lines")"
@@ -596,6 +613,8 @@ if command -v valgrind >/dev/null; then
   result valgrind_dgpatch_3d $?
   $VG ./tests/test_sipg -dim 2 -kmin 2 -kmax 2 -order_levels 2 >"$OUT/valgrind_sipg.log" 2>&1
   result valgrind_sipg_2d $?
+  $VG ./tests/test_separable -dim 3 -kmin 2 -kmax 2 -malloc_dump >"$OUT/valgrind_separable.log" 2>&1
+  result valgrind_separable_3d $?
   $VG ./tests/test_hfem >"$OUT/valgrind_hfem.log" 2>&1
   result valgrind_hfem $?
 else

@@ -1,6 +1,9 @@
 /* DMBRICK: creation, options, description setters and getters, view, destroy. The layout that DMSetUp
    builds is in bricklayout.c, the hierarchy in brickhierarchy.c, the grid transfer in bricktransfer.c. */
 #include "brickimpl.h"
+#if defined(VP_HAVE_CUDA)
+#  include <vpatch_cuda.h>
+#endif
 
 const char *const DMBrickFamilies[]   = {"cg", "dg", "DMBrickFamily", "DMBRICK_", NULL};
 const char *const DMBrickPrecisions[] = {"double", "single", "DMBrickPrecision", "DMBRICK_PRECISION_", NULL};
@@ -447,7 +450,7 @@ static PetscErrorCode DMView_Brick(DM dm, PetscViewer viewer)
   }
   {
     /* over the active ranks: an agglomerated level leaves the others empty */
-    PetscInt n = brick->da ? nlocal : PETSC_MAX_INT;
+    PetscInt n = brick->activecomm != MPI_COMM_NULL ? nlocal : PETSC_MAX_INT;
     PetscCallMPI(MPI_Allreduce(&n, &nmin, 1, MPIU_INT, MPI_MIN, PetscObjectComm((PetscObject)dm)));
   }
   PetscCallMPI(MPI_Allreduce(&nlocal, &nmax, 1, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)dm)));
@@ -501,6 +504,21 @@ PetscErrorCode DMBrickVecsOnDevice_Private(Vec x, Vec y, PetscBool *device)
     if (y) PetscCall(PetscObjectTypeCompareAny((PetscObject)y, &yc, VECSEQCUDA, VECMPICUDA, ""));
     *device = (PetscBool)(xc && yc);
   }
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* y = x or (add) y += x for n values in device memory: the brick's scatter on a level that one rank holds */
+PetscErrorCode DMBrickDeviceCopy_Private(PetscInt n, PetscBool add, const PetscScalar *x, PetscScalar *y)
+{
+  PetscFunctionBegin;
+#if defined(VP_HAVE_CUDA)
+  {
+    const int err = VPCudaVectorCopy((size_t)n, (int)add, x, y);
+    PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaVectorCopy: %s", VPCudaErrorString(err));
+  }
+#else
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "device vectors in a build without CUDA");
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -103,8 +103,8 @@ typedef struct {
   PetscInt               dof;                /* values per DMDA point: 1 (CG: a point is an interior node), (k+1)^d (DG: a point is a cell) */
   PetscInt               ostart[3], owidth[3]; /* owned DMDA points: CG interior nodes (interior numbering: full-grid node - 1), DG cells */
   PetscInt               gstart[3], gwidth[3]; /* the ghosted local array's points */
-  ISLocalToGlobalMapping ltog;               /* local (ghosted) to global indices, on the brick's communicator */
-  DM                     da;                 /* DMDA on activecomm (NULL if inactive): CG the interior Gauss-Lobatto nodes, DG the cells with (k+1)^d values each */
+  ISLocalToGlobalMapping ltog;               /* local (ghosted) to global indices, on the brick's communicator; made on first use */
+  DM                     da;                 /* DMDA on activecomm when several ranks hold the level (else NULL): CG the interior Gauss-Lobatto nodes, DG the cells with (k+1)^d values each */
   DMBrickOperatorOps op;
   PetscReal          nodes[BRICK_MAX_DEGREE + 1]; /* GLL points on [0,1] */
 } DM_Brick;
@@ -131,6 +131,9 @@ PETSC_INTERN PetscErrorCode DMBrickViewLevel_Private(DM, PetscViewer);
 PETSC_INTERN PetscErrorCode DMBrickOnDevice_Private(DM, PetscBool *);
 PETSC_INTERN PetscErrorCode DMBrickVecsOnDevice_Private(Vec, Vec, PetscBool *);
 PETSC_INTERN PetscErrorCode DMBrickOwnedCellBox_Private(DM, BrickBox *);
+PETSC_INTERN PetscErrorCode DMBrickGetLocalToGlobal_Private(DM, ISLocalToGlobalMapping *);
+/* y = x or y += x for n device values (brick.c; an error in a build without CUDA) */
+PETSC_INTERN PetscErrorCode DMBrickDeviceCopy_Private(PetscInt, PetscBool, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode DMBrickOwnedNodeBox_Private(DM, BrickBox *);
 PETSC_INTERN PetscErrorCode DMBrickLocalToBox_Private(DM, const PetscScalar[], const BrickBox *, PetscScalar[]);
 PETSC_INTERN PetscErrorCode DMBrickGlobalToBox_Private(DM, const PetscScalar[], const BrickBox *, PetscScalar[]);
@@ -148,4 +151,4 @@ PETSC_INTERN void BrickTensorApply1D_f(PetscInt, const PetscInt[], PetscInt, con
 PETSC_INTERN void BrickTensorApply1DRange(PetscInt, const PetscInt[], PetscInt, PetscInt, PetscInt, const PetscReal[], const PetscScalar[], PetscScalar[]);
 PETSC_INTERN void BrickTensorApply1DRange_f(PetscInt, const PetscInt[], PetscInt, PetscInt, PetscInt, const float[], const float[], float[]);
 
-PETSC_EXTERN PetscLogEvent DMBRICK_Interpolate, DMBRICK_Restrict, DMBRICK_Assemble, DMBRICK_Setup;
+PETSC_EXTERN PetscLogEvent DMBRICK_Interpolate, DMBRICK_Restrict, DMBRICK_Assemble, DMBRICK_Setup, DMBRICK_LoadVector, DMBRICK_L2Error;

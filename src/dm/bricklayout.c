@@ -98,14 +98,58 @@ PetscErrorCode DMCreateLocalVector_Brick(DM dm, Vec *v)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The DMDA's scatters, on the active ranks (the brick's vectors have the DMDA's layout there and are empty
-   elsewhere); an inactive rank has nothing to send or receive. */
-PetscErrorCode DMGlobalToLocalBegin_Brick(DM dm, Vec g, InsertMode mode, Vec l)
+/* One rank holds the level: local and global vectors have the same layout, so a scatter is a copy (or a sum) of the
+   arrays: on the device when both vectors are device vectors, else on the host (a host vector and a device one, as
+   when a host reference is computed with a device brick, go through the host like the DMDA's scatter did). */
+static PetscErrorCode BrickSingleBoxScatter(Vec from, InsertMode mode, Vec to)
 {
-  DM da = ((DM_Brick *)dm->data)->da;
+  const PetscScalar *a;
+  PetscScalar       *b;
+  PetscInt           n, nto;
+  PetscBool          device;
 
   PetscFunctionBegin;
-  if (da) PetscCall(DMGlobalToLocalBegin(da, g, mode, l));
+  PetscCheck(mode == INSERT_VALUES || mode == ADD_VALUES, PetscObjectComm((PetscObject)from), PETSC_ERR_SUP, "brick scatters support INSERT_VALUES and ADD_VALUES, not mode %d", (int)mode);
+  PetscCall(VecGetLocalSize(from, &n));
+  PetscCall(VecGetLocalSize(to, &nto));
+  PetscCheck(n == nto, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "local and global vectors of the brick differ in size: %" PetscInt_FMT " and %" PetscInt_FMT, n, nto);
+  PetscCall(DMBrickVecsOnDevice_Private(from, to, &device));
+  if (device) {
+    PetscMemType ma, mb;
+    PetscCall(VecGetArrayReadAndMemType(from, &a, &ma));
+    if (mode == INSERT_VALUES) PetscCall(VecGetArrayWriteAndMemType(to, &b, &mb));
+    else PetscCall(VecGetArrayAndMemType(to, &b, &mb));
+    PetscCheck(PetscMemTypeDevice(ma) && PetscMemTypeDevice(mb), PETSC_COMM_SELF, PETSC_ERR_PLIB, "device vectors without device arrays");
+    PetscCall(DMBrickDeviceCopy_Private(n, (PetscBool)(mode == ADD_VALUES), a, b));
+    PetscCall(VecRestoreArrayReadAndMemType(from, &a));
+    if (mode == INSERT_VALUES) PetscCall(VecRestoreArrayWriteAndMemType(to, &b));
+    else PetscCall(VecRestoreArrayAndMemType(to, &b));
+  } else {
+    PetscCall(VecGetArrayRead(from, &a));
+    if (mode == INSERT_VALUES) {
+      PetscCall(VecGetArrayWrite(to, &b));
+      PetscCall(PetscArraycpy(b, a, n));
+      PetscCall(VecRestoreArrayWrite(to, &b));
+    } else {
+      PetscCall(VecGetArray(to, &b));
+      for (PetscInt i = 0; i < n; i++) b[i] += a[i];
+      PetscCall(VecRestoreArray(to, &b));
+    }
+    PetscCall(VecRestoreArrayRead(from, &a));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The DMDA's scatters when several ranks hold the level, a copy when one does (the brick's vectors have the
+   DMDA's layout there and are empty elsewhere); an inactive rank has nothing to send or receive. The copy is done
+   in the Begin half. */
+PetscErrorCode DMGlobalToLocalBegin_Brick(DM dm, Vec g, InsertMode mode, Vec l)
+{
+  DM_Brick *brick = (DM_Brick *)dm->data;
+
+  PetscFunctionBegin;
+  if (brick->da) PetscCall(DMGlobalToLocalBegin(brick->da, g, mode, l));
+  else if (brick->activecomm != MPI_COMM_NULL) PetscCall(BrickSingleBoxScatter(g, mode, l));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -120,30 +164,32 @@ PetscErrorCode DMGlobalToLocalEnd_Brick(DM dm, Vec g, InsertMode mode, Vec l)
 
 PetscErrorCode DMLocalToGlobalBegin_Brick(DM dm, Vec l, InsertMode mode, Vec g)
 {
-  DM da = ((DM_Brick *)dm->data)->da;
+  DM_Brick *brick = (DM_Brick *)dm->data;
 
   PetscFunctionBegin;
-  if (da) PetscCall(DMLocalToGlobalBegin(da, l, mode, g));
+  if (brick->da) PetscCall(DMLocalToGlobalBegin(brick->da, l, mode, g));
+  else if (brick->activecomm != MPI_COMM_NULL) PetscCall(BrickSingleBoxScatter(l, mode, g));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode DMLocalToGlobalEnd_Brick(DM dm, Vec l, InsertMode mode, Vec g)
 {
-  DM da = ((DM_Brick *)dm->data)->da;
+  DM_Brick *brick = (DM_Brick *)dm->data;
 
   PetscFunctionBegin;
-  if (da) PetscCall(DMLocalToGlobalEnd(da, l, mode, g));
+  if (brick->da) PetscCall(DMLocalToGlobalEnd(brick->da, l, mode, g));
   /* g changed on the active ranks: its state must change on every rank, or an inactive rank would answer a later
      VecNorm() from its cached value and skip the reduction the others enter */
-  else PetscCall(PetscObjectStateIncrease((PetscObject)g));
+  else if (brick->activecomm == MPI_COMM_NULL) PetscCall(PetscObjectStateIncrease((PetscObject)g));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode DMGetLocalToGlobalMapping_Brick(DM dm)
 {
-  ISLocalToGlobalMapping map = ((DM_Brick *)dm->data)->ltog;
+  ISLocalToGlobalMapping map;
 
   PetscFunctionBegin;
+  PetscCall(DMBrickGetLocalToGlobal_Private(dm, &map));
   PetscCall(PetscObjectReference((PetscObject)map));
   dm->ltogmap = map;
   PetscFunctionReturn(PETSC_SUCCESS);

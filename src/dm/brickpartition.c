@@ -180,13 +180,16 @@ PetscErrorCode DMBrickSetUpPartition_Private(DM dm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The DMDA of the interior nodes on the active ranks, the owned and ghosted node boxes, and the local-to-global
-   map of the ghosted local vectors on the brick's communicator. */
+/* The owned and ghosted boxes of the active ranks. With several active ranks a DMDA of the interior nodes (DG: of
+   the cells) provides them and the ghost scatters. When one rank holds the whole level its boxes are the grid, its
+   local and global vectors have the same layout, and the DMDA is not made: its index sets, local-to-global map and
+   scatter are O(N) host arrays (seconds of setup at 10^8 DoFs) for what is a copy. The local-to-global map is made
+   when first asked for (DMBrickGetLocalToGlobal_Private). */
 PetscErrorCode DMBrickCreateNodeDA_Private(DM dm)
 {
   DM_Brick      *brick     = (DM_Brick *)dm->data;
   const PetscInt k         = brick->degree;
-  PetscInt      *lnodes[3] = {NULL, NULL, NULL}, M[3] = {1, 1, 1}, nl = 0, *idx = NULL;
+  PetscInt      *lnodes[3] = {NULL, NULL, NULL}, M[3] = {1, 1, 1};
 
   PetscFunctionBegin;
   PetscCall(DMDestroy(&brick->da));
@@ -195,10 +198,15 @@ PetscErrorCode DMBrickCreateNodeDA_Private(DM dm)
     brick->ostart[d] = brick->gstart[d] = 0;
     brick->owidth[d] = brick->gwidth[d] = d < brick->dim ? 0 : 1;
   }
-  if (brick->activecomm != MPI_COMM_NULL) {
+  if (brick->activecomm == MPI_COMM_NULL) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt d = 0; d < brick->dim; d++) M[d] = brick->family == DMBRICK_DG ? brick->cells[d] : k * brick->cells[d] - 1;
+  if (brick->nactive == 1) {
+    for (PetscInt d = 0; d < brick->dim; d++) brick->owidth[d] = brick->gwidth[d] = M[d];
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  {
     const PetscInt width = brick->family == DMBRICK_DG ? 1 : brick->op.ghost_cells * k;
     for (PetscInt d = 0; d < brick->dim; d++) {
-      M[d] = brick->family == DMBRICK_DG ? brick->cells[d] : k * brick->cells[d] - 1;
       PetscCall(PetscMalloc1(brick->procs[d], &lnodes[d]));
       for (PetscMPIInt q = 0; q < brick->procs[d]; q++) {
         PetscInt s;
@@ -215,7 +223,22 @@ PetscErrorCode DMBrickCreateNodeDA_Private(DM dm)
     for (PetscInt d = 0; d < 3; d++) PetscCall(PetscFree(lnodes[d]));
     PetscCall(DMDAGetCorners(brick->da, &brick->ostart[0], &brick->ostart[1], &brick->ostart[2], &brick->owidth[0], &brick->owidth[1], &brick->owidth[2]));
     PetscCall(DMDAGetGhostCorners(brick->da, &brick->gstart[0], &brick->gstart[1], &brick->gstart[2], &brick->gwidth[0], &brick->gwidth[1], &brick->gwidth[2]));
-    {
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The map from local (ghosted) to global indices on the brick's communicator, made on first use (assembly and
+   DMGetLocalToGlobalMapping() need it, a matrix-free solve does not). With a DMDA it is the DMDA's (the active ranks
+   come first, so the DMDA's numbering is also the one on the whole communicator); on the one rank holding a level
+   the identity; empty on an inactive rank. Not collective. */
+PetscErrorCode DMBrickGetLocalToGlobal_Private(DM dm, ISLocalToGlobalMapping *ltog)
+{
+  DM_Brick *brick = (DM_Brick *)dm->data;
+
+  PetscFunctionBegin;
+  if (!brick->ltog) {
+    PetscInt *idx = NULL, nl = 0;
+    if (brick->da) {
       ISLocalToGlobalMapping map;
       const PetscInt        *g;
       PetscCall(DMGetLocalToGlobalMapping(brick->da, &map));
@@ -224,10 +247,14 @@ PetscErrorCode DMBrickCreateNodeDA_Private(DM dm)
       PetscCall(PetscMalloc1(nl, &idx));
       PetscCall(PetscArraycpy(idx, g, nl));
       PetscCall(ISLocalToGlobalMappingRestoreIndices(map, &g));
+    } else if (brick->activecomm != MPI_COMM_NULL) {
+      nl = brick->gwidth[0] * brick->gwidth[1] * brick->gwidth[2] * brick->dof;
+      PetscCall(PetscMalloc1(nl, &idx));
+      for (PetscInt i = 0; i < nl; i++) idx[i] = i;
     }
+    PetscCall(ISLocalToGlobalMappingCreate(PetscObjectComm((PetscObject)dm), 1, nl, idx, PETSC_OWN_POINTER, &brick->ltog));
   }
-  /* the active ranks come first, so the DMDA's numbering is also the one on the whole communicator */
-  PetscCall(ISLocalToGlobalMappingCreate(PetscObjectComm((PetscObject)dm), 1, nl, idx, PETSC_OWN_POINTER, &brick->ltog));
+  *ltog = brick->ltog;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

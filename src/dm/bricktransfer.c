@@ -3,7 +3,9 @@
    embeddings, applied direction by direction. Restriction is its transpose. Each rank computes its owned fine
    nodes from a box of coarse nodes, which a VecScatter gathers from wherever the coarse level keeps them (the
    two levels may be partitioned differently: agglomeration); the restriction scatters the box back with
-   ADD_VALUES. */
+   ADD_VALUES. When one rank holds both levels the box is read from and written to the coarse vector by index
+   arithmetic instead (no scatter, whose O(N) index sets took seconds of setup on large grids), and the GPU kernels
+   work on the coarse vector itself. */
 #include "brickimpl.h"
 #if defined(VP_HAVE_CUDA)
 #  include <vpatch_cuda.h>
@@ -13,10 +15,11 @@ typedef struct {
   DM           dmc, dmf;
   Vec          cbox;                                                    /* the coarse nodes of stage[0] (boundary nodes: 0) */
   VecScatter   gather;                                                  /* coarse global vector -> cbox */
+  PetscBool    direct;                                                  /* one rank holds both levels: no cbox, no gather */
   PetscBool    cboxdirty;                                               /* cbox's boundary entries hold restriction output */
   PetscReal    P1[(2 * BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)]; /* one coarse cell into its two children */
   BrickBox     stage[4];                                                /* stage[0]: coarse nodes read; stage[d+1]: after direction d */
-  PetscScalar *buf[4];
+  PetscScalar *buf[4];                                                  /* host boxes of the stages (buf[0]: direct only) */
   void        *gpu; /* the CUDA transfer (VP_HAVE_CUDA), made at the first transfer of VECCUDA vectors */
 } BrickTransfer;
 
@@ -36,7 +39,10 @@ static PetscErrorCode BrickTransferCreateGPU(BrickTransfer *t)
   PetscFunctionBegin;
   for (PetscInt d = 0; d < fb->dim; d++) {
     const BrickBox *cbox = &t->stage[0], *fbox = &t->stage[fb->dim];
-    nc[d]                = (int)(cbox->hi[d] - cbox->lo[d] + 1);
+    /* direct: the columns are the coarse vector's interior nodes (box node - 1); the boundary columns fall outside
+       [0, nc) and drop out, as they hold zero */
+    const int shift = t->direct ? 1 : 0;
+    nc[d]           = t->direct ? (int)(cb->degree * cb->cells[d] - 1) : (int)(cbox->hi[d] - cbox->lo[d] + 1);
     nf[d]                = (int)(fbox->hi[d] - fbox->lo[d] + 1);
     PetscCall(PetscMalloc2(nf[d], &ps[d], nf[d] * wp, &pv[d]));
     PetscCall(PetscMalloc1(nc[d], &rs[d]));
@@ -45,7 +51,7 @@ static PetscErrorCode BrickTransferCreateGPU(BrickTransfer *t)
     for (int i = 0; i < nf[d]; i++) {
       PetscInt c, row;
       BrickTransferCell(k, cb->cells[d], fbox->lo[d] + i, &c, &row);
-      ps[d][i] = (int)(c * k - cbox->lo[d]);
+      ps[d][i] = (int)(c * k - cbox->lo[d]) - shift;
       for (int j = 0; j < wp; j++) {
         const int J       = ps[d][i] + j;
         pv[d][i * wp + j] = t->P1[row * (k + 1) + j];
@@ -80,7 +86,15 @@ static PetscErrorCode BrickTransferApplyGPU(BrickTransfer *t, PetscBool prolong,
 
   PetscFunctionBegin;
   if (!t->gpu && !empty) PetscCall(BrickTransferCreateGPU(t));
-  if (prolong) {
+  if (t->direct) { /* the kernels read and write the level vectors; the empty ranks still touch y (its state) */
+    PetscCall(VecCUDAGetArrayRead(x, &xa));
+    PetscCall(VecCUDAGetArrayWrite(y, &ya));
+    PetscCall(PetscLogGpuTimeBegin());
+    if (!empty) err = prolong ? VPCudaTransferProlong((VPCudaTransfer)t->gpu, single, xa, ya) : VPCudaTransferRestrict((VPCudaTransfer)t->gpu, single, xa, ya);
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(VecCUDARestoreArrayRead(x, &xa));
+    PetscCall(VecCUDARestoreArrayWrite(y, &ya));
+  } else if (prolong) {
     if (t->cboxdirty) PetscCall(VecZeroEntries(t->cbox));
     t->cboxdirty = PETSC_FALSE;
     PetscCall(VecScatterBegin(t->gather, x, t->cbox, INSERT_VALUES, SCATTER_FORWARD));
@@ -181,13 +195,21 @@ static PetscErrorCode MatMult_BrickTransfer(Mat P, Vec xc, Vec yf)
   }
   cb = (DM_Brick *)t->dmc->data;
   fb = (DM_Brick *)t->dmf->data;
-  if (t->cboxdirty) PetscCall(VecZeroEntries(t->cbox));
-  t->cboxdirty = PETSC_FALSE;
-  PetscCall(VecScatterBegin(t->gather, xc, t->cbox, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(VecScatterEnd(t->gather, xc, t->cbox, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(VecGetArrayRead(t->cbox, &xl));
+  if (t->direct) {
+    const PetscScalar *xa;
+    PetscCall(VecGetArrayRead(xc, &xa));
+    PetscCall(DMBrickGlobalToBox_Private(t->dmc, xa, &t->stage[0], t->buf[0]));
+    PetscCall(VecRestoreArrayRead(xc, &xa));
+    xl = t->buf[0];
+  } else {
+    if (t->cboxdirty) PetscCall(VecZeroEntries(t->cbox));
+    t->cboxdirty = PETSC_FALSE;
+    PetscCall(VecScatterBegin(t->gather, xc, t->cbox, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(t->gather, xc, t->cbox, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecGetArrayRead(t->cbox, &xl));
+  }
   for (PetscInt d = 0; d < fb->dim; d++) BrickTransfer1D(d, fb->degree, cb->cells[d], t->P1, &t->stage[d], &t->stage[d + 1], PETSC_FALSE, d ? t->buf[d] : xl, t->buf[d + 1]);
-  PetscCall(VecRestoreArrayRead(t->cbox, &xl));
+  if (!t->direct) PetscCall(VecRestoreArrayRead(t->cbox, &xl));
   PetscCall(VecGetArray(yf, &y));
   PetscCall(DMBrickBoxToGlobal_Private(t->dmf, &t->stage[fb->dim], t->buf[fb->dim], y));
   PetscCall(VecRestoreArray(yf, &y));
@@ -216,13 +238,21 @@ static PetscErrorCode MatMultTranspose_BrickTransfer(Mat P, Vec xf, Vec yc)
   PetscCall(VecGetArrayRead(xf, &x));
   PetscCall(DMBrickGlobalToBox_Private(t->dmf, x, &t->stage[fb->dim], t->buf[fb->dim]));
   PetscCall(VecRestoreArrayRead(xf, &x));
-  PetscCall(VecGetArrayWrite(t->cbox, &yl));
-  for (PetscInt d = fb->dim - 1; d >= 0; d--) BrickTransfer1D(d, fb->degree, cb->cells[d], t->P1, &t->stage[d], &t->stage[d + 1], PETSC_TRUE, t->buf[d + 1], d ? t->buf[d] : yl);
-  PetscCall(VecRestoreArrayWrite(t->cbox, &yl));
-  t->cboxdirty = PETSC_TRUE;
-  PetscCall(VecZeroEntries(yc));
-  PetscCall(VecScatterBegin(t->gather, t->cbox, yc, ADD_VALUES, SCATTER_REVERSE));
-  PetscCall(VecScatterEnd(t->gather, t->cbox, yc, ADD_VALUES, SCATTER_REVERSE));
+  if (t->direct) { /* the box holds every coarse node once: its interior nodes are the coarse vector */
+    PetscScalar *ya;
+    for (PetscInt d = fb->dim - 1; d >= 0; d--) BrickTransfer1D(d, fb->degree, cb->cells[d], t->P1, &t->stage[d], &t->stage[d + 1], PETSC_TRUE, t->buf[d + 1], t->buf[d]);
+    PetscCall(VecGetArrayWrite(yc, &ya));
+    PetscCall(DMBrickBoxToGlobal_Private(t->dmc, &t->stage[0], t->buf[0], ya));
+    PetscCall(VecRestoreArrayWrite(yc, &ya));
+  } else {
+    PetscCall(VecGetArrayWrite(t->cbox, &yl));
+    for (PetscInt d = fb->dim - 1; d >= 0; d--) BrickTransfer1D(d, fb->degree, cb->cells[d], t->P1, &t->stage[d], &t->stage[d + 1], PETSC_TRUE, t->buf[d + 1], d ? t->buf[d] : yl);
+    PetscCall(VecRestoreArrayWrite(t->cbox, &yl));
+    t->cboxdirty = PETSC_TRUE;
+    PetscCall(VecZeroEntries(yc));
+    PetscCall(VecScatterBegin(t->gather, t->cbox, yc, ADD_VALUES, SCATTER_REVERSE));
+    PetscCall(VecScatterEnd(t->gather, t->cbox, yc, ADD_VALUES, SCATTER_REVERSE));
+  }
   PetscCall(PetscLogEventEnd(DMBRICK_Restrict, P, xf, yc, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -241,7 +271,7 @@ static PetscErrorCode BrickTransferDestroy(void *ctx)
 #endif
   PetscCall(VecDestroy(&t->cbox));
   PetscCall(VecScatterDestroy(&t->gather));
-  for (PetscInt i = 1; i < 4; i++) PetscCall(PetscFree(t->buf[i]));
+  for (PetscInt i = 0; i < 4; i++) PetscCall(PetscFree(t->buf[i]));
   PetscCall(DMDestroy(&t->dmc));
   PetscCall(DMDestroy(&t->dmf));
   PetscCall(PetscFree(t));
@@ -352,8 +382,9 @@ static PetscErrorCode BrickTransferCreateShell(DM dmc, DM dmf, Mat *P)
       t->stage[s].hi[d] = d < s ? t->stage[fb->dim].hi[d] : t->stage[0].hi[d];
     }
   }
-  for (PetscInt s = 1; s <= fb->dim; s++) PetscCall(PetscMalloc1(PetscMax(BrickBoxSize(&t->stage[s]), 1), &t->buf[s]));
-  PetscCall(BrickTransferCreateGather(t));
+  t->direct = (PetscBool)(cb->nactive == 1 && fb->nactive == 1);
+  for (PetscInt s = t->direct ? 0 : 1; s <= fb->dim; s++) PetscCall(PetscMalloc1(PetscMax(BrickBoxSize(&t->stage[s]), 1), &t->buf[s]));
+  if (!t->direct) PetscCall(BrickTransferCreateGather(t));
 
   PetscCall(DMBrickTransferShell_Private(dmc, dmf, t, BrickTransferDestroy, MatMult_BrickTransfer, MatMultTranspose_BrickTransfer, MatView_BrickTransfer, P));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -47,7 +47,7 @@ PetscErrorCode BrickKronGPUCreate(DM dm, const BrickKronForm *form, const BrickL
     PetscCall(DMCreateLocalVector(dm, &g->xl));
     PetscCall(VecDuplicate(g->xl, &g->yl));
   }
-  if (brick->da) {
+  if (brick->activecomm != MPI_COMM_NULL) {
     for (PetscInt d = 0; d < brick->dim; d++) {
       const PetscInt ni = box.m[d], first = box.lo[d], w = 2 * bw + 1;
       n[d] = (int)ni;
@@ -147,7 +147,7 @@ PetscErrorCode BrickLaplaceGPUCreate(DM dm, const PetscReal M[][BRICK_MAX_N * BR
   for (PetscInt d = 0; d < 3; d++) {
     if (d < brick->dim) {
       c0[d]    = (int)PetscMax(brick->cstart[d] - 1, 0);
-      cells[d] = brick->da ? (int)(brick->cend[d] - c0[d]) : 0;
+      cells[d] = brick->activecomm != MPI_COMM_NULL ? (int)(brick->cend[d] - c0[d]) : 0;
     }
     g->ncells *= cells[d];
     m[d] = M[d];

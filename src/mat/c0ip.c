@@ -188,7 +188,7 @@ static PetscErrorCode BrickC0IPAssemble(DM dm, Mat A)
   PetscCall(PetscLogEventBegin(DMBRICK_Assemble, dm, A, 0, 0));
   PetscCall(BrickC0IPKronecker(dm, &form, lines));
   PetscCall(DMBrickOwnedNodeBox_Private(dm, &obox));
-  ltog = brick->ltog;
+  PetscCall(DMBrickGetLocalToGlobal_Private(dm, &ltog));
   for (PetscInt d = 0; d < 3; d++) {
     gs[d] = brick->gstart[d];
     gw[d] = brick->gwidth[d];

@@ -204,7 +204,7 @@ static PetscErrorCode BrickLaplaceAssemble(DM dm, Mat A)
   PetscCall(PetscMalloc1(nloc * nloc, &E));
   for (PetscInt i = 0; i < nloc; i++)
     for (PetscInt j = 0; j < nloc; j++) E[i * nloc + j] = BrickLaplaceEntry(brick->dim, n, M, K, i, j);
-  ltog = brick->ltog;
+  PetscCall(DMBrickGetLocalToGlobal_Private(dm, &ltog));
   PetscCall(DMBrickOwnedCellBox_Private(dm, &cells));
   {
     PetscBool assembled;

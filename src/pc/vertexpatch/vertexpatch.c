@@ -152,7 +152,9 @@ static PetscErrorCode PCSetUp_VertexPatch(PC pc)
   }
   PetscCall(PCVertexPatchDestroyGPU(pc)); /* remade from the new patch operator and order at the next GPU step */
   PetscCall(PCVertexPatchSetUpPatchOperator(pc));
+  PetscCall(PetscLogEventBegin(PC_VertexPatchSchedule, pc, 0, 0, 0));
   PetscCall(PCVertexPatchSetUpSchedule(pc));
+  PetscCall(PetscLogEventEnd(PC_VertexPatchSchedule, pc, 0, 0, 0));
   {
     const PetscBool shared = (PetscBool)VPCudaSmootherSharedSupported(&vp->op_d, (int)brick->op.ghost_cells, (int)brick->degree);
     PetscCheck(shared || vp->gpu_kernel != PC_VERTEXPATCH_GPU_KERNEL_SHARED, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
@@ -172,6 +174,7 @@ static PetscErrorCode PCSetUp_VertexPatch(PC pc)
   PetscCall(PetscFree(vp->work));
   PetscCall(PetscMalloc1(vp->nthreads * PCVertexPatchWorkSize(vp), &vp->work));
   PetscCall(PCVertexPatchEstimateDamping(pc));
+  PetscCall(PCVertexPatchSetUpGPU(pc));
   PetscCall(PetscLogEventEnd(PC_VertexPatchSetUp, pc, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

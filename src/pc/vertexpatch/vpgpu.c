@@ -59,6 +59,8 @@ static PetscErrorCode PCVertexPatchGetGPU(PC pc, VPCudaSmoother *sm)
   if (!vp->gpu) {
     int      *vtx, err;
     VPCudaBox box;
+    /* made at the first smoothing step on the device (the setup does not know the vector type) */
+    PetscCall(PetscLogEventBegin(PC_VertexPatchGPUSetUp, pc, 0, 0, 0));
     PetscCall(PetscMalloc1(3 * vp->npatches + 1, &vtx));
     for (PetscInt i = 0; i < 3 * vp->npatches; i++) vtx[i] = (int)vp->vertex[i];
     for (PetscInt d = 0; d < 3; d++) {
@@ -68,6 +70,7 @@ static PetscErrorCode PCVertexPatchGetGPU(PC pc, VPCudaSmoother *sm)
     }
     err = VPCudaSmootherCreate(&vp->op_d, &vp->op_f, &box, (int)brick->degree, (int)brick->op.ghost_cells, (int)vp->npatches, vtx, vp->gpu_shared ? VPC_KERNEL_SHARED : VPC_KERNEL_GLOBAL, (VPCudaSmoother *)&vp->gpu);
     PetscCall(PetscFree(vtx));
+    PetscCall(PetscLogEventEnd(PC_VertexPatchGPUSetUp, pc, 0, 0, 0));
     PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaSmootherCreate: %s", VPCudaErrorString(err));
   }
   *sm = (VPCudaSmoother)vp->gpu;
@@ -99,6 +102,23 @@ static PetscErrorCode VPColorGPU(PC pc, VPCudaSmoother sm, PetscInt c, Vec b, Ve
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #endif
+
+/* At setup, when the brick's vectors live on the device: the CUDA smoother now, so that the solve's first smoothing
+   step does not pay for it (combinations without a device implementation are refused at that step, as before) */
+PetscErrorCode PCVertexPatchSetUpGPU(PC pc)
+{
+  PetscFunctionBegin;
+#if defined(VP_HAVE_CUDA)
+  {
+    PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
+    PetscBool       device;
+    VPCudaSmoother  sm;
+    PetscCall(DMBrickOnDevice_Private(vp->dm, &device));
+    if (device && vp->solver == PC_VERTEXPATCH_FDM && vp->schedule == PC_VERTEXPATCH_COLORED) PetscCall(PCVertexPatchGetGPU(pc, &sm));
+  }
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 /* one multiplicative step on the GPU: the colors in order (or reversed), each one launch */
 PetscErrorCode PCVertexPatchSmoothGPU(PC pc, Vec b, Vec x)

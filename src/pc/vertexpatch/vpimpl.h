@@ -55,7 +55,7 @@ typedef struct {
   PetscReal    omega_default;       /* the operator's default damping of the type (before the estimate) */
   PetscReal    lambda_max;          /* additive, default damping, operator without a proven bound: estimate of lambda_max(B A) (0: none) */
   PetscLogDouble flops_per_patch;   /* for -log_view */
-  void          *gpu;               /* the CUDA smoother (VP_HAVE_CUDA: VPCudaSmoother), made at the first step on the GPU */
+  void          *gpu;               /* the CUDA smoother (VP_HAVE_CUDA: VPCudaSmoother), made at setup when the brick's vectors are on the device, else at the first step on the GPU */
   void          *dg;                /* the DG smoother (vpdg.c) on a sipg brick; NULL on a CG one */
 } PC_VertexPatch;
 
@@ -68,6 +68,7 @@ PETSC_INTERN PetscErrorCode PCVertexPatchUseGPU(PC, Vec, Vec, PetscBool *);
 PETSC_INTERN PetscErrorCode PCVertexPatchSmoothGPU(PC, Vec, Vec);
 PETSC_INTERN PetscErrorCode PCVertexPatchAdditiveGPU(PC, Vec, Vec, Vec);
 PETSC_INTERN PetscErrorCode PCVertexPatchDestroyGPU(PC);
+PETSC_INTERN PetscErrorCode PCVertexPatchSetUpGPU(PC);
 PETSC_INTERN PetscInt       PCVertexPatchClass(PetscInt, PetscInt);
 PETSC_INTERN PetscErrorCode PCVertexPatchGetPrecision_VertexPatch(PC, PCVertexPatchPrecision *);
 PETSC_INTERN PetscErrorCode PCVertexPatchEstimateDamping(PC);
@@ -86,4 +87,4 @@ PETSC_INTERN void VPPatchSolveFDM_d(const VPPatchOp_d *, const int[], const doub
 PETSC_INTERN void VPPatchSolveFDM_f(const VPPatchOp_f *, const int[], const float *, float *, float *);
 PETSC_INTERN int VPPatchSolveDense(PetscInt, const PetscScalar *, PetscScalar *);
 
-PETSC_EXTERN PetscLogEvent PC_VertexPatchSetUp, PC_VertexPatchSmooth;
+PETSC_EXTERN PetscLogEvent PC_VertexPatchSetUp, PC_VertexPatchSmooth, PC_VertexPatchSchedule, PC_VertexPatchGPUSetUp;

@@ -1,0 +1,24 @@
+// Plain vector work on the GPU for the brick's own scatters (one rank holding a level: a copy or a sum).
+#include "vpatch_cuda.h"
+#include "vpcuda_check.h"
+#include <cuda_runtime.h>
+
+__global__ void VPVectorAdd(size_t n, const double *__restrict__ x, double *__restrict__ y)
+{
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) y[i] += x[i];
+}
+
+extern "C" int VPCudaVectorCopy(size_t n, int add, const double *x, double *y)
+{
+  if (!n) return 0;
+  if (!add) {
+    VP_CHECK(cudaMemcpy(y, x, n * sizeof(double), cudaMemcpyDeviceToDevice));
+    return 0;
+  }
+  {
+    const size_t b = (n + 255) / 256;
+    VPVectorAdd<<<(int)(b > 65536 ? 65536 : b), 256>>>(n, x, y);
+  }
+  VP_CHECK(cudaGetLastError());
+  return 0;
+}
