@@ -58,13 +58,13 @@ extern "C" int VPCudaTransferCreate(int dim, const int nc[3], const int nf[3], i
 {
   VPCudaTransfer t = new VPCudaTransfer_s();
   size_t         big = 1;
+  int            e[3];
   t->dim             = dim;
   t->wp              = wp;
   t->wr              = wr;
   for (int d = 0; d < 3; d++) {
     t->nc[d] = d < dim ? nc[d] : 1;
     t->nf[d] = d < dim ? nf[d] : 1;
-    big *= t->nf[d];
     if (d >= dim) continue;
     VP_CHECK(cudaMalloc(&t->pstart[d], nf[d] * sizeof(int)));
     VP_CHECK(cudaMalloc(&t->pval[d], (size_t)nf[d] * wp * sizeof(double)));
@@ -76,6 +76,16 @@ extern "C" int VPCudaTransferCreate(int dim, const int nc[3], const int nf[3], i
     VP_CHECK(cudaMemcpy(t->rval[d], rval[d], (size_t)nc[d] * wr * sizeof(double), cudaMemcpyHostToDevice));
     VP_CHECK(VPCopyRounded(pval[d], (size_t)nf[d] * wp, &t->pval_f[d]));
     VP_CHECK(VPCopyRounded(rval[d], (size_t)nc[d] * wr, &t->rval_f[d]));
+  }
+  // the intermediates of VPTransferApply, fine in the first s directions and coarse in the others (s = 1 .. dim-1; the
+  // prolongation makes them in this order, the restriction in the reverse one): the largest, about half the fine grid,
+  // not the fine grid itself
+  for (int d = 0; d < 3; d++) e[d] = t->nc[d];
+  for (int s = 0; s < dim - 1; s++) {
+    size_t n;
+    e[s] = t->nf[s];
+    n    = (size_t)e[0] * e[1] * e[2];
+    if (n > big) big = n;
   }
   VP_CHECK(cudaMalloc(&t->buf[0], big * sizeof(double)));
   VP_CHECK(cudaMalloc(&t->buf[1], big * sizeof(double)));

@@ -54,6 +54,18 @@ static void BrickLaplaceCellApply(PetscInt dim, PetscInt n, PetscReal M[][BRICK_
   for (PetscInt i = 0; i < size; i++) v[i] += t2[i];
 }
 
+/* the local work vectors of the host product, made at its first use (the GPU path has its own on several ranks and
+   needs none on one) */
+static PetscErrorCode BrickLaplaceWorkVectors(BrickLaplace *ctx)
+{
+  PetscFunctionBegin;
+  if (!ctx->xl) {
+    PetscCall(DMCreateLocalVector(ctx->dm, &ctx->xl));
+    PetscCall(VecDuplicate(ctx->xl, &ctx->yl));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatMult_BrickLaplace(Mat A, Vec x, Vec y)
 {
   BrickLaplace      *ctx;
@@ -79,6 +91,7 @@ static PetscErrorCode MatMult_BrickLaplace(Mat A, Vec x, Vec y)
   n    = brick->degree + 1;
   nloc = brick->dim == 2 ? n * n : n * n * n;
   PetscCall(DMBrickOwnedCellBox_Private(ctx->dm, &cells));
+  PetscCall(BrickLaplaceWorkVectors(ctx));
   PetscCall(DMGlobalToLocal(ctx->dm, x, INSERT_VALUES, ctx->xl));
   PetscCall(VecZeroEntries(ctx->yl));
   PetscCall(VecGetArrayRead(ctx->xl, &xl));
@@ -132,6 +145,7 @@ static PetscErrorCode MatGetDiagonal_BrickLaplace(Mat A, Vec diag)
   n    = brick->degree + 1;
   nloc = brick->dim == 2 ? n * n : n * n * n;
   PetscCall(DMBrickOwnedCellBox_Private(ctx->dm, &cells));
+  PetscCall(BrickLaplaceWorkVectors(ctx));
   PetscCall(VecZeroEntries(ctx->yl));
   PetscCall(VecGetArray(ctx->yl, &yl));
   for (PetscInt cz = cells.lo[2]; cz <= cells.hi[2]; cz++)
@@ -181,8 +195,6 @@ static PetscErrorCode BrickLaplaceCreateShell(DM dm, Mat *A)
   PetscCall(PetscObjectReference((PetscObject)dm));
   ctx->dm = dm;
   PetscCall(BrickLaplaceSetUp1D(dm, ctx->M, ctx->K));
-  PetscCall(DMCreateLocalVector(dm, &ctx->xl));
-  PetscCall(VecDuplicate(ctx->xl, &ctx->yl));
   PetscCall(BrickShellCreate(dm, ctx, BrickLaplaceDestroy, MatMult_BrickLaplace, MatGetDiagonal_BrickLaplace, A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

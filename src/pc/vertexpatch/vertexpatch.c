@@ -98,6 +98,23 @@ static PetscErrorCode PCVertexPatchCheckOptions(PC pc, const DM_Brick *brick)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The work vectors of the host sweeps, of several ranks and of the global residual, made when first needed: the one-rank
+   GPU step with local residuals works in place and does not need them (four vectors of the level's size, 23 GB at 717M
+   DoFs, that a large problem cannot spare on one GPU). */
+PetscErrorCode PCVertexPatchGetWorkVectors(PC pc)
+{
+  PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
+
+  PetscFunctionBegin;
+  if (!vp->xl) {
+    PetscCall(DMCreateLocalVector(vp->dm, &vp->xl));
+    PetscCall(VecDuplicate(vp->xl, &vp->bl));
+    PetscCall(VecDuplicate(vp->xl, &vp->dl));
+    PetscCall(DMCreateGlobalVector(vp->dm, &vp->r));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode PCSetUp_VertexPatch(PC pc)
 {
   PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
@@ -160,12 +177,6 @@ static PetscErrorCode PCSetUp_VertexPatch(PC pc)
     PetscCheck(shared || vp->gpu_kernel != PC_VERTEXPATCH_GPU_KERNEL_SHARED, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
                "-pc_vertexpatch_gpu_kernel shared needs a patch closure of the patch cells alone (one ghost cell: laplace); -dm_brick_operator %s has %" PetscInt_FMT "; allowed: global, auto", brick->opname, brick->op.ghost_cells);
     vp->gpu_shared = (PetscBool)(shared && vp->gpu_kernel != PC_VERTEXPATCH_GPU_KERNEL_GLOBAL);
-  }
-  if (!vp->xl) {
-    PetscCall(DMCreateLocalVector(dm, &vp->xl));
-    PetscCall(VecDuplicate(vp->xl, &vp->bl));
-    PetscCall(VecDuplicate(vp->xl, &vp->dl));
-    PetscCall(DMCreateGlobalVector(dm, &vp->r));
   }
   vp->nthreads = 1;
 #if defined(_OPENMP)

@@ -168,6 +168,7 @@ PetscErrorCode PCVertexPatchSmooth(PC pc, Vec b, Vec x, PetscBool guesszero)
     PetscCall(PetscLogEventEnd(PC_VertexPatchSmooth, pc, b, x, 0));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  PetscCall(PCVertexPatchGetWorkVectors(pc));
   if (size == 1 && local) {
     /* one rank: the global array has the local layout; update in place */
     PetscScalar       *xa;
@@ -228,6 +229,7 @@ PetscErrorCode PCVertexPatchAdditive(PC pc, Vec b, Vec x, Vec y)
     PetscCall(PetscLogEventEnd(PC_VertexPatchSmooth, pc, b, y, 0));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  PetscCall(PCVertexPatchGetWorkVectors(pc));
   PetscCall(VPGetLayout(vp, &L));
   if (x && !local) {
     PetscCall(MatMult(pc->pmat, x, vp->r));

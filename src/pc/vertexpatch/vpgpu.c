@@ -131,6 +131,7 @@ PetscErrorCode PCVertexPatchSmoothGPU(PC pc, Vec b, Vec x)
     const PetscBool global = (PetscBool)(vp->residual == PC_VERTEXPATCH_RESIDUAL_GLOBAL), local = (PetscBool)(brick->nactive > 1);
     VPCudaSmoother  sm;
     PetscCall(PCVertexPatchGetGPU(pc, &sm));
+    if (local || global) PetscCall(PCVertexPatchGetWorkVectors(pc));
     if (local && !global) PetscCall(DMGlobalToLocal(vp->dm, b, INSERT_VALUES, vp->bl));
     for (PetscInt ic = 0; ic < vp->ncolors; ic++) {
       const PetscInt c = vp->reverse ? vp->ncolors - 1 - ic : ic;
@@ -171,6 +172,7 @@ PetscErrorCode PCVertexPatchAdditiveGPU(PC pc, Vec b, Vec x, Vec y)
     Vec                bv, xv, yv;
     int                err;
     PetscCall(PCVertexPatchGetGPU(pc, &sm));
+    if (local || vp->residual == PC_VERTEXPATCH_RESIDUAL_GLOBAL) PetscCall(PCVertexPatchGetWorkVectors(pc));
     if (x && vp->residual == PC_VERTEXPATCH_RESIDUAL_GLOBAL) {
       /* the global residual once; the patches then solve with it (no x) */
       PetscCall(MatMult(pc->pmat, x, vp->r));

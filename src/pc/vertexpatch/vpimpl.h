@@ -69,6 +69,7 @@ PETSC_INTERN PetscErrorCode PCVertexPatchSmoothGPU(PC, Vec, Vec);
 PETSC_INTERN PetscErrorCode PCVertexPatchAdditiveGPU(PC, Vec, Vec, Vec);
 PETSC_INTERN PetscErrorCode PCVertexPatchDestroyGPU(PC);
 PETSC_INTERN PetscErrorCode PCVertexPatchSetUpGPU(PC);
+PETSC_INTERN PetscErrorCode PCVertexPatchGetWorkVectors(PC);
 PETSC_INTERN PetscInt       PCVertexPatchClass(PetscInt, PetscInt);
 PETSC_INTERN PetscErrorCode PCVertexPatchGetPrecision_VertexPatch(PC, PCVertexPatchPrecision *);
 PETSC_INTERN PetscErrorCode PCVertexPatchEstimateDamping(PC);
