@@ -489,6 +489,10 @@ result honest_laplace_2d_double_bcgsl_right $? "$(grep -o '^Linear solve.*' "$OU
 expect_error refuse_bcgs_single "-ksp_type bcgs assumes a fixed linear preconditioner" $EX1 -ksp_type bcgs -mg_levels_pc_vertexpatch_precision single
 honest honest_c0ip_2d_double_gmres_right 1e-8 $EX2 -ksp_type gmres -ksp_pc_side right
 expect_error refuse_gmres_single_laplace "-ksp_type gmres assumes a fixed linear preconditioner, but -mg_levels_" $EX1 -ksp_type gmres -mg_levels_pc_vertexpatch_precision single
+# ex1 -ksp_type richardson stops on ||b - A x|| without -ksp_norm_type (Richardson's default norm is the preconditioned one)
+$EX1 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 4 -dm_brick_refine 2 -rhs one -ksp_type richardson -fmg 0 >"$OUT/richardson_true_norm.log" 2>&1
+converged_ok "$OUT/richardson_true_norm.log" 1e-9
+result richardson_stops_on_true_residual $? "$(grep -o 'iterations [0-9]*' "$OUT/richardson_true_norm.log" | head -1), true residual $(true_of "$OUT/richardson_true_norm.log")"
 expect_error refuse_gmres_single_c0ip "Use -ksp_type fgmres (or gcr, fcg, cg for a symmetric preconditioner, richardson), or double precision" $EX2 -ksp_type gmres -mg_levels_pc_vertexpatch_precision single
 expect_error refuse_minres_single_unverified "-ksp_type minres assumes a fixed linear preconditioner" $EX1 -ksp_type minres -mg_levels_pc_vertexpatch_precision single -dm_brick_verify_convergence false
 expect_error refuse_gmres_single_outer_vertexpatch "-ksp_type gmres assumes a fixed linear preconditioner, but -pc_vertexpatch_precision single" $EX1 -ksp_type gmres -pc_type vertexpatch -pc_vertexpatch_precision single -fmg 0

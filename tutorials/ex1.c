@@ -203,6 +203,11 @@ int main(int argc, char **argv)
     PetscBool richardson;
     PetscCall(PetscObjectTypeCompare((PetscObject)ksp, KSPRICHARDSON, &richardson));
     if (richardson) {
+      PetscBool normset;
+      /* the cycles stop on ||b - A x|| as the help says; Richardson's own default is the preconditioned norm, which at
+         high order can claim 1e-9 with a true residual orders of magnitude above it */
+      PetscCall(PetscOptionsHasName(NULL, NULL, "-ksp_norm_type", &normset));
+      if (!normset) PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED));
       WholeCycles *w;
       PetscCall(PetscNew(&w));
       PetscCall(KSPConvergedDefaultCreate(&w->ctx));
