@@ -14,6 +14,12 @@ PETSC_INTERN PetscErrorCode BrickCellLocalIndices(DM, const PetscInt[], PetscInt
 /* the rank's part of the squared L2 error: exact a point function, or (exact NULL) separable terms tabulated at the
    Gauss points of the owned cells (brickfe.c, brickseparable.c) */
 PETSC_INTERN PetscErrorCode DMBrickL2ErrorSum_Private(DM, Vec, DMBrickPointFunction, void *, PetscInt, const PetscScalar[], PetscReal *);
+/* where the table of term t along direction d starts in the packed 1D tables of a separable function: terms one after
+   the other, each x, y, z with len[d] entries (2D: z holds the single 1); cuda/vpseparable.cu packs them alike */
+static inline size_t BrickSeparableOffset(const PetscInt len[3], PetscInt t, PetscInt d)
+{
+  return (size_t)t * (len[0] + len[1] + len[2]) + (d > 0 ? len[0] : 0) + (d > 1 ? len[1] : 0);
+}
 
 PETSC_INTERN PetscErrorCode BrickShellCreate(DM, void *, PetscErrorCode (*)(void *), PetscErrorCode (*)(Mat, Vec, Vec), PetscErrorCode (*)(Mat, Vec), Mat *);
 

@@ -220,7 +220,7 @@ PetscErrorCode DMBrickL2ErrorSum_Private(DM dm, Vec uh, DMBrickPointFunction exa
             const PetscInt qi[3] = {p % q.nq, (p / q.nq) % q.nq, p / (q.nq * q.nq)};
             for (PetscInt t = 0; t < nterms; t++) {
               PetscScalar prod = 1.0;
-              for (PetscInt d = 0; d < brick->dim; d++) prod *= tab[t * (len[0] + len[1] + len[2]) + (d > 0 ? len[0] : 0) + (d > 1 ? len[1] : 0) + (cell[d] - cells.lo[d]) * q.nq + qi[d]];
+              for (PetscInt d = 0; d < brick->dim; d++) prod *= tab[BrickSeparableOffset(len, t, d) + (cell[d] - cells.lo[d]) * q.nq + qi[d]];
               u += prod;
             }
           }

@@ -50,12 +50,6 @@ static PetscErrorCode BrickSeparableCheck(DM dm, PetscInt nterms, DMBrickSeparab
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* len[d] entries of direction d in the packed tables (term after term, each x, y, z; 2D: z holds the single 1) */
-static inline size_t BrickSeparableOffset(const PetscInt len[3], PetscInt t, PetscInt d)
-{
-  return (size_t)t * (len[0] + len[1] + len[2]) + (d > 0 ? len[0] : 0) + (d > 1 ? len[1] : 0);
-}
-
 /*@C
    DMBrickComputeLoadVectorSeparable - the load vector b_i = int f phi_i of a right-hand side that is a sum of products
    of 1D functions, f(x) = sum_{t < nterms} prod_{d < dim} f(t, d, x_d)
