@@ -1,7 +1,7 @@
 static const char help[] = "Throughput of the brick operator (MatMult) and of one vertex-patch smoothing step (colored multiplicative,\n"
                            "local residual + fdm) on whatever vectors -dm_vec_type gives (cuda: the GPU kernels), for each GPU\n"
-                           "smoothing kernel (shared where it applies, global) in double and single precision. Prints one line:\n"
-                           "dim k DoFs, matvec time, MDoF/s, GFLOP/s (as logged), then per kernel and precision: smoothing time,\n"
+                           "smoothing kernel (shared where it applies, global) in double and single precision, and the FP64\n"
+                           "tensor-core one (mma) in double. Prints one line: dim k DoFs, matvec time, MDoF/s, GFLOP/s (as logged), then per kernel and precision: smoothing time,\n"
                            "MDoF/s, GFLOP/s. Options: the brick's (-dm_brick_*), -reps n, and -pc_vertexpatch_* for the smoother.\n";
 
 #include <petscvpatch.h>
@@ -89,6 +89,18 @@ int main(int argc, char **argv)
         PetscCall(PetscPrintf(PETSC_COMM_WORLD, " smooth_%s_%s %.3e s %.1f MDoF/s %.1f GFLOP/s", kern ? "global" : "shared", prec ? "single" : "double", ts, n / ts * 1e-6, fs / ts * 1e-9));
       } else PetscCall(PetscPrintf(PETSC_COMM_WORLD, " smooth_shared_%s n/a s n/a MDoF/s n/a GFLOP/s", prec ? "single" : "double"));
     }
+  {
+    /* the FP64 tensor-core kernel (laplace; its float steps are the shared kernel's, so double only) */
+    PetscBool lap;
+    PetscCall(PetscStrcmp(opname, "laplace", &lap));
+    if (lap) {
+      PetscLogDouble ts = 0, fs = 0;
+      PetscCall(PCVertexPatchSetGPUKernel(pc, PC_VERTEXPATCH_GPU_KERNEL_MMA));
+      PetscCall(PCVertexPatchSetPrecision(pc, PC_VERTEXPATCH_DOUBLE));
+      PetscCall(TimeSmoothing(pc, b, x, w, reps, &ts, &fs));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, " smooth_mma_double %.3e s %.1f MDoF/s %.1f GFLOP/s", ts, n / ts * 1e-6, fs / ts * 1e-9));
+    } else PetscCall(PetscPrintf(PETSC_COMM_WORLD, " smooth_mma_double n/a s n/a MDoF/s n/a GFLOP/s"));
+  }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));
   PetscCall(PetscRandomDestroy(&rnd));
   PetscCall(PCDestroy(&pc));

@@ -50,6 +50,9 @@ typedef struct VPCudaSmoother_s *VPCudaSmoother;
    (any operator; the c0ip closures of 4k+1 nodes per direction do not fit shared memory in 3D). */
 #define VPC_KERNEL_GLOBAL 0
 #define VPC_KERNEL_SHARED 1
+/* VPC_KERNEL_MMA: VPC_KERNEL_SHARED's operators, with the contractions of the double-precision steps as FP64 tensor-core
+   products (compute capability 8.0 or newer, else cudaErrorNotSupported); float steps run the shared kernel */
+#define VPC_KERNEL_MMA 2
 /* 1 when VPC_KERNEL_SHARED handles this patch operator (g ghost cells, degree k): the closure is the patch's
    cells (g = 1) and every kind of the terms spans all of it. Inline, so that a build without CUDA checks it too. */
 static inline int VPCudaSmootherSharedSupported(const VPCudaPatchOp_d *op, int g, int k)
@@ -60,7 +63,7 @@ static inline int VPCudaSmootherSharedSupported(const VPCudaPatchOp_d *op, int g
       if (op->coloff[op->kind[t][d]] != 0 || op->ncols[op->kind[t][d]] != op->ne) return 0;
   return 1;
 }
-/* kernel: VPC_KERNEL_*; VPC_KERNEL_SHARED where it is not supported returns cudaErrorNotSupported. b, x and the target of
+/* kernel: VPC_KERNEL_*; VPC_KERNEL_SHARED or _MMA where it is not supported returns cudaErrorNotSupported. b, x and the target of
    the steps lie in box (one rank: the whole grid; several: the rank's ghosted local arrays); vertex: the patches' vertices. */
 int VPCudaSmootherCreate(const VPCudaPatchOp_d *op_d, const VPCudaPatchOp_f *op_f, const VPCudaBox *box, int k, int g, int npatches, const int *vertex, int kernel, VPCudaSmoother *sm);
 /* one color (patches [start, end)) of the multiplicative step: target[interior] += omega A_j^-1 r_j(x, b); target may be x

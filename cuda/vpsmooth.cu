@@ -6,6 +6,7 @@
 // which stay the reference (tests/gpu_smoother.c compares them).
 #include "vpatch_cuda.h"
 #include "vpsmooth_tile.h"
+#include "vpsmooth_mma.h"
 #include "vpcuda_check.h"
 #include <cuda_runtime.h>
 
@@ -18,8 +19,8 @@ struct VPCudaSmoother_s {
   char            *scratch;
   size_t           block_scratch; // bytes per block
   int              kernel;        // VPC_KERNEL_*
-  VPTileLayout     tile;          // VPC_KERNEL_SHARED: the shared arrays of the x-direction kinds
-  int              tile_blocks;   // VPC_KERNEL_SHARED: grid size cap
+  VPTileLayout     tile;          // VPC_KERNEL_SHARED and _MMA (its float steps): the shared arrays of the x-direction kinds
+  int              tile_blocks;   // VPC_KERNEL_SHARED and _MMA: grid size cap
 };
 
 // out = A (nrows x ncols) along dir on in's nodes [off, off + ncols); all threads of the block, then a barrier
@@ -150,8 +151,9 @@ __global__ void VPSmoothKernel(const Op *op, VPCudaBox bx, int k, int g, const i
 
 extern "C" int VPCudaSmootherCreate(const VPCudaPatchOp_d *op_d, const VPCudaPatchOp_f *op_f, const VPCudaBox *box, int k, int g, int npatches, const int *vertex, int kernel, VPCudaSmoother *out)
 {
-  if (kernel != VPC_KERNEL_GLOBAL && kernel != VPC_KERNEL_SHARED) return (int)cudaErrorInvalidValue;
-  if (kernel == VPC_KERNEL_SHARED && !VPCudaSmootherSharedSupported(op_d, g, k)) return (int)cudaErrorNotSupported;
+  if (kernel != VPC_KERNEL_GLOBAL && kernel != VPC_KERNEL_SHARED && kernel != VPC_KERNEL_MMA) return (int)cudaErrorInvalidValue;
+  if (kernel != VPC_KERNEL_GLOBAL && !VPCudaSmootherSharedSupported(op_d, g, k)) return (int)cudaErrorNotSupported;
+  if (kernel == VPC_KERNEL_MMA) VP_CHECK((cudaError_t)VPMmaSupported());
   VPCudaSmoother sm = new VPCudaSmoother_s();
   const int      ne = op_d->ne, ni = op_d->ni, dim = op_d->dim, nz = dim == 3 ? ne : 1, niz = dim == 3 ? ni : 1;
   const size_t   words = (size_t)ne * ne * nz + 3 * (size_t)ni * ne * nz + (size_t)ni * ni * ne + 6 * (size_t)ni * ni * niz;
@@ -174,10 +176,11 @@ extern "C" int VPCudaSmootherCreate(const VPCudaPatchOp_d *op_d, const VPCudaPat
   VP_CHECK(cudaMemcpy(sm->op_f, op_f, sizeof(VPCudaPatchOp_f), cudaMemcpyHostToDevice));
   VP_CHECK(cudaMalloc(&sm->vertex, 3 * (size_t)(npatches > 0 ? npatches : 1) * sizeof(int)));
   if (npatches > 0) VP_CHECK(cudaMemcpy(sm->vertex, vertex, 3 * (size_t)npatches * sizeof(int), cudaMemcpyHostToDevice));
-  if (kernel == VPC_KERNEL_SHARED) {
+  if (kernel != VPC_KERNEL_GLOBAL) {
     size_t bytes_d, bytes_f;
     VPTileLayoutCreate(op_d, k, &sm->tile);
     VP_CHECK((cudaError_t)VPTilePrepare(&sm->tile, &bytes_d, &bytes_f));
+    if (kernel == VPC_KERNEL_MMA) VP_CHECK((cudaError_t)VPMmaPrepare(dim, k, &bytes_d));
     sm->tile_blocks = 32 * nsm; // enough resident blocks to fill the GPU; each loops over its share of patches
   } else VP_CHECK(cudaMalloc(&sm->scratch, sm->block_scratch * sm->nblocks));
   *out = sm;
@@ -187,7 +190,8 @@ extern "C" int VPCudaSmootherCreate(const VPCudaPatchOp_d *op_d, const VPCudaPat
 static int VPLaunch(VPCudaSmoother sm, int start, int end, int single, double omega, const double *b, const double *x, double *target, bool atomic)
 {
   if (end <= start) return 0;
-  if (sm->kernel == VPC_KERNEL_SHARED) return VPTileLaunch(&sm->tile, single, single ? (const void *)sm->op_f : (const void *)sm->op_d, &sm->box, sm->vertex, start, end, b, x, target, omega, atomic, sm->tile_blocks);
+  if (sm->kernel == VPC_KERNEL_MMA && !single) return VPMmaLaunch(sm->dim, sm->k, sm->op_d, &sm->box, sm->vertex, start, end, b, x, target, omega, atomic, sm->tile_blocks);
+  if (sm->kernel != VPC_KERNEL_GLOBAL) return VPTileLaunch(&sm->tile, single, single ? (const void *)sm->op_f : (const void *)sm->op_d, &sm->box, sm->vertex, start, end, b, x, target, omega, atomic, sm->tile_blocks);
   const int blocks = end - start < sm->nblocks ? end - start : sm->nblocks, threads = 128;
   if (single) VPSmoothKernel<float, VPCudaPatchOp_f><<<blocks, threads>>>(sm->op_f, sm->box, sm->k, sm->g, sm->vertex, start, end, b, x, target, omega, atomic, sm->scratch, sm->block_scratch);
   else VPSmoothKernel<double, VPCudaPatchOp_d><<<blocks, threads>>>(sm->op_d, sm->box, sm->k, sm->g, sm->vertex, start, end, b, x, target, omega, atomic, sm->scratch, sm->block_scratch);

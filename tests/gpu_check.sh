@@ -26,7 +26,7 @@ if want kernels; then
 ctest gpu_operator_2d_k1-8 ./tests/gpu_operator -dim 2 -kmin 1 -kmax 8 -refine 3
 ctest gpu_operator_3d_k1-6 ./tests/gpu_operator -dim 3 -kmin 1 -kmax 6 -refine 1
 ctest gpu_smoother_2d_k1-8 ./tests/gpu_smoother -dim 2 -kmin 1 -kmax 8 -refine 2
-ctest gpu_smoother_3d_k1-5 ./tests/gpu_smoother -dim 3 -kmin 1 -kmax 5 -refine 1
+ctest gpu_smoother_3d_k1-8 ./tests/gpu_smoother -dim 3 -kmin 1 -kmax 8 -refine 1
 fi
 
 # whole solves: VECCUDA (operator on the GPU) against host vectors, same iterations and L2 error
@@ -46,6 +46,7 @@ same solve_ex1_3d_k3 ./tutorials/ex1 -dm_brick_cells 2,2,2 -dm_brick_dim 3 -dm_b
 same solve_ex1_2d_k4_vp ./tutorials/ex1 -dm_brick_cells 2,2 -dm_brick_degree 4 -dm_brick_refine 5
 same solve_ex1_3d_k3_vp ./tutorials/ex1 -dm_brick_cells 2,2,2 -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 3 -fmg 0
 same solve_ex1_3d_k3_vp_global ./tutorials/ex1 -dm_brick_cells 2,2,2 -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 3 -fmg 0 -mg_levels_pc_vertexpatch_gpu_kernel global
+same solve_ex1_3d_k4_vp_mma ./tutorials/ex1 -dm_brick_cells 2,2,2 -dm_brick_dim 3 -dm_brick_degree 4 -dm_brick_refine 2 -fmg 0 -mg_levels_pc_vertexpatch_gpu_kernel mma
 same solve_ex2_2d_k3_mvs ./tutorials/ex2 -dm_brick_cells 2,2 -dm_brick_degree 3 -dm_brick_refine 4
 same solve_ex2_3d_k2_avs ./tutorials/ex2 -dm_brick_cells 2,2,2 -smoother avs -dm_brick_dim 3 -dm_brick_degree 2 -dm_brick_refine 2
 fi

@@ -1,6 +1,6 @@
 static const char help[] = "GPU check of PCVERTEXPATCH: one smoothing step (PCApply from zero, PCApplyRichardson from a random iterate)\n"
                            "with VECCUDA vectors (the CUDA patch kernels) against the same PC on host vectors (the CPU kernels),\n"
-                           "multiplicative and additive, double and single precision, laplace and c0ip.\n"
+                           "multiplicative and additive, double and single precision, laplace and c0ip, each GPU kernel.\n"
                            "Options: -dim 2|3, -kmin, -kmax, -refine.\n";
 
 #include "checks.h"
@@ -32,6 +32,8 @@ static PetscErrorCode CheckOne(DM dm, Mat A, const char *op, PetscInt dim, Petsc
     const PetscBool expect = (PetscBool) !(strstr(opts, "gpu_kernel global") || op[0] == 'c');
     PetscCall(PetscSNPrintf(what, sizeof(what), "%s %" PetscInt_FMT "D Q%" PetscInt_FMT " [%s]: GPU kernel %s", op, dim, k, opts, expect ? "shared" : "global"));
     PetscCall(CheckTrue(what, (PetscBool)(((PC_VertexPatch *)pc->data)->gpu_shared == expect)));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "%s %" PetscInt_FMT "D Q%" PetscInt_FMT " [%s]: tensor-core kernel %s", op, dim, k, opts, strstr(opts, "gpu_kernel mma") ? "on" : "off"));
+    PetscCall(CheckTrue(what, (PetscBool)(((PC_VertexPatch *)pc->data)->gpu_mma == (strstr(opts, "gpu_kernel mma") != NULL))));
   }
   PetscCall(DMCreateGlobalVector(dm, &bg));
   PetscCall(VecDuplicate(bg, &xg));
@@ -116,6 +118,11 @@ int main(int argc, char **argv)
         PetscCall(CheckOne(dm, A, ops[o], dim, k, "-pc_vertexpatch_type multiplicative -pc_vertexpatch_gpu_kernel global", 1e-12, rnd));
         PetscCall(CheckOne(dm, A, ops[o], dim, k, "-pc_vertexpatch_type additive -pc_vertexpatch_gpu_kernel global -pc_vertexpatch_residual global", 1e-12, rnd));
         PetscCall(CheckOne(dm, A, ops[o], dim, k, "-pc_vertexpatch_type multiplicative -pc_vertexpatch_gpu_kernel global -pc_vertexpatch_precision single", tols, rnd));
+        /* and the FP64 tensor-core one (its float steps are the shared kernel's) */
+        PetscCall(CheckOne(dm, A, ops[o], dim, k, "-pc_vertexpatch_type multiplicative -pc_vertexpatch_gpu_kernel mma", 1e-12, rnd));
+        PetscCall(CheckOne(dm, A, ops[o], dim, k, "-pc_vertexpatch_type additive -pc_vertexpatch_gpu_kernel mma", 1e-12, rnd));
+        PetscCall(CheckOne(dm, A, ops[o], dim, k, "-pc_vertexpatch_type multiplicative -pc_vertexpatch_gpu_kernel mma -pc_vertexpatch_residual global", 1e-12, rnd));
+        PetscCall(CheckOne(dm, A, ops[o], dim, k, "-pc_vertexpatch_type multiplicative -pc_vertexpatch_gpu_kernel mma -pc_vertexpatch_precision single", tols, rnd));
       }
       PetscCall(MatDestroy(&A));
       PetscCall(DMDestroy(&dm));

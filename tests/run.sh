@@ -340,7 +340,8 @@ expect_error c0ip_bad_coarse "-coarse cg: allowed auto, smoother, lu" $EX2 -coar
 expect_error c0ip_bad_rhs "-rhs cosine: allowed sine2, paper" $EX2 -rhs cosine
 expect_error make_cuda_on_without_cuda "CUDA=on but the PETSc" make -n CUDA=on
 expect_error vp_gpu_kernel_shared_c0ip "-pc_vertexpatch_gpu_kernel shared needs a patch closure of the patch cells alone (one ghost cell: laplace); -dm_brick_operator c0ip has 2; allowed: global, auto" $EX2 -mg_levels_pc_vertexpatch_gpu_kernel shared
-expect_error vp_gpu_kernel_unknown "-pc_vertexpatch_gpu_kernel fast: unknown value; allowed: auto, shared, global" $EX1 -mg_levels_pc_vertexpatch_gpu_kernel fast
+expect_error vp_gpu_kernel_mma_c0ip "-pc_vertexpatch_gpu_kernel mma needs a patch closure of the patch cells alone (one ghost cell: laplace); -dm_brick_operator c0ip has 2; allowed: global, auto" $EX2 -mg_levels_pc_vertexpatch_gpu_kernel mma
+expect_error vp_gpu_kernel_unknown "-pc_vertexpatch_gpu_kernel fast: unknown value; allowed: auto, shared, global, mma" $EX1 -mg_levels_pc_vertexpatch_gpu_kernel fast
 expect_error dm_mg_precision_unknown "-dm_brick_mg_precision half: unknown precision; allowed: double, single" $EX1 -dm_brick_mg_precision half
 expect_error c0ip_bad_solver "-pc_vertexpatch_local_solver lu: unknown value; allowed: fdm, dense, separable_dense" $EX2 -mg_levels_pc_vertexpatch_local_solver lu
 

@@ -8,7 +8,7 @@ const char *const PCVertexPatchLocalSpaces[]  = {"full", "dirichlet", "clamped",
 const char *const PCVertexPatchSchedules[]    = {"colored", "single", "batched", "PCVertexPatchSchedule", "PC_VERTEXPATCH_", NULL};
 const char *const PCVertexPatchOrderings[]    = {"lexicographic", "zcurve", "hierarchical", "PCVertexPatchOrdering", "PC_VERTEXPATCH_", NULL};
 const char *const PCVertexPatchPrecisions[]   = {"double", "single", "PCVertexPatchPrecision", "PC_VERTEXPATCH_", NULL};
-const char *const PCVertexPatchGPUKernels[]   = {"auto", "shared", "global", "PCVertexPatchGPUKernel", "PC_VERTEXPATCH_GPU_KERNEL_", NULL};
+const char *const PCVertexPatchGPUKernels[]   = {"auto", "shared", "global", "mma", "PCVertexPatchGPUKernel", "PC_VERTEXPATCH_GPU_KERNEL_", NULL};
 
 /* An enumerated option, read as a string so that a wrong value gets a message listing what is allowed.
    list: the names, then the enum name, the prefix and NULL (PETSc's enum-list convention). */
@@ -63,7 +63,7 @@ static PetscErrorCode PCSetFromOptions_VertexPatch(PC pc, PetscOptionItems *Pets
   if (set) PetscCall(PCVertexPatchSetOrdering(pc, (PCVertexPatchOrdering)e));
   PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_precision", "Precision of the patch work: double or single (vectors stay double)", PCVertexPatchPrecisions, (PetscEnum)vp->precision, &e, &set));
   if (set) PetscCall(PCVertexPatchSetPrecision(pc, (PCVertexPatchPrecision)e));
-  PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_gpu_kernel", "CUDA smoothing kernel (VECCUDA vectors): shared (patch in shared memory; laplace), global (patch in a global scratch; any operator), auto", PCVertexPatchGPUKernels,
+  PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_gpu_kernel", "CUDA smoothing kernel (VECCUDA vectors): shared (patch in shared memory; laplace), mma (as shared, double-precision contractions on the FP64 tensor cores), global (patch in a global scratch; any operator), auto", PCVertexPatchGPUKernels,
                           (PetscEnum)vp->gpu_kernel, &e, &set));
   if (set) PetscCall(PCVertexPatchSetGPUKernel(pc, (PCVertexPatchGPUKernel)e));
   e = (PetscEnum)vp->schedule;
@@ -174,9 +174,10 @@ static PetscErrorCode PCSetUp_VertexPatch(PC pc)
   PetscCall(PetscLogEventEnd(PC_VertexPatchSchedule, pc, 0, 0, 0));
   {
     const PetscBool shared = (PetscBool)VPCudaSmootherSharedSupported(&vp->op_d, (int)brick->op.ghost_cells, (int)brick->degree);
-    PetscCheck(shared || vp->gpu_kernel != PC_VERTEXPATCH_GPU_KERNEL_SHARED, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
-               "-pc_vertexpatch_gpu_kernel shared needs a patch closure of the patch cells alone (one ghost cell: laplace); -dm_brick_operator %s has %" PetscInt_FMT "; allowed: global, auto", brick->opname, brick->op.ghost_cells);
+    PetscCheck(shared || (vp->gpu_kernel != PC_VERTEXPATCH_GPU_KERNEL_SHARED && vp->gpu_kernel != PC_VERTEXPATCH_GPU_KERNEL_MMA), PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
+               "-pc_vertexpatch_gpu_kernel %s needs a patch closure of the patch cells alone (one ghost cell: laplace); -dm_brick_operator %s has %" PetscInt_FMT "; allowed: global, auto", PCVertexPatchGPUKernels[vp->gpu_kernel], brick->opname, brick->op.ghost_cells);
     vp->gpu_shared = (PetscBool)(shared && vp->gpu_kernel != PC_VERTEXPATCH_GPU_KERNEL_GLOBAL);
+    vp->gpu_mma    = (PetscBool)(vp->gpu_kernel == PC_VERTEXPATCH_GPU_KERNEL_MMA);
   }
   vp->nthreads = 1;
 #if defined(_OPENMP)
@@ -247,7 +248,7 @@ static PetscErrorCode PCView_VertexPatch(PC pc, PetscViewer viewer)
   if (vp->schedule == PC_VERTEXPATCH_BATCHED) PetscCall(PetscViewerASCIIPrintf(viewer, ", batch size %" PetscInt_FMT " (%" PetscInt_FMT " thread(s))", vp->batch_size, vp->nthreads));
   PetscCall(PetscViewerASCIIPrintf(viewer, ", precision %s%s", PCVertexPatchPrecisions[vp->precision], vp->reverse ? ", reverse order" : ""));
 #if defined(VP_HAVE_CUDA)
-  if (vp->dm) PetscCall(PetscViewerASCIIPrintf(viewer, ", GPU kernel %s", vp->gpu_shared ? "shared" : "global"));
+  if (vp->dm) PetscCall(PetscViewerASCIIPrintf(viewer, ", GPU kernel %s", vp->gpu_mma ? "mma (float steps: shared)" : (vp->gpu_shared ? "shared" : "global")));
   else PetscCall(PetscViewerASCIIPrintf(viewer, ", GPU kernel %s", PCVertexPatchGPUKernels[vp->gpu_kernel]));
 #endif
   PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
@@ -321,9 +322,11 @@ static PetscErrorCode PCDestroy_VertexPatch(PC pc)
 .  -pc_vertexpatch_batch_size <n>                     - patches per batch (batched schedule; OpenMP threads inside a batch)
 .  -pc_vertexpatch_ordering <lexicographic,zcurve,hierarchical> - patch order
 .  -pc_vertexpatch_precision <double,single>          - precision of the patch work (vectors stay double)
--  -pc_vertexpatch_gpu_kernel <auto,shared,global>    - CUDA smoothing kernel with VECCUDA vectors: the patch in shared memory
-                                                       with conflict-free access (laplace; auto picks it where it applies), or in
-                                                       a per-block scratch in global memory (any operator)
+-  -pc_vertexpatch_gpu_kernel <auto,shared,global,mma> - CUDA smoothing kernel with VECCUDA vectors: the patch in shared memory
+                                                       with conflict-free access (laplace; auto picks it where it applies), the
+                                                       same with the double-precision contractions as FP64 tensor-core products
+                                                       (mma; compute capability 8.0 or newer; float steps use shared), or the
+                                                       patch in a per-block scratch in global memory (any operator)
 
    Notes:
    As a multigrid smoother use -mg_levels_ksp_type richardson -mg_levels_pc_type vertexpatch: the

@@ -68,7 +68,7 @@ static PetscErrorCode PCVertexPatchGetGPU(PC pc, VPCudaSmoother *sm)
       box.lo[d] = (int)brick->gstart[d];
       box.m[d]  = (int)brick->gwidth[d];
     }
-    err = VPCudaSmootherCreate(&vp->op_d, &vp->op_f, &box, (int)brick->degree, (int)brick->op.ghost_cells, (int)vp->npatches, vtx, vp->gpu_shared ? VPC_KERNEL_SHARED : VPC_KERNEL_GLOBAL, (VPCudaSmoother *)&vp->gpu);
+    err = VPCudaSmootherCreate(&vp->op_d, &vp->op_f, &box, (int)brick->degree, (int)brick->op.ghost_cells, (int)vp->npatches, vtx, vp->gpu_mma ? VPC_KERNEL_MMA : (vp->gpu_shared ? VPC_KERNEL_SHARED : VPC_KERNEL_GLOBAL), (VPCudaSmoother *)&vp->gpu);
     PetscCall(PetscFree(vtx));
     PetscCall(PetscLogEventEnd(PC_VertexPatchGPUSetUp, pc, 0, 0, 0));
     PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaSmootherCreate: %s", VPCudaErrorString(err));

@@ -32,6 +32,7 @@ typedef struct {
   PCVertexPatchPrecision   precision;
   PCVertexPatchGPUKernel   gpu_kernel; /* as set; gpu_shared: what the GPU steps use */
   PetscBool                gpu_shared;
+  PetscBool                gpu_mma; /* the double steps on the tensor cores (with gpu_shared) */
   PetscReal                damping; /* < 0: not set, use the default of the type */
   PetscInt                 batch_size;
   PetscBool                reverse; /* sweep the processing order backwards (post-smoothing of a symmetric V-cycle) */
