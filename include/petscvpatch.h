@@ -79,6 +79,7 @@ PETSC_EXTERN PetscErrorCode PCVertexPatchSetLocalSolver(PC, PCVertexPatchLocalSo
 PETSC_EXTERN PetscErrorCode PCVertexPatchSetResidual(PC, PCVertexPatchResidual);
 PETSC_EXTERN PetscErrorCode PCVertexPatchSetLocalSpace(PC, PCVertexPatchLocalSpace);
 PETSC_EXTERN PetscErrorCode PCVertexPatchSetSchedule(PC, PCVertexPatchSchedule, PetscInt);
+PETSC_EXTERN PetscErrorCode PCVertexPatchSetThreads(PC, PetscInt);
 PETSC_EXTERN PetscErrorCode PCVertexPatchSetOrdering(PC, PCVertexPatchOrdering);
 PETSC_EXTERN PetscErrorCode PCVertexPatchSetPrecision(PC, PCVertexPatchPrecision);
 PETSC_EXTERN PetscErrorCode PCVertexPatchSetGPUKernel(PC, PCVertexPatchGPUKernel);
@@ -152,6 +153,7 @@ PETSC_EXTERN PetscErrorCode DMBrickSetFamily(DM, DMBrickFamily);
 PETSC_EXTERN PetscErrorCode DMBrickSetOperator(DM, const char[]);
 PETSC_EXTERN PetscErrorCode DMBrickSetMGPrecision(DM, DMBrickPrecision);
 PETSC_EXTERN PetscErrorCode DMBrickSetVerifyConvergence(DM, PetscBool);
+PETSC_EXTERN PetscErrorCode DMBrickSetThreads(DM, PetscInt);
 PETSC_EXTERN PetscErrorCode DMBrickGetInfo(DM, PetscInt *, PetscInt[], PetscInt *, PetscInt *);
 PETSC_EXTERN PetscErrorCode DMBrickGetDomain(DM, PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode DMBrickGetOperator(DM, const char **);

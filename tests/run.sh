@@ -559,7 +559,7 @@ if [ "$CUDA_BUILD" = 1 ]; then grep -q "GPU arithmetic of the operator and trans
   [ "$(its_of "$OUT/mg_precision.log" | tail -1)" = "$(its_of "$OUT/views.log" | tail -1)" ] && [ "$(err_of "$OUT/mg_precision.log")" = "$(err_of "$OUT/views.log")" ]
 result dm_mg_precision_levels $? "$n coarse operators say float; same iterations and L2 error as in double"
 $EX1 -help >"$OUT/help_vertexpatch.log" 2>&1
-grep -q -- "pc_vertexpatch_schedule <now colored" "$OUT/help_vertexpatch.log" && grep -q -- "pc_vertexpatch_local_solver <now fdm" "$OUT/help_vertexpatch.log" && grep -q -- "pc_vertexpatch_precision <now double" "$OUT/help_vertexpatch.log" && grep -q -- "pc_vertexpatch_gpu_kernel <now auto" "$OUT/help_vertexpatch.log"
+grep -q -- "pc_vertexpatch_schedule <now colored" "$OUT/help_vertexpatch.log" && grep -q -- "pc_vertexpatch_local_solver <now fdm" "$OUT/help_vertexpatch.log" && grep -q -- "pc_vertexpatch_precision <now double" "$OUT/help_vertexpatch.log" && grep -q -- "pc_vertexpatch_gpu_kernel <now auto" "$OUT/help_vertexpatch.log" && grep -q -- "pc_vertexpatch_threads <now 0" "$OUT/help_vertexpatch.log"
 result help_lists_vertexpatch_options $?
 
 echo "== bad input ends in a PETSc error naming the option"
@@ -588,6 +588,37 @@ expect_error bad_vp_damping_negative "-pc_vertexpatch_damping -0.5: must be a po
 expect_error bad_vp_foreign_pmat "the preconditioning matrix must be the brick's own operator" ./tests/test_vertexpatch -foreign_pmat
 expect_error bad_vp_batch "-pc_vertexpatch_batch_size 0: must be at least 1" $EX1 -mg_levels_pc_vertexpatch_schedule batched -mg_levels_pc_vertexpatch_batch_size 0
 expect_error bad_vp_batched_additive "-pc_vertexpatch_schedule batched with -pc_vertexpatch_type additive" $EX1 -mg_levels_pc_vertexpatch_type additive -mg_levels_pc_vertexpatch_schedule batched
+expect_error bad_vp_threads_negative "-pc_vertexpatch_threads -1: must be 0 (the default) or a thread count" $EX1 -mg_levels_pc_vertexpatch_threads -1
+expect_error bad_vp_threads_dg "-pc_vertexpatch_threads 2: the DG (sipg) smoother runs its patches on one thread; allowed: 0 or 1" $EX3 -mg_levels_pc_vertexpatch_threads 2
+# OpenMP threads for the patches of one color (which touch disjoint nodes) and for the planes of one parity of the laplace
+# product: 2 threads give the 1-thread iterates digit for digit (double and float patches, local and global residual,
+# batched), and 2 ranks x 2 threads the iterations and error of one rank
+threads_same() { # name options...
+  local name=$1; shift
+  local o="-dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 2 -fmg 0 -ksp_rtol 1e-10 -ksp_monitor_true_residual"
+  $EX1 $o "$@" -mg_levels_pc_vertexpatch_threads 1 >"$OUT/$name.t1.log" 2>&1
+  OMP_NUM_THREADS=2 $EX1 $o "$@" -mg_levels_pc_vertexpatch_threads 2 -dm_brick_threads 2 -ksp_view -dm_view >"$OUT/$name.t2.log" 2>&1
+  local h1 h2
+  h1=$(grep 'true resid norm' "$OUT/$name.t1.log"); h2=$(grep 'true resid norm' "$OUT/$name.t2.log")
+  [ -n "$h1" ] && [ "$h1" = "$h2" ] && [ "$(err_of "$OUT/$name.t1.log")" = "$(err_of "$OUT/$name.t2.log")" ] && grep -Eq '2 OpenMP thread\(s\) per color|batch size [0-9]+ \(2 thread\(s\)\)' "$OUT/$name.t2.log" && grep -q "host laplace product: 2 OpenMP thread(s) per rank" "$OUT/$name.t2.log"
+  result "$name" $? "$(echo "$h1" | wc -l) residuals equal, L2 error $(err_of "$OUT/$name.t2.log")"
+}
+if nm -D lib/libpetscvpatch.so | grep -q GOMP_parallel; then
+  threads_same vp_threads_2_double
+  threads_same vp_threads_2_single -mg_levels_pc_vertexpatch_precision single
+  threads_same vp_threads_2_global_residual -mg_levels_pc_vertexpatch_residual global
+  threads_same vp_threads_2_batched -mg_levels_pc_vertexpatch_schedule batched -mg_levels_pc_vertexpatch_batch_size 64
+  o="-dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 2 -fmg 0"
+  $EX1 $o >"$OUT/vp_threads_ranks.r1.log" 2>&1
+  OMP_NUM_THREADS=2 $MPIEXEC -n 2 --oversubscribe $EX1 $o -mg_levels_pc_vertexpatch_threads 2 -dm_brick_threads 2 >"$OUT/vp_threads_ranks.r2.log" 2>&1
+  i1=$(its_of "$OUT/vp_threads_ranks.r1.log"); i2=$(its_of "$OUT/vp_threads_ranks.r2.log"); e1=$(err_of "$OUT/vp_threads_ranks.r1.log"); e2=$(err_of "$OUT/vp_threads_ranks.r2.log")
+  converged_ok "$OUT/vp_threads_ranks.r2.log" 1e-9 && [ -n "$i1" ] && [ "$i1" = "$i2" ] && awk -v a="$e1" -v b="$e2" 'BEGIN{d = a - b; if (d < 0) d = -d; exit !(a != "" && b != "" && d <= 1e-8 * a)}'
+  result vp_threads_2_ranks_x_2_threads $? "1 rank: $i1 its, L2 error $e1; 2 ranks x 2 threads: $i2 its, L2 error $e2"
+else
+  expect_error bad_vp_threads_no_openmp "-pc_vertexpatch_threads 2 needs a build with OpenMP" $EX1 -mg_levels_pc_vertexpatch_threads 2
+  expect_error bad_dm_threads_no_openmp "-dm_brick_threads 2 needs a build with OpenMP" $EX1 -dm_brick_threads 2
+fi
+expect_error bad_dm_threads "-dm_brick_threads 0: must be at least 1" $EX1 -dm_brick_threads 0
 expect_error bad_vp_single_global "-pc_vertexpatch_schedule single with -pc_vertexpatch_residual global" $EX1 -mg_levels_pc_vertexpatch_schedule single -mg_levels_pc_vertexpatch_residual global
 expect_error bad_vp_single_mpi "-pc_vertexpatch_schedule single runs on one MPI rank only" $MPI4 $EX1 -dm_brick_cells 4,4 -mg_levels_pc_vertexpatch_schedule single
 expect_error bad_vp_dense_single "-pc_vertexpatch_local_solver dense is double precision only" $EX1 -mg_levels_pc_vertexpatch_local_solver dense -mg_levels_pc_vertexpatch_precision single

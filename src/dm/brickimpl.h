@@ -87,6 +87,7 @@ typedef struct {
   DMBrickPrecision precision;      /* arithmetic of this brick's operator and transfer kernels on the GPU */
   DMBrickPrecision mg_precision;   /* given to the coarser bricks (DMCoarsen): the levels below this one */
   PetscBool        verify_convergence; /* the KSPs that solve with this brick check a claimed convergence against the true residual */
+  PetscInt         threads;            /* OpenMP threads of the host laplace product (-dm_brick_threads), given to the other levels */
 
   /* layout (made by DMSetUp, fixed afterwards). Each level is distributed on its own: over as many ranks as its
      cells allow (ranks 0 .. nactive-1, the active ranks); a level too small for all ranks leaves the others empty

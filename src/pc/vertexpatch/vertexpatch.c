@@ -43,7 +43,7 @@ static PetscErrorCode PCSetFromOptions_VertexPatch(PC pc, PetscOptionItems *Pets
   PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
   PetscEnum       e;
   PetscReal       damping = vp->damping;
-  PetscInt        batch   = vp->batch_size;
+  PetscInt        batch   = vp->batch_size, threads = vp->threads;
   PetscBool       set, reverse = vp->reverse;
 
   PetscFunctionBegin;
@@ -70,6 +70,8 @@ static PetscErrorCode PCSetFromOptions_VertexPatch(PC pc, PetscOptionItems *Pets
   PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_schedule", "Order of the multiplicative sweep: colored, single (sequential loop), batched", PCVertexPatchSchedules, (PetscEnum)vp->schedule, &e, &set));
   PetscCall(PetscOptionsInt("-pc_vertexpatch_batch_size", "Patches per batch of the batched schedule", "PCVertexPatchSetSchedule", batch, &batch, NULL));
   PetscCall(PCVertexPatchSetSchedule(pc, (PCVertexPatchSchedule)e, batch));
+  PetscCall(PetscOptionsInt("-pc_vertexpatch_threads", "OpenMP threads for the patches of one color (colored schedule) or one batch (batched); 0: default, 1 colored, all batched", "PCVertexPatchSetThreads", threads, &threads, &set));
+  if (set) PetscCall(PCVertexPatchSetThreads(pc, threads));
   PetscCall(PetscOptionsReal("-pc_vertexpatch_damping", "Damping of the patch corrections (default: 1 multiplicative, 0.7 for c0ip in 3D; 1/2^d additive, for c0ip limited by 1.8/lambda_max(B A) estimated at setup)", "PCVertexPatchSetDamping", damping, &damping, &set));
   if (set) PetscCall(PCVertexPatchSetDamping(pc, damping));
   PetscCall(PetscOptionsBool("-pc_vertexpatch_reverse", "Sweep colors and patches in reverse order (as post-smoother after a forward pre-smoother: a symmetric V-cycle)", "PCVertexPatchSetReverse", reverse, &reverse, NULL));
@@ -162,6 +164,7 @@ static PetscErrorCode PCSetUp_VertexPatch(PC pc)
   }
   PetscCheck(vp->space == PC_VERTEXPATCH_SPACE_FULL || brick->family == DMBRICK_DG, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_INCOMP,
              "-pc_vertexpatch_local_space %s needs a DG brick (-dm_brick_operator sipg); -dm_brick_operator %s has the patch interior as its only local space; allowed: full (the default)", PCVertexPatchLocalSpaces[vp->space], brick->opname);
+  PetscCheck(vp->threads <= 1 || brick->family != DMBRICK_DG, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "-pc_vertexpatch_threads %" PetscInt_FMT ": the DG (sipg) smoother runs its patches on one thread; allowed: 0 or 1", vp->threads);
   if (brick->family == DMBRICK_DG) {
     PetscCall(PCVertexPatchSetUpDG(pc));
     PetscCall(PetscLogEventEnd(PC_VertexPatchSetUp, pc, 0, 0, 0));
@@ -179,9 +182,11 @@ static PetscErrorCode PCSetUp_VertexPatch(PC pc)
     vp->gpu_shared = (PetscBool)(shared && vp->gpu_kernel != PC_VERTEXPATCH_GPU_KERNEL_GLOBAL);
     vp->gpu_mma    = (PetscBool)(vp->gpu_kernel == PC_VERTEXPATCH_GPU_KERNEL_MMA);
   }
+  /* threads for the patches of one color or batch, which touch disjoint nodes: same result for every count */
   vp->nthreads = 1;
 #if defined(_OPENMP)
-  if (vp->schedule == PC_VERTEXPATCH_BATCHED) vp->nthreads = omp_get_max_threads();
+  if (vp->schedule == PC_VERTEXPATCH_BATCHED) vp->nthreads = vp->threads > 0 ? vp->threads : omp_get_max_threads();
+  if (vp->schedule == PC_VERTEXPATCH_COLORED && vp->threads > 0) vp->nthreads = vp->threads;
 #endif
   PetscCall(PetscFree(vp->work));
   PetscCall(PetscMalloc1(vp->nthreads * PCVertexPatchWorkSize(vp), &vp->work));
@@ -246,6 +251,7 @@ static PetscErrorCode PCView_VertexPatch(PC pc, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "  schedule %s, ordering %s", PCVertexPatchSchedules[vp->schedule], PCVertexPatchOrderings[vp->ordering]));
   PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_FALSE));
   if (vp->schedule == PC_VERTEXPATCH_BATCHED) PetscCall(PetscViewerASCIIPrintf(viewer, ", batch size %" PetscInt_FMT " (%" PetscInt_FMT " thread(s))", vp->batch_size, vp->nthreads));
+  if (vp->schedule == PC_VERTEXPATCH_COLORED && vp->dm) PetscCall(PetscViewerASCIIPrintf(viewer, ", %" PetscInt_FMT " OpenMP thread(s) per color", vp->nthreads));
   PetscCall(PetscViewerASCIIPrintf(viewer, ", precision %s%s", PCVertexPatchPrecisions[vp->precision], vp->reverse ? ", reverse order" : ""));
 #if defined(VP_HAVE_CUDA)
   if (vp->dm) PetscCall(PetscViewerASCIIPrintf(viewer, ", GPU kernel %s", vp->gpu_mma ? "mma (float steps: shared)" : (vp->gpu_shared ? "shared" : "global")));
@@ -320,6 +326,9 @@ static PetscErrorCode PCDestroy_VertexPatch(PC pc)
                                                        and derivative on the patch boundary (both: residual from the patch cells)
 .  -pc_vertexpatch_schedule <colored,single,batched>  - colored sweep, sequential loop, batches of colors (one rank)
 .  -pc_vertexpatch_batch_size <n>                     - patches per batch (batched schedule; OpenMP threads inside a batch)
+.  -pc_vertexpatch_threads <n>                        - OpenMP threads for the patches of one color (colored schedule, multiplicative
+                                                       steps on the CPU; default 1) or of one batch (batched; default all); the
+                                                       result does not depend on n
 .  -pc_vertexpatch_ordering <lexicographic,zcurve,hierarchical> - patch order
 .  -pc_vertexpatch_precision <double,single>          - precision of the patch work (vectors stay double)
 -  -pc_vertexpatch_gpu_kernel <auto,shared,global,mma> - CUDA smoothing kernel with VECCUDA vectors: the patch in shared memory

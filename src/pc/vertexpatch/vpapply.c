@@ -119,15 +119,16 @@ static int VPProcessPatch(const PC_VertexPatch *vp, const VPLayout *L, const Pet
   return 0;
 }
 
-/* Patches [start, end) of the processing order; the batched schedule runs them thread-parallel. */
-static PetscErrorCode VPProcessRange(PC_VertexPatch *vp, const VPLayout *L, PetscInt start, PetscInt end, const PetscScalar *xa, const PetscScalar *ba, PetscBool local, PetscScalar *target)
+/* Patches [start, end) of the processing order. disjoint: they touch disjoint nodes (one color, or one batch of a color), and
+   the colored and batched schedules run them on vp->nthreads threads; the result does not depend on the count. */
+static PetscErrorCode VPProcessRange(PC_VertexPatch *vp, const VPLayout *L, PetscInt start, PetscInt end, const PetscScalar *xa, const PetscScalar *ba, PetscBool local, PetscBool disjoint, PetscScalar *target)
 {
   const PetscInt wsize = PCVertexPatchWorkSize(vp);
   int            info  = 0;
 
   PetscFunctionBegin;
 #if defined(_OPENMP)
-  if (vp->schedule == PC_VERTEXPATCH_BATCHED && vp->nthreads > 1) {
+  if (disjoint && vp->schedule != PC_VERTEXPATCH_SINGLE && vp->nthreads > 1) {
     /* exactly the threads the work buffers were made for */
 #  pragma omp parallel for num_threads(vp->nthreads) schedule(static) reduction(max : info)
     for (PetscInt p = start; p < end; p++) {
@@ -179,7 +180,7 @@ PetscErrorCode PCVertexPatchSmooth(PC pc, Vec b, Vec x, PetscBool guesszero)
       for (PetscInt ic = 0; ic < vp->ncolors; ic++) {
         const PetscInt  bt = vp->reverse ? vp->nbatches - 1 - ib : ib, c = vp->reverse ? vp->ncolors - 1 - ic : ic;
         const PetscInt *ptr = vp->batchptr + c * (vp->nbatches + 1);
-        PetscCall(VPProcessRange(vp, &L, ptr[bt], ptr[bt + 1], xa, ba, PETSC_TRUE, xa));
+        PetscCall(VPProcessRange(vp, &L, ptr[bt], ptr[bt + 1], xa, ba, PETSC_TRUE, PETSC_TRUE, xa));
       }
     PetscCall(VecRestoreArrayRead(b, &ba));
     PetscCall(VecRestoreArray(x, &xa));
@@ -200,7 +201,7 @@ PetscErrorCode PCVertexPatchSmooth(PC pc, Vec b, Vec x, PetscBool guesszero)
       PetscCall(VecGetArrayRead(vp->xl, &xa));
       PetscCall(VecGetArrayRead(vp->bl, &ba));
       PetscCall(VecGetArray(vp->dl, &da));
-      PetscCall(VPProcessRange(vp, &L, vp->colorptr[c], vp->colorptr[c + 1], xa, ba, local, da));
+      PetscCall(VPProcessRange(vp, &L, vp->colorptr[c], vp->colorptr[c + 1], xa, ba, local, PETSC_TRUE, da));
       PetscCall(VecRestoreArray(vp->dl, &da));
       PetscCall(VecRestoreArrayRead(vp->bl, &ba));
       PetscCall(VecRestoreArrayRead(vp->xl, &xa));
@@ -241,7 +242,7 @@ PetscErrorCode PCVertexPatchAdditive(PC pc, Vec b, Vec x, Vec y)
   PetscCall(VecGetArrayRead(vp->xl, &xa));
   PetscCall(VecGetArrayRead(vp->bl, &ba));
   PetscCall(VecGetArray(vp->dl, &da));
-  PetscCall(VPProcessRange(vp, &L, 0, vp->npatches, xa, ba, local, da));
+  PetscCall(VPProcessRange(vp, &L, 0, vp->npatches, xa, ba, local, PETSC_FALSE, da)); /* overlapping patches: one thread */
   PetscCall(VecRestoreArray(vp->dl, &da));
   PetscCall(VecRestoreArrayRead(vp->bl, &ba));
   PetscCall(VecRestoreArrayRead(vp->xl, &xa));

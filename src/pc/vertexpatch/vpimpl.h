@@ -35,6 +35,7 @@ typedef struct {
   PetscBool                gpu_mma; /* the double steps on the tensor cores (with gpu_shared) */
   PetscReal                damping; /* < 0: not set, use the default of the type */
   PetscInt                 batch_size;
+  PetscInt                 threads; /* -pc_vertexpatch_threads; 0: the default (colored 1, batched all) */
   PetscBool                reverse; /* sweep the processing order backwards (post-smoothing of a symmetric V-cycle) */
 
   /* setup */

@@ -203,6 +203,42 @@ PetscErrorCode PCVertexPatchSetSchedule(PC pc, PCVertexPatchSchedule schedule, P
 }
 
 /*@
+   PCVertexPatchSetThreads - OpenMP threads for the patches of one color of the multiplicative step on the CPU
+   (-pc_vertexpatch_threads)
+
+   Logically Collective
+
+   Input Parameters:
++  pc      - the preconditioner
+-  threads - threads per rank for the patches of one color (colored schedule) or of one batch (batched schedule); 0
+             restores the default: 1 for colored, all of OpenMP's threads for batched
+
+   Notes:
+   The patches of one color touch disjoint nodes, so every thread count gives the same result, bit for bit. The
+   additive step, the single schedule and the DG (sipg) smoother run on one thread. A count above 1 needs a build with
+   OpenMP.
+
+   Level: intermediate
+
+.seealso: `PCVERTEXPATCH`, `PCVertexPatchSetSchedule()`
+@*/
+PetscErrorCode PCVertexPatchSetThreads(PC pc, PetscInt threads)
+{
+  PC_VertexPatch *vp = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(VPGetData(pc, &vp));
+  PetscCheck(threads >= 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_vertexpatch_threads %" PetscInt_FMT ": must be 0 (the default) or a thread count", threads);
+#if !defined(_OPENMP)
+  PetscCheck(threads <= 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "-pc_vertexpatch_threads %" PetscInt_FMT " needs a build with OpenMP (this one has none); allowed: 0 or 1", threads);
+#endif
+  if (!vp) PetscFunctionReturn(PETSC_SUCCESS);
+  VPChanged(pc, (PetscBool)(vp->threads != threads));
+  vp->threads = threads;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
    PCVertexPatchSetDamping - damping of the patch corrections (-pc_vertexpatch_damping); `PETSC_DEFAULT` restores
    the default of the type (1 multiplicative, 1/2^d additive)
 
