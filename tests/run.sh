@@ -592,7 +592,7 @@ expect_error bad_vp_threads_negative "-pc_vertexpatch_threads -1: must be 0 (the
 expect_error bad_vp_threads_dg "-pc_vertexpatch_threads 2: the DG (sipg) smoother runs its patches on one thread; allowed: 0 or 1" $EX3 -mg_levels_pc_vertexpatch_threads 2
 # OpenMP threads for the patches of one color (which touch disjoint nodes) and for the planes of one parity of the laplace
 # product: 2 threads give the 1-thread iterates digit for digit (double and float patches, local and global residual,
-# batched), and 2 ranks x 2 threads the iterations and error of one rank
+# batched, additive), and 2 ranks x 2 threads the iterations and error of one rank
 threads_same() { # name options...
   local name=$1; shift
   local o="-dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 2 -fmg 0 -ksp_rtol 1e-10 -ksp_monitor_true_residual"
@@ -608,6 +608,7 @@ if nm -D lib/libpetscvpatch.so | grep -q GOMP_parallel; then
   threads_same vp_threads_2_single -mg_levels_pc_vertexpatch_precision single
   threads_same vp_threads_2_global_residual -mg_levels_pc_vertexpatch_residual global
   threads_same vp_threads_2_batched -mg_levels_pc_vertexpatch_schedule batched -mg_levels_pc_vertexpatch_batch_size 64
+  threads_same vp_threads_2_additive -mg_levels_pc_vertexpatch_type additive -ksp_type cg
   o="-dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 2 -fmg 0"
   $EX1 $o >"$OUT/vp_threads_ranks.r1.log" 2>&1
   OMP_NUM_THREADS=2 $MPIEXEC -n 2 --oversubscribe $EX1 $o -mg_levels_pc_vertexpatch_threads 2 -dm_brick_threads 2 >"$OUT/vp_threads_ranks.r2.log" 2>&1

@@ -326,9 +326,9 @@ static PetscErrorCode PCDestroy_VertexPatch(PC pc)
                                                        and derivative on the patch boundary (both: residual from the patch cells)
 .  -pc_vertexpatch_schedule <colored,single,batched>  - colored sweep, sequential loop, batches of colors (one rank)
 .  -pc_vertexpatch_batch_size <n>                     - patches per batch (batched schedule; OpenMP threads inside a batch)
-.  -pc_vertexpatch_threads <n>                        - OpenMP threads for the patches of one color (colored schedule, multiplicative
-                                                       steps on the CPU; default 1) or of one batch (batched; default all); the
-                                                       result does not depend on n
+.  -pc_vertexpatch_threads <n>                        - OpenMP threads for the patches of one color (colored schedule, CPU steps;
+                                                       default 1) or of one batch (batched; default all); the result does not
+                                                       depend on n
 .  -pc_vertexpatch_ordering <lexicographic,zcurve,hierarchical> - patch order
 .  -pc_vertexpatch_precision <double,single>          - precision of the patch work (vectors stay double)
 -  -pc_vertexpatch_gpu_kernel <auto,shared,global,mma> - CUDA smoothing kernel with VECCUDA vectors: the patch in shared memory

@@ -119,7 +119,7 @@ static int VPProcessPatch(const PC_VertexPatch *vp, const VPLayout *L, const Pet
   return 0;
 }
 
-/* Patches [start, end) of the processing order. disjoint: they touch disjoint nodes (one color, or one batch of a color), and
+/* Patches [start, end) of the processing order. disjoint: they write disjoint nodes (one color, or one batch of a color), and
    the colored and batched schedules run them on vp->nthreads threads; the result does not depend on the count. */
 static PetscErrorCode VPProcessRange(PC_VertexPatch *vp, const VPLayout *L, PetscInt start, PetscInt end, const PetscScalar *xa, const PetscScalar *ba, PetscBool local, PetscBool disjoint, PetscScalar *target)
 {
@@ -242,7 +242,12 @@ PetscErrorCode PCVertexPatchAdditive(PC pc, Vec b, Vec x, Vec y)
   PetscCall(VecGetArrayRead(vp->xl, &xa));
   PetscCall(VecGetArrayRead(vp->bl, &ba));
   PetscCall(VecGetArray(vp->dl, &da));
-  PetscCall(VPProcessRange(vp, &L, 0, vp->npatches, xa, ba, local, PETSC_FALSE, da)); /* overlapping patches: one thread */
+  /* color by color (the processing order is sorted by color): the patches of one color write disjoint nodes, so they may
+     run on several threads, and each node still receives its patches' corrections in the order of one thread */
+  for (PetscInt ic = 0; ic < vp->ncolors; ic++) {
+    const PetscInt c = vp->reverse ? vp->ncolors - 1 - ic : ic;
+    PetscCall(VPProcessRange(vp, &L, vp->colorptr[c], vp->colorptr[c + 1], xa, ba, local, PETSC_TRUE, da));
+  }
   PetscCall(VecRestoreArray(vp->dl, &da));
   PetscCall(VecRestoreArrayRead(vp->bl, &ba));
   PetscCall(VecRestoreArrayRead(vp->xl, &xa));

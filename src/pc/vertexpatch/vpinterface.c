@@ -214,9 +214,9 @@ PetscErrorCode PCVertexPatchSetSchedule(PC pc, PCVertexPatchSchedule schedule, P
              restores the default: 1 for colored, all of OpenMP's threads for batched
 
    Notes:
-   The patches of one color touch disjoint nodes, so every thread count gives the same result, bit for bit. The
-   additive step, the single schedule and the DG (sipg) smoother run on one thread. A count above 1 needs a build with
-   OpenMP.
+   The patches of one color write disjoint nodes, so every thread count gives the same result, bit for bit; this
+   holds for the multiplicative and the additive step (which runs color by color). The single schedule and the DG (sipg)
+   smoother run on one thread. A count above 1 needs a build with OpenMP.
 
    Level: intermediate
 
