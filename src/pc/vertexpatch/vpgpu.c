@@ -71,6 +71,7 @@ static PetscErrorCode PCVertexPatchGetGPU(PC pc, VPCudaSmoother *sm)
     err = VPCudaSmootherCreate(&vp->op_d, &vp->op_f, &box, (int)brick->degree, (int)brick->op.ghost_cells, (int)vp->npatches, vtx, vp->gpu_mma ? VPC_KERNEL_MMA : (vp->gpu_shared ? VPC_KERNEL_SHARED : VPC_KERNEL_GLOBAL), (VPCudaSmoother *)&vp->gpu);
     PetscCall(PetscFree(vtx));
     PetscCall(PetscLogEventEnd(PC_VertexPatchGPUSetUp, pc, 0, 0, 0));
+    PetscCheck(!err || !vp->gpu_mma, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_vertexpatch_gpu_kernel mma could not be set up: %s (it needs FP64 tensor cores, compute capability 8.0 or newer); allowed: shared, global, auto", VPCudaErrorString(err));
     PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaSmootherCreate: %s", VPCudaErrorString(err));
   }
   *sm = (VPCudaSmoother)vp->gpu;
