@@ -620,6 +620,40 @@ else
   expect_error bad_dm_threads_no_openmp "-dm_brick_threads 2 needs a build with OpenMP" $EX1 -dm_brick_threads 2
 fi
 expect_error bad_dm_threads "-dm_brick_threads 0: must be at least 1" $EX1 -dm_brick_threads 0
+# SIMD groups on the CPU (-pc_vertexpatch_simd: patches of one class in the lanes of a vector; -dm_brick_simd: cells of a
+# row in the laplace product): every lane does the one-patch (one-cell) arithmetic in the same order, so the residual
+# histories equal those of one patch (cell) at a time digit for digit, in double and float, local and global residual,
+# additive, batched, dense local solves, 2D, c0ip (two ghost cells, boundary nodes inside a class) and on 2 ranks
+simd_same() { # name executable options...
+  local name=$1 exe=$2; shift 2
+  $exe "$@" -ksp_monitor_true_residual -mg_levels_pc_vertexpatch_simd 0 -dm_brick_simd 0 >"$OUT/$name.off.log" 2>&1
+  $exe "$@" -ksp_monitor_true_residual -ksp_view -dm_view >"$OUT/$name.on.log" 2>&1
+  local h1 h2
+  h1=$(grep 'true resid norm' "$OUT/$name.off.log"); h2=$(grep 'true resid norm' "$OUT/$name.on.log")
+  [ -n "$h1" ] && [ "$h1" = "$h2" ] && grep -Eq 'CPU steps in SIMD groups of [0-9]+ patches' "$OUT/$name.on.log" && ! grep -q 'CPU steps in SIMD' "$OUT/$name.off.log"
+  result "$name" $? "$(echo "$h1" | wc -l) residuals equal, SIMD groups: $(grep -Eo 'SIMD groups of [0-9]+ patches' "$OUT/$name.on.log" | sort -u | tr '\n' ' ')"
+}
+o3="-dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 2 -fmg 0 -ksp_rtol 1e-10"
+simd_same vp_simd_double $EX1 $o3
+simd_same vp_simd_single $EX1 $o3 -mg_levels_pc_vertexpatch_precision single
+simd_same vp_simd_global_residual $EX1 $o3 -mg_levels_pc_vertexpatch_residual global
+simd_same vp_simd_additive $EX1 $o3 -mg_levels_pc_vertexpatch_type additive -ksp_type cg
+simd_same vp_simd_batched $EX1 $o3 -mg_levels_pc_vertexpatch_schedule batched -mg_levels_pc_vertexpatch_batch_size 64
+simd_same vp_simd_dense $EX1 -dm_brick_dim 3 -dm_brick_degree 2 -dm_brick_refine 2 -fmg 0 -mg_levels_pc_vertexpatch_local_solver dense
+simd_same vp_simd_2d_k5_aniso $EX1 -dm_brick_dim 2 -dm_brick_degree 5 -dm_brick_cells 3,5 -dm_brick_refine 2 -fmg 0
+simd_same vp_simd_c0ip_3d $EX2 -dm_brick_dim 3 -dm_brick_degree 2 -dm_brick_refine 1 -dm_brick_cells 3,3,3
+simd_same vp_simd_c0ip_2d_single $EX2 -dm_brick_degree 3 -dm_brick_refine 2 -mg_levels_pc_vertexpatch_precision single
+simd_same vp_simd_2_ranks "$MPIEXEC -n 2 --oversubscribe $EX1" $o3
+{
+  # the laplace product and diagonal alone (Chebyshev/Jacobi MG, no patches): 3D k = 4 on 5 x 3 x 2 and 10 x 6 x 4 cells,
+  # rows of 5 and 10 cells, so partial groups
+  o="-dm_brick_dim 3 -dm_brick_cells 5,3,2 -dm_brick_degree 4 -dm_brick_refine 1 -fmg 0 -ksp_monitor_true_residual -smoother chebyshev"
+  $EX1 $o -dm_brick_simd 0 >"$OUT/dm_simd_laplace.off.log" 2>&1
+  $EX1 $o -dm_view >"$OUT/dm_simd_laplace.on.log" 2>&1
+  h1=$(grep 'true resid norm' "$OUT/dm_simd_laplace.off.log"); h2=$(grep 'true resid norm' "$OUT/dm_simd_laplace.on.log")
+  [ -n "$h1" ] && [ "$h1" = "$h2" ] && grep -q "SIMD groups of cells (-dm_brick_simd)" "$OUT/dm_simd_laplace.on.log" && grep -q "one cell at a time (-dm_brick_simd)" "$OUT/dm_simd_laplace.off.log"
+  result dm_simd_laplace_chebyshev $? "$(echo "$h1" | wc -l) residuals equal (Chebyshev/Jacobi MG: products and diagonal only)"
+}
 expect_error bad_vp_single_global "-pc_vertexpatch_schedule single with -pc_vertexpatch_residual global" $EX1 -mg_levels_pc_vertexpatch_schedule single -mg_levels_pc_vertexpatch_residual global
 expect_error bad_vp_single_mpi "-pc_vertexpatch_schedule single runs on one MPI rank only" $MPI4 $EX1 -dm_brick_cells 4,4 -mg_levels_pc_vertexpatch_schedule single
 expect_error bad_vp_dense_single "-pc_vertexpatch_local_solver dense is double precision only" $EX1 -mg_levels_pc_vertexpatch_local_solver dense -mg_levels_pc_vertexpatch_precision single
@@ -683,6 +717,9 @@ if make -C "$tmp" -j2 NATIVE=yes lib/libpetscvpatch.so tutorials/ex1 tests/test_
       awk -v a="$ep" -v b="$en" 'BEGIN{d = a - b; if (d < 0) d = -d; exit !(a != "" && b != "" && d <= 1e-10 * a)}'
     result native_ex1_3d_k$k $? "portable $ip its, L2 error $ep; native $in its, L2 error $en"
   done
+  # the native build's SIMD groups (4 doubles a vector on an AVX machine) against its one-patch path
+  simd_same native_vp_simd_double "$tmp/tutorials/ex1" $o3
+  simd_same native_vp_simd_single "$tmp/tutorials/ex1" $o3 -mg_levels_pc_vertexpatch_precision single
 else
   result build_native 1 "make NATIVE=yes failed (see $OUT/build_native.log)"
 fi

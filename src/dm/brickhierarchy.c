@@ -22,6 +22,7 @@ static PetscErrorCode DMBrickCreateLevel(DM dm, MPI_Comm comm, PetscInt delta, D
   nb->mg_precision       = brick->mg_precision;
   nb->verify_convergence = brick->verify_convergence;
   nb->threads            = brick->threads;
+  nb->simd               = brick->simd;
   nb->precision    = delta < 0 ? brick->mg_precision : brick->precision;
   PetscCall(PetscStrncpy(nb->opname, brick->opname, sizeof(nb->opname)));
   for (PetscInt d = 0; d < 3; d++) {

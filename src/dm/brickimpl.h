@@ -88,6 +88,7 @@ typedef struct {
   DMBrickPrecision mg_precision;   /* given to the coarser bricks (DMCoarsen): the levels below this one */
   PetscBool        verify_convergence; /* the KSPs that solve with this brick check a claimed convergence against the true residual */
   PetscInt         threads;            /* OpenMP threads of the host laplace product (-dm_brick_threads), given to the other levels */
+  PetscBool        simd;               /* host laplace product on SIMD groups of cells (-dm_brick_simd), given to the other levels */
 
   /* layout (made by DMSetUp, fixed afterwards). Each level is distributed on its own: over as many ranks as its
      cells allow (ranks 0 .. nactive-1, the active ranks); a level too small for all ranks leaves the others empty
@@ -151,5 +152,23 @@ PETSC_INTERN void BrickTensorApply1D_f(PetscInt, const PetscInt[], PetscInt, con
 /* the same applied to the nodes [off, off + ncols) along dir only (B: mout x ncols) */
 PETSC_INTERN void BrickTensorApply1DRange(PetscInt, const PetscInt[], PetscInt, PetscInt, PetscInt, const PetscReal[], const PetscScalar[], PetscScalar[]);
 PETSC_INTERN void BrickTensorApply1DRange_f(PetscInt, const PetscInt[], PetscInt, PetscInt, PetscInt, const float[], const float[], float[]);
+
+/* SIMD across tensors on the CPU (bricklanes.c): BRICK_LANES_D doubles or BRICK_LANES_F floats, one tensor (a cell of the
+   laplace product, a vertex patch) per lane of a GCC vector of the build's width: 32 bytes where the compiler targets AVX
+   (NATIVE=yes on an AVX machine), 16 (SSE2) in the portable x86-64 build (a vector wider than the instruction set would be
+   lowered through memory). Value i of lane l lies at [i][l]; the arrays are aligned to the vector. */
+#if defined(__AVX__)
+  #define BRICK_SIMD_BYTES 32
+#else
+  #define BRICK_SIMD_BYTES 16
+#endif
+#define BRICK_LANES_D (BRICK_SIMD_BYTES / 8)
+#define BRICK_LANES_F (BRICK_SIMD_BYTES / 4)
+typedef double BrickLaneD __attribute__((vector_size(BRICK_SIMD_BYTES)));
+typedef float  BrickLaneF __attribute__((vector_size(BRICK_SIMD_BYTES)));
+/* BrickTensorApply1DRange on every lane */
+PETSC_INTERN void BrickLaneApply1D(PetscInt, const PetscInt[], PetscInt, PetscInt, PetscInt, const double[], const BrickLaneD[], BrickLaneD[]);
+PETSC_INTERN void BrickLaneApply1D_f(PetscInt, const PetscInt[], PetscInt, PetscInt, PetscInt, const float[], const BrickLaneF[], BrickLaneF[]);
+PETSC_INTERN const char *BrickSIMDInstructionSet(void);
 
 PETSC_EXTERN PetscLogEvent DMBRICK_Interpolate, DMBRICK_Restrict, DMBRICK_Assemble, DMBRICK_Setup, DMBRICK_LoadVector, DMBRICK_L2Error;

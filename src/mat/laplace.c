@@ -54,6 +54,29 @@ static void BrickLaplaceCellApply(PetscInt dim, PetscInt n, PetscReal M[][BRICK_
   for (PetscInt i = 0; i < size; i++) v[i] += t2[i];
 }
 
+/* BrickLaplaceCellApply on a SIMD group of cells, one per lane (the same operations in the same order on each lane) */
+static void BrickLaplaceCellApplyLanes(PetscInt dim, PetscInt n, PetscReal M[][BRICK_MAX_N * BRICK_MAX_N], PetscReal K[][BRICK_MAX_N * BRICK_MAX_N], const BrickLaneD u[], BrickLaneD v[], BrickLaneD work[])
+{
+  const PetscInt ext[3] = {n, n, dim == 3 ? n : 1}, size = n * n * ext[2];
+  BrickLaneD    *mx = work, *kx = work + size, *t1 = work + 2 * size, *t2 = work + 3 * size, *t3 = work + 4 * size;
+
+  BrickLaneApply1D(0, ext, n, 0, n, M[0], u, mx);
+  BrickLaneApply1D(0, ext, n, 0, n, K[0], u, kx);
+  if (dim == 2) {
+    BrickLaneApply1D(1, ext, n, 0, n, M[1], kx, v);
+    BrickLaneApply1D(1, ext, n, 0, n, K[1], mx, t1);
+    for (PetscInt i = 0; i < size; i++) v[i] += t1[i];
+    return;
+  }
+  BrickLaneApply1D(1, ext, n, 0, n, M[1], kx, t1);
+  BrickLaneApply1D(1, ext, n, 0, n, K[1], mx, t2);
+  for (PetscInt i = 0; i < size; i++) t1[i] += t2[i];
+  BrickLaneApply1D(1, ext, n, 0, n, M[1], mx, t3);
+  BrickLaneApply1D(2, ext, n, 0, n, M[2], t1, v);
+  BrickLaneApply1D(2, ext, n, 0, n, K[2], t3, t2);
+  for (PetscInt i = 0; i < size; i++) v[i] += t2[i];
+}
+
 /* the local work vectors of the host product, made at its first use (the GPU path has its own on several ranks and
    needs none on one) */
 static PetscErrorCode BrickLaplaceWorkVectors(BrickLaplace *ctx)
@@ -79,18 +102,44 @@ static PetscErrorCode BrickLaplacePlanes(BrickLaplace *ctx, const BrickBox *cell
   #pragma omp parallel for num_threads(brick->threads) schedule(static) if (brick->threads > 1) reduction(max : fail)
 #endif
   for (PetscInt c = c0; c <= c1; c += 2) {
-    PetscScalar u[729], v[729], work[5 * 729];
-    PetscInt    idx[729];
     for (PetscInt cz = od == 2 ? c : cells->lo[2]; cz <= (od == 2 ? c : cells->hi[2]); cz++)
-      for (PetscInt cy = od == 1 ? c : cells->lo[1]; cy <= (od == 1 ? c : cells->hi[1]); cy++)
-        for (PetscInt cx = cells->lo[0]; cx <= cells->hi[0]; cx++) {
-          const PetscInt cell[3] = {cx, cy, cz};
-          if (BrickCellLocalIndices(ctx->dm, cell, idx)) fail = 1; /* it cannot fail for a CG brick; checked after the loop */
-          for (PetscInt i = 0; i < nloc; i++) u[i] = idx[i] < 0 ? 0.0 : xl[idx[i]];
-          BrickLaplaceCellApply(brick->dim, n, ctx->M, ctx->K, u, v, work);
-          for (PetscInt i = 0; i < nloc; i++)
-            if (idx[i] >= 0) yl[idx[i]] += v[i];
+      for (PetscInt cy = od == 1 ? c : cells->lo[1]; cy <= (od == 1 ? c : cells->hi[1]); cy++) {
+        if (brick->simd) {
+          /* BRICK_LANES_D cells of the row at once; each is then added in turn, in the order of the loop below */
+          BrickLaneD u[729], v[729], work[5 * 729];
+          PetscInt   idx[BRICK_LANES_D][729];
+          for (PetscInt cx = cells->lo[0]; cx <= cells->hi[0]; cx += BRICK_LANES_D) {
+            const PetscInt nl = PetscMin(BRICK_LANES_D, cells->hi[0] - cx + 1);
+            for (PetscInt l = 0; l < BRICK_LANES_D; l++) {
+              const PetscInt cell[3] = {cx + l, cy, cz};
+              double        *us      = (double *)u;
+              if (l >= nl) {
+                for (PetscInt i = 0; i < nloc; i++) us[i * BRICK_LANES_D + l] = 0.0;
+                continue;
+              }
+              if (BrickCellLocalIndices(ctx->dm, cell, idx[l])) fail = 1;
+              for (PetscInt i = 0; i < nloc; i++) us[i * BRICK_LANES_D + l] = idx[l][i] < 0 ? 0.0 : xl[idx[l][i]];
+            }
+            BrickLaplaceCellApplyLanes(brick->dim, n, ctx->M, ctx->K, u, v, work);
+            for (PetscInt l = 0; l < nl; l++) {
+              const double *vs = (const double *)v;
+              for (PetscInt i = 0; i < nloc; i++)
+                if (idx[l][i] >= 0) yl[idx[l][i]] += vs[i * BRICK_LANES_D + l];
+            }
+          }
+        } else {
+          PetscScalar u[729], v[729], work[5 * 729];
+          PetscInt    idx[729];
+          for (PetscInt cx = cells->lo[0]; cx <= cells->hi[0]; cx++) {
+            const PetscInt cell[3] = {cx, cy, cz};
+            if (BrickCellLocalIndices(ctx->dm, cell, idx)) fail = 1; /* it cannot fail for a CG brick; checked after the loop */
+            for (PetscInt i = 0; i < nloc; i++) u[i] = idx[i] < 0 ? 0.0 : xl[idx[i]];
+            BrickLaplaceCellApply(brick->dim, n, ctx->M, ctx->K, u, v, work);
+            for (PetscInt i = 0; i < nloc; i++)
+              if (idx[i] >= 0) yl[idx[i]] += v[i];
+          }
         }
+      }
   }
   PetscCheck(!fail, PETSC_COMM_SELF, PETSC_ERR_LIB, "BrickCellLocalIndices failed in the laplace product");
   PetscFunctionReturn(PETSC_SUCCESS);

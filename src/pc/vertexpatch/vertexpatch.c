@@ -44,7 +44,7 @@ static PetscErrorCode PCSetFromOptions_VertexPatch(PC pc, PetscOptionItems *Pets
   PetscEnum       e;
   PetscReal       damping = vp->damping;
   PetscInt        batch   = vp->batch_size, threads = vp->threads;
-  PetscBool       set, reverse = vp->reverse;
+  PetscBool       set, reverse = vp->reverse, simd = vp->simd;
 
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "Vertex-patch smoother options");
@@ -72,6 +72,8 @@ static PetscErrorCode PCSetFromOptions_VertexPatch(PC pc, PetscOptionItems *Pets
   PetscCall(PCVertexPatchSetSchedule(pc, (PCVertexPatchSchedule)e, batch));
   PetscCall(PetscOptionsInt("-pc_vertexpatch_threads", "OpenMP threads for the patches of one color (colored schedule) or one batch (batched); 0: default, 1 colored, all batched", "PCVertexPatchSetThreads", threads, &threads, &set));
   if (set) PetscCall(PCVertexPatchSetThreads(pc, threads));
+  PetscCall(PetscOptionsBool("-pc_vertexpatch_simd", "CPU steps: run the patches of one color in SIMD groups of one position class (a vector of the build's width: 2 doubles portable, 4 with AVX; colored and batched schedules)", "PCVertexPatchSetSIMD", simd, &simd, &set));
+  if (set) PetscCall(PCVertexPatchSetSIMD(pc, simd));
   PetscCall(PetscOptionsReal("-pc_vertexpatch_damping", "Damping of the patch corrections (default: 1 multiplicative, 0.7 for c0ip in 3D; 1/2^d additive, for c0ip limited by 1.8/lambda_max(B A) estimated at setup)", "PCVertexPatchSetDamping", damping, &damping, &set));
   if (set) PetscCall(PCVertexPatchSetDamping(pc, damping));
   PetscCall(PetscOptionsBool("-pc_vertexpatch_reverse", "Sweep colors and patches in reverse order (as post-smoother after a forward pre-smoother: a symmetric V-cycle)", "PCVertexPatchSetReverse", reverse, &reverse, NULL));
@@ -190,6 +192,14 @@ static PetscErrorCode PCSetUp_VertexPatch(PC pc)
 #endif
   PetscCall(PetscFree(vp->work));
   PetscCall(PetscMalloc1(vp->nthreads * PCVertexPatchWorkSize(vp), &vp->work));
+  PetscCall(PCVertexPatchSetUpLanes(pc));
+  PetscCall(PetscFree(vp->lanework_alloc));
+  vp->lanework = NULL;
+  if (vp->nlanes > 1) {
+    vp->lanework_bytes = PCVertexPatchLaneWorkBytes(vp);
+    PetscCall(PetscMalloc1(vp->nthreads * vp->lanework_bytes + 64, &vp->lanework_alloc));
+    vp->lanework = vp->lanework_alloc + (64 - (size_t)((uintptr_t)vp->lanework_alloc % 64)) % 64; /* the lane vectors' alignment */
+  }
   PetscCall(PCVertexPatchEstimateDamping(pc));
   PetscCall(PCVertexPatchSetUpGPU(pc));
   PetscCall(PetscLogEventEnd(PC_VertexPatchSetUp, pc, 0, 0, 0));
@@ -253,6 +263,7 @@ static PetscErrorCode PCView_VertexPatch(PC pc, PetscViewer viewer)
   if (vp->schedule == PC_VERTEXPATCH_BATCHED) PetscCall(PetscViewerASCIIPrintf(viewer, ", batch size %" PetscInt_FMT " (%" PetscInt_FMT " thread(s))", vp->batch_size, vp->nthreads));
   if (vp->schedule == PC_VERTEXPATCH_COLORED && vp->dm) PetscCall(PetscViewerASCIIPrintf(viewer, ", %" PetscInt_FMT " OpenMP thread(s) per color", vp->nthreads));
   PetscCall(PetscViewerASCIIPrintf(viewer, ", precision %s%s", PCVertexPatchPrecisions[vp->precision], vp->reverse ? ", reverse order" : ""));
+  if (vp->dm && vp->nlanes > 1) PetscCall(PetscViewerASCIIPrintf(viewer, ", CPU steps in SIMD groups of %" PetscInt_FMT " patches (%s)", vp->nlanes, BrickSIMDInstructionSet()));
 #if defined(VP_HAVE_CUDA)
   if (vp->dm) PetscCall(PetscViewerASCIIPrintf(viewer, ", GPU kernel %s", vp->gpu_mma ? "mma (float steps: shared)" : (vp->gpu_shared ? "shared" : "global")));
   else PetscCall(PetscViewerASCIIPrintf(viewer, ", GPU kernel %s", PCVertexPatchGPUKernels[vp->gpu_kernel]));
@@ -289,6 +300,11 @@ static PetscErrorCode PCReset_VertexPatch(PC pc)
   PetscCall(PetscFree(vp->batchptr));
   for (PetscInt i = 0; i < 27; i++) PetscCall(PetscFree(vp->dense[i]));
   PetscCall(PetscFree(vp->work));
+  PetscCall(PetscFree(vp->lanegrp));
+  PetscCall(PetscFree(vp->laneptr));
+  PetscCall(PetscFree(vp->lanework_alloc));
+  vp->lanework = NULL;
+  vp->nlanes   = 1;
   PetscCall(PCVertexPatchDestroyGPU(pc));
   PetscCall(PCVertexPatchDestroyDG(pc));
   vp->npatches = 0;
@@ -329,6 +345,10 @@ static PetscErrorCode PCDestroy_VertexPatch(PC pc)
 .  -pc_vertexpatch_threads <n>                        - OpenMP threads for the patches of one color (colored schedule, CPU steps;
                                                        default 1) or of one batch (batched; default all); the result does not
                                                        depend on n
+.  -pc_vertexpatch_simd <bool>                        - CPU steps of the colored and batched schedules: the patches of one color
+                                                       in groups of one position class, one patch per SIMD lane (2 doubles in the
+                                                       portable build, 4 with AVX; twice that in float; default true); the
+                                                       same result as one patch at a time
 .  -pc_vertexpatch_ordering <lexicographic,zcurve,hierarchical> - patch order
 .  -pc_vertexpatch_precision <double,single>          - precision of the patch work (vectors stay double)
 -  -pc_vertexpatch_gpu_kernel <auto,shared,global,mma> - CUDA smoothing kernel with VECCUDA vectors: the patch in shared memory
@@ -366,6 +386,8 @@ PETSC_EXTERN PetscErrorCode PCCreate_VertexPatch(PC pc)
   vp->precision  = PC_VERTEXPATCH_DOUBLE;
   vp->damping    = -1.0;
   vp->batch_size = 1024;
+  vp->simd       = PETSC_TRUE;
+  vp->nlanes     = 1;
   pc->data       = vp;
 
   pc->ops->setup           = PCSetUp_VertexPatch;

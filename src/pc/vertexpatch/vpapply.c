@@ -6,12 +6,6 @@
    and the ghosts are refreshed before the next color: the result equals the one-rank sweep. */
 #include "vpimpl.h"
 
-typedef struct {
-  PetscInt gs[3], gw[3]; /* ghosted corner and widths of the local array (interior-node numbering) */
-  PetscInt nk[3];        /* k N_d: full-grid index of the last (boundary) node */
-  PetscInt k, dim, g;    /* degree, dimension, ghost cells of the operator (the closure reaches g cells from the vertex) */
-} VPLayout;
-
 static PetscErrorCode VPGetLayout(PC_VertexPatch *vp, VPLayout *L)
 {
   DM_Brick *brick = (DM_Brick *)vp->dm->data;
@@ -26,26 +20,6 @@ static PetscErrorCode VPGetLayout(PC_VertexPatch *vp, VPLayout *L)
   L->dim = brick->dim;
   L->g   = brick->op.ghost_cells;
   PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* Offsets in the local array of the closure nodes of the patch of vertex v (-1: boundary node, zero). */
-static inline void VPClosureOffsets(const VPLayout *L, const PetscInt v[3], PetscInt off[3][VP_MAX_NE], PetscInt m[3])
-{
-  PetscInt stride = 1;
-
-  for (PetscInt d = 0; d < 3; d++) {
-    if (d < L->dim) {
-      m[d] = 2 * L->g * L->k + 1;
-      for (PetscInt a = 0; a < m[d]; a++) {
-        const PetscInt f = (v[d] - L->g) * L->k + a;
-        off[d][a]        = (f <= 0 || f >= L->nk[d]) ? -1 : (f - 1 - L->gs[d]) * stride;
-      }
-    } else {
-      m[d]      = 1;
-      off[d][0] = 0;
-    }
-    stride *= L->gw[d];
-  }
 }
 
 /* per-thread scratch of VPProcessPatch: closure and interior arrays, the residual's contractions (three x
@@ -119,28 +93,48 @@ static int VPProcessPatch(const PC_VertexPatch *vp, const VPLayout *L, const Pet
   return 0;
 }
 
-/* Patches [start, end) of the processing order. disjoint: they write disjoint nodes (one color, or one batch of a color), and
-   the colored and batched schedules run them on vp->nthreads threads; the result does not depend on the count. */
-static PetscErrorCode VPProcessRange(PC_VertexPatch *vp, const VPLayout *L, PetscInt start, PetscInt end, const PetscScalar *xa, const PetscScalar *ba, PetscBool local, PetscBool disjoint, PetscScalar *target)
+/* Batch bt of color c (bt < 0: the whole color) of the processing order. Its patches write disjoint nodes, so the colored
+   and batched schedules run them on vp->nthreads threads, and in SIMD groups (vp->nlanes > 1); the result depends on
+   neither. The single schedule's one "color" is the sequential loop. */
+static PetscErrorCode VPProcessRange(PC_VertexPatch *vp, const VPLayout *L, PetscInt c, PetscInt bt, const PetscScalar *xa, const PetscScalar *ba, PetscBool local, PetscScalar *target)
 {
-  const PetscInt wsize = PCVertexPatchWorkSize(vp);
-  int            info  = 0;
+  const PetscInt  wsize = PCVertexPatchWorkSize(vp), r0 = c * (vp->nbatches + 1) + (bt < 0 ? 0 : bt), r1 = c * (vp->nbatches + 1) + (bt < 0 ? vp->nbatches : bt + 1);
+  const PetscInt  start = vp->batchptr[r0], end = vp->batchptr[r1];
+  const PetscBool threads = (PetscBool)(vp->schedule != PC_VERTEXPATCH_SINGLE && vp->nthreads > 1);
+  int             info    = 0;
 
   PetscFunctionBegin;
+  if (vp->nlanes > 1) {
+    const PetscInt g0 = vp->laneptr[r0], g1 = vp->laneptr[r1];
 #if defined(_OPENMP)
-  if (disjoint && vp->schedule != PC_VERTEXPATCH_SINGLE && vp->nthreads > 1) {
-    /* exactly the threads the work buffers were made for */
-#  pragma omp parallel for num_threads(vp->nthreads) schedule(static) reduction(max : info)
-    for (PetscInt p = start; p < end; p++) {
-      const int e = VPProcessPatch(vp, L, &vp->vertex[3 * p], xa, ba, local, target, vp->work + omp_get_thread_num() * wsize);
+  #pragma omp parallel for num_threads(vp->nthreads) schedule(static) reduction(max : info) if (threads)
+#endif
+    for (PetscInt g = g0; g < g1; g++) {
+#if defined(_OPENMP)
+      char *work = vp->lanework + (size_t)omp_get_thread_num() * vp->lanework_bytes;
+#else
+      char *work = vp->lanework;
+#endif
+      const int e = VPProcessLanes(vp, L, &vp->lanegrp[g * vp->nlanes], xa, ba, local, target, work);
       if (e > info) info = e;
     }
-  } else
+  } else {
+#if defined(_OPENMP)
+    if (threads) {
+      /* exactly the threads the work buffers were made for */
+  #pragma omp parallel for num_threads(vp->nthreads) schedule(static) reduction(max : info)
+      for (PetscInt p = start; p < end; p++) {
+        const int e = VPProcessPatch(vp, L, &vp->vertex[3 * p], xa, ba, local, target, vp->work + omp_get_thread_num() * wsize);
+        if (e > info) info = e;
+      }
+    } else
 #endif
-  {
-    for (PetscInt i = start; i < end && !info; i++) {
-      const PetscInt p = vp->reverse ? start + end - 1 - i : i;
-      info             = VPProcessPatch(vp, L, &vp->vertex[3 * p], xa, ba, local, target, vp->work);
+    {
+      (void)threads;
+      for (PetscInt i = start; i < end && !info; i++) {
+        const PetscInt p = vp->reverse ? start + end - 1 - i : i;
+        info             = VPProcessPatch(vp, L, &vp->vertex[3 * p], xa, ba, local, target, vp->work);
+      }
     }
   }
   PetscCheck(!info, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK potrs failed on a patch: %d", info);
@@ -179,8 +173,7 @@ PetscErrorCode PCVertexPatchSmooth(PC pc, Vec b, Vec x, PetscBool guesszero)
     for (PetscInt ib = 0; ib < vp->nbatches; ib++)
       for (PetscInt ic = 0; ic < vp->ncolors; ic++) {
         const PetscInt  bt = vp->reverse ? vp->nbatches - 1 - ib : ib, c = vp->reverse ? vp->ncolors - 1 - ic : ic;
-        const PetscInt *ptr = vp->batchptr + c * (vp->nbatches + 1);
-        PetscCall(VPProcessRange(vp, &L, ptr[bt], ptr[bt + 1], xa, ba, PETSC_TRUE, PETSC_TRUE, xa));
+        PetscCall(VPProcessRange(vp, &L, c, bt, xa, ba, PETSC_TRUE, xa));
       }
     PetscCall(VecRestoreArrayRead(b, &ba));
     PetscCall(VecRestoreArray(x, &xa));
@@ -201,7 +194,7 @@ PetscErrorCode PCVertexPatchSmooth(PC pc, Vec b, Vec x, PetscBool guesszero)
       PetscCall(VecGetArrayRead(vp->xl, &xa));
       PetscCall(VecGetArrayRead(vp->bl, &ba));
       PetscCall(VecGetArray(vp->dl, &da));
-      PetscCall(VPProcessRange(vp, &L, vp->colorptr[c], vp->colorptr[c + 1], xa, ba, local, PETSC_TRUE, da));
+      PetscCall(VPProcessRange(vp, &L, c, -1, xa, ba, local, da));
       PetscCall(VecRestoreArray(vp->dl, &da));
       PetscCall(VecRestoreArrayRead(vp->bl, &ba));
       PetscCall(VecRestoreArrayRead(vp->xl, &xa));
@@ -246,7 +239,7 @@ PetscErrorCode PCVertexPatchAdditive(PC pc, Vec b, Vec x, Vec y)
      run on several threads, and each node still receives its patches' corrections in the order of one thread */
   for (PetscInt ic = 0; ic < vp->ncolors; ic++) {
     const PetscInt c = vp->reverse ? vp->ncolors - 1 - ic : ic;
-    PetscCall(VPProcessRange(vp, &L, vp->colorptr[c], vp->colorptr[c + 1], xa, ba, local, PETSC_TRUE, da));
+    PetscCall(VPProcessRange(vp, &L, c, -1, xa, ba, local, da));
   }
   PetscCall(VecRestoreArray(vp->dl, &da));
   PetscCall(VecRestoreArrayRead(vp->bl, &ba));

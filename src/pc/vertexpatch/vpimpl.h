@@ -20,6 +20,41 @@
 typedef VPCudaPatchOp_d VPPatchOp_d;
 typedef VPCudaPatchOp_f VPPatchOp_f;
 
+/* Where the host sweeps find a patch's nodes in a rank's local array. */
+typedef struct {
+  PetscInt gs[3], gw[3]; /* ghosted corner and widths of the local array (interior-node numbering) */
+  PetscInt nk[3];        /* k N_d: full-grid index of the last (boundary) node */
+  PetscInt k, dim, g;    /* degree, dimension, ghost cells of the operator (the closure reaches g cells from the vertex) */
+} VPLayout;
+
+/* Offsets in the local array of the closure nodes of the patch of vertex v (-1: boundary node, zero). */
+static inline void VPClosureOffsets(const VPLayout *L, const PetscInt v[3], PetscInt off[3][VP_MAX_NE], PetscInt m[3])
+{
+  PetscInt stride = 1;
+
+  for (PetscInt d = 0; d < 3; d++) {
+    if (d < L->dim) {
+      m[d] = 2 * L->g * L->k + 1;
+      for (PetscInt a = 0; a < m[d]; a++) {
+        const PetscInt f = (v[d] - L->g) * L->k + a;
+        off[d][a]        = (f <= 0 || f >= L->nk[d]) ? -1 : (f - 1 - L->gs[d]) * stride;
+      }
+    } else {
+      m[d]      = 1;
+      off[d][0] = 0;
+    }
+    stride *= L->gw[d];
+  }
+}
+
+
+/* SIMD across patches on the CPU (vplanes.c): groups of VP_LANES_D (double) or VP_LANES_F (float) patches of one position
+   class, one patch per lane of the brick's SIMD vectors (brickimpl.h) */
+#define VP_LANES_D BRICK_LANES_D
+#define VP_LANES_F BRICK_LANES_F
+typedef BrickLaneD VPLaneD;
+typedef BrickLaneF VPLaneF;
+
 typedef struct {
   /* options */
   PCVertexPatchType        type;
@@ -36,6 +71,7 @@ typedef struct {
   PetscReal                damping; /* < 0: not set, use the default of the type */
   PetscInt                 batch_size;
   PetscInt                 threads; /* -pc_vertexpatch_threads; 0: the default (colored 1, batched all) */
+  PetscBool                simd;    /* -pc_vertexpatch_simd: host patches in SIMD lane groups (colored and batched schedules) */
   PetscBool                reverse; /* sweep the processing order backwards (post-smoothing of a symmetric V-cycle) */
 
   /* setup */
@@ -45,6 +81,11 @@ typedef struct {
   PetscInt     ncolors, *colorptr;  /* patches of color c: [colorptr[c], colorptr[c+1]) of vertex[] order */
   PetscInt     nbatches;            /* batched schedule: batches per color (the last ones may be empty) */
   PetscInt    *batchptr;            /* batch b of color c: [batchptr[c*(nbatches+1)+b], ...+b+1) */
+  PetscInt     nlanes;              /* host steps: patches per SIMD group (VP_LANES_D or _F), or 1: one patch at a time */
+  PetscInt    *lanegrp;             /* nlanes > 1: the groups, nlanes patch indices (vertex[] order) each, -1 in empty lanes */
+  PetscInt    *laneptr;             /* groups of batch b of color c: [laneptr[c*(nbatches+1)+b], ...+b+1) */
+  size_t       lanework_bytes;      /* per-thread scratch of a group (a multiple of 64 bytes) */
+  char        *lanework, *lanework_alloc; /* nthreads scratches, 64-byte aligned, and the allocation they lie in */
   VPPatchOp_d  op_d;
   VPPatchOp_f  op_f;
   PetscInt     clsmap[3][VP_NCLASS]; /* position classes with identical patch matrices share the dense factor */
@@ -89,5 +130,13 @@ PETSC_INTERN void VPPatchResidual_f(const VPPatchOp_f *, const int[], const floa
 PETSC_INTERN void VPPatchSolveFDM_d(const VPPatchOp_d *, const int[], const double *, double *, double *);
 PETSC_INTERN void VPPatchSolveFDM_f(const VPPatchOp_f *, const int[], const float *, float *, float *);
 PETSC_INTERN int VPPatchSolveDense(PetscInt, const PetscScalar *, PetscScalar *);
+/* the same on a SIMD group of patches of one class (vplanes.c) */
+PETSC_INTERN void   VPPatchResidualLanes_d(const VPPatchOp_d *, const int[], const VPLaneD *, const VPLaneD *, VPLaneD *, VPLaneD *);
+PETSC_INTERN void   VPPatchResidualLanes_f(const VPPatchOp_f *, const int[], const VPLaneF *, const VPLaneF *, VPLaneF *, VPLaneF *);
+PETSC_INTERN void   VPPatchSolveFDMLanes_d(const VPPatchOp_d *, const int[], const VPLaneD *, VPLaneD *, VPLaneD *);
+PETSC_INTERN void   VPPatchSolveFDMLanes_f(const VPPatchOp_f *, const int[], const VPLaneF *, VPLaneF *, VPLaneF *);
+PETSC_INTERN int    VPProcessLanes(const PC_VertexPatch *, const VPLayout *, const PetscInt[], const PetscScalar *, const PetscScalar *, PetscBool, PetscScalar *, char *);
+PETSC_INTERN size_t PCVertexPatchLaneWorkBytes(const PC_VertexPatch *);
+PETSC_INTERN PetscErrorCode PCVertexPatchSetUpLanes(PC);
 
 PETSC_EXTERN PetscLogEvent PC_VertexPatchSetUp, PC_VertexPatchSmooth, PC_VertexPatchSchedule, PC_VertexPatchGPUSetUp;

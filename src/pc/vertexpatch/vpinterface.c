@@ -239,6 +239,40 @@ PetscErrorCode PCVertexPatchSetThreads(PC pc, PetscInt threads)
 }
 
 /*@
+   PCVertexPatchSetSIMD - run the CPU steps' patches in SIMD groups (-pc_vertexpatch_simd)
+
+   Logically Collective
+
+   Input Parameters:
++  pc   - the preconditioner
+-  simd - `PETSC_TRUE` (the default): the patches of one color (or batch) are taken in groups of one position class, one
+          patch per lane of a vector of the build's width (2 doubles in the portable x86-64 build, 4 with AVX; twice as
+          many floats in single precision); `PETSC_FALSE`: one patch at a time
+
+   Notes:
+   A group's patches share every 1D matrix, so each multiply-add of the sum factorization is one SIMD instruction, as
+   deal.II vectorizes across cells. Each lane does the one-patch arithmetic in the same order, so the iterates are the
+   same as with `PETSC_FALSE` (bit for bit in the portable build; a `NATIVE=yes` build may fuse multiply-adds
+   differently). Used by the colored and batched schedules, multiplicative and additive, with any local solver; the
+   single schedule, the GPU steps and the DG (sipg) smoother ignore it.
+
+   Level: intermediate
+
+.seealso: `PCVERTEXPATCH`, `PCVertexPatchSetThreads()`
+@*/
+PetscErrorCode PCVertexPatchSetSIMD(PC pc, PetscBool simd)
+{
+  PC_VertexPatch *vp = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(VPGetData(pc, &vp));
+  if (!vp) PetscFunctionReturn(PETSC_SUCCESS);
+  VPChanged(pc, (PetscBool)(vp->simd != simd));
+  vp->simd = simd;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
    PCVertexPatchSetDamping - damping of the patch corrections (-pc_vertexpatch_damping); `PETSC_DEFAULT` restores
    the default of the type (1 multiplicative, 1/2^d additive)
 

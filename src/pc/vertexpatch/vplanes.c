@@ -1,0 +1,217 @@
+/* SIMD across patches on the CPU: the host sweeps of the colored and batched schedules take the patches of one color (or
+   batch) in groups of one position class and run a group's patches in the lanes of GCC vectors, as deal.II's matrix-free
+   operators vectorize across cells. The groups are made once at setup (PCVertexPatchSetUpLanes); VPProcessLanes is
+   VPProcessPatch (vpapply.c) on a group. Patches of one color write disjoint nodes and read none that another patch of the
+   color writes, so processing them in groups gives what the one-patch loop gives, bit for bit in the portable build
+   (tests vp_simd_*). */
+#include "vpimpl.h"
+
+#define VPL_V   VPLaneD
+#define VPL_S   double
+#define VPL_OP  VPPatchOp_d
+#define VPL_SUF _d
+#define VPL_APPLY BrickLaneApply1D
+#include "vplane_template.h"
+#undef VPL_V
+#undef VPL_S
+#undef VPL_OP
+#undef VPL_SUF
+#undef VPL_APPLY
+
+#define VPL_V   VPLaneF
+#define VPL_S   float
+#define VPL_OP  VPPatchOp_f
+#define VPL_SUF _f
+#define VPL_APPLY BrickLaneApply1D_f
+#include "vplane_template.h"
+#undef VPL_V
+#undef VPL_S
+#undef VPL_OP
+#undef VPL_SUF
+#undef VPL_APPLY
+
+/* vectors of the group's scratch: closure, interior right-hand side, residual, correction, and the kernels' work (the
+   residual's contractions, then the solve's two arrays) */
+static PetscInt VPLaneVectors(const PC_VertexPatch *vp, PetscInt *nc, PetscInt *n)
+{
+  const PetscInt ne = vp->op_d.ne, ni = vp->op_d.ni, dim = vp->op_d.dim;
+  const PetscInt nx = dim == 3 ? ni * ne * ne : ni * ne, kernel = BRICK_LINE_NKINDS * nx + ni * ni * ne + 3 * (dim == 3 ? ni * ni * ni : ni * ni);
+
+  *nc = dim == 3 ? ne * ne * ne : ne * ne;
+  *n  = dim == 3 ? ni * ni * ni : ni * ni;
+  return *nc + 3 * *n + kernel;
+}
+
+/* bytes of one thread's scratch of VPProcessLanes: the vectors and one lane's dense solve */
+size_t PCVertexPatchLaneWorkBytes(const PC_VertexPatch *vp)
+{
+  PetscInt     nc, n;
+  const size_t vecs  = (size_t)VPLaneVectors(vp, &nc, &n) * sizeof(VPLaneD);
+  const size_t dense = (size_t)n * sizeof(PetscScalar);
+
+  return (vecs + dense + 63) / 64 * 64;
+}
+
+/* Gathers one lane into lane l of W-wide arrays of scalar type T: the patch's interior right-hand side and (local residual)
+   its closure, the values VPProcessPatch gathers. Row by row along x, where the local array is contiguous: the interior is a
+   box of the local array (its nodes are never on the domain boundary); a closure row is zero where it lies outside the patch
+   cells in two directions, and outside the patch cells in x where it lies outside in y or z, and at domain boundary nodes,
+   which lie at the ends of a row. */
+#define VP_GATHER_LANE(T) \
+  do { \
+    const PetscInt s1 = L->gw[0], s2 = L->gw[0] * L->gw[1]; \
+    ibase[l] = off[0][first] + off[1][first] + (dim == 3 ? off[2][first] : 0); \
+    for (PetscInt z = 0, i = 0; z < (dim == 3 ? ni : 1); z++) \
+      for (PetscInt y = 0; y < ni; y++) { \
+        const PetscScalar *row = ba + ibase[l] + y * s1 + z * s2; \
+        for (PetscInt x = 0; x < ni; x++, i++) bs[i * W + l] = (T)row[x]; \
+      } \
+    if (local) { \
+      PetscInt xlo = 0, xhi = m[0] - 1, c = 0; \
+      while (off[0][xlo] < 0) xlo++; \
+      while (off[0][xhi] < 0) xhi--; \
+      for (PetscInt z = 0; z < m[2]; z++) \
+        for (PetscInt y = 0; y < m[1]; y++, c += m[0]) { \
+          const PetscInt out = (y < ilo || y > ihi) + (dim == 3 && (z < ilo || z > ihi)); \
+          PetscInt       x0 = out ? PetscMax(xlo, ilo) : xlo, x1 = out ? PetscMin(xhi, ihi) : xhi; \
+          if (out > 1 || off[1][y] < 0 || off[2][z] < 0) x1 = -1; \
+          for (PetscInt x = 0; x < m[0]; x++) xs[(c + x) * W + l] = 0; \
+          if (x1 >= x0) { \
+            const PetscScalar *row = xa + off[0][x0] + off[1][y] + off[2][z]; \
+            for (PetscInt x = x0; x <= x1; x++) xs[(c + x) * W + l] = (T)row[x - x0]; \
+          } \
+        } \
+    } \
+  } while (0)
+
+/* target[interior of lane l] += omega ds[lane l], row by row */
+#define VP_SCATTER_LANE() \
+  do { \
+    const PetscInt s1 = L->gw[0], s2 = L->gw[0] * L->gw[1]; \
+    for (PetscInt z = 0, i = 0; z < (dim == 3 ? ni : 1); z++) \
+      for (PetscInt y = 0; y < ni; y++) { \
+        PetscScalar *row = target + ibase[l] + y * s1 + z * s2; \
+        for (PetscInt x = 0; x < ni; x++, i++) row[x] += vp->omega * (PetscScalar)ds[i * W + l]; \
+      } \
+  } while (0)
+
+/* One group (grp: vp->nlanes patch indices of one class, -1 in empty lanes): r = local residual (or R_j of the global
+   residual in ba), delta = A_j^-1 r, target[interior] += omega delta, for every patch of the group. Plain C, for OpenMP
+   regions: returns 0 or LAPACK's error code of a dense solve. */
+int VPProcessLanes(const PC_VertexPatch *vp, const VPLayout *L, const PetscInt grp[], const PetscScalar *xa, const PetscScalar *ba, PetscBool local, PetscScalar *target, char *work)
+{
+  const PetscInt ni = 2 * L->k - 1, dim = L->dim, ilo = vp->op_d.inner_lo, ihi = vp->op_d.inner_hi, first = (L->g - 1) * L->k + 1, W = vp->nlanes;
+  PetscInt       nc, n, off[3][VP_MAX_NE], m[3];
+  const PetscInt nvec = VPLaneVectors(vp, &nc, &n);
+  PetscScalar   *dense = (PetscScalar *)(work + (size_t)nvec * sizeof(VPLaneD));
+  PetscInt       ibase[VP_LANES_F];
+  int            cls[3] = {0, 0, 0};
+
+  for (PetscInt d = 0; d < dim; d++) cls[d] = (int)PCVertexPatchClass(vp->vertex[3 * grp[0] + d], L->nk[d] / L->k);
+  if (vp->precision == PC_VERTEXPATCH_DOUBLE) {
+    VPLaneD *xbar = (VPLaneD *)work, *bint = xbar + nc, *r = bint + n, *delta = r + n, *kw = delta + n;
+    double  *xs = (double *)xbar, *bs = (double *)bint, *ds = (double *)delta;
+
+    for (PetscInt l = 0; l < W; l++) {
+      if (grp[l] < 0) { /* an empty lane works on zeros and writes nothing */
+        for (PetscInt i = 0; i < n; i++) bs[i * W + l] = 0;
+        if (local)
+          for (PetscInt i = 0; i < nc; i++) xs[i * W + l] = 0;
+        continue;
+      }
+      VPClosureOffsets(L, &vp->vertex[3 * grp[l]], off, m);
+      VP_GATHER_LANE(double);
+    }
+    if (local) VPPatchResidualLanes_d(&vp->op_d, cls, xbar, bint, r, kw);
+    else
+      for (PetscInt i = 0; i < n; i++) r[i] = bint[i];
+    if (vp->solver == PC_VERTEXPATCH_FDM) VPPatchSolveFDMLanes_d(&vp->op_d, cls, r, delta, kw);
+    else {
+      const PetscInt key = vp->clsmap[0][cls[0]] + 3 * vp->clsmap[1][cls[1]] + 9 * vp->clsmap[2][cls[2]];
+      const double  *rs  = (const double *)r;
+      for (PetscInt l = 0; l < W && grp[l] >= 0; l++) {
+        int info;
+        for (PetscInt i = 0; i < n; i++) dense[i] = rs[i * W + l];
+        info = VPPatchSolveDense(n, vp->dense[key], dense);
+        if (info) return info;
+        for (PetscInt i = 0; i < n; i++) ds[i * W + l] = dense[i];
+      }
+    }
+    for (PetscInt l = 0; l < W && grp[l] >= 0; l++) VP_SCATTER_LANE();
+  } else {
+    /* single precision: each patch rounded to float, worked on in float, its correction added in double */
+    VPLaneF *xbar = (VPLaneF *)work, *bint = xbar + nc, *r = bint + n, *delta = r + n, *kw = delta + n;
+    float   *xs = (float *)xbar, *bs = (float *)bint, *ds = (float *)delta;
+
+    for (PetscInt l = 0; l < W; l++) {
+      if (grp[l] < 0) {
+        for (PetscInt i = 0; i < n; i++) bs[i * W + l] = 0;
+        if (local)
+          for (PetscInt i = 0; i < nc; i++) xs[i * W + l] = 0;
+        continue;
+      }
+      VPClosureOffsets(L, &vp->vertex[3 * grp[l]], off, m);
+      VP_GATHER_LANE(float);
+    }
+    if (local) VPPatchResidualLanes_f(&vp->op_f, cls, xbar, bint, r, kw);
+    else
+      for (PetscInt i = 0; i < n; i++) r[i] = bint[i];
+    VPPatchSolveFDMLanes_f(&vp->op_f, cls, r, delta, kw);
+    for (PetscInt l = 0; l < W && grp[l] >= 0; l++) VP_SCATTER_LANE();
+  }
+  return 0;
+}
+
+/* The SIMD groups of every batch of every color (a color's groups are its batches' groups, in batch order): the batch's
+   patches sorted by position class, keeping their order within a class, cut into groups of nlanes; a class's last group
+   may have empty lanes. Used by the host steps of the colored and batched schedules when -pc_vertexpatch_simd is on. */
+PetscErrorCode PCVertexPatchSetUpLanes(PC pc)
+{
+  PC_VertexPatch *vp    = (PC_VertexPatch *)pc->data;
+  DM_Brick       *brick = (DM_Brick *)vp->dm->data;
+  const PetscInt  nb = vp->nbatches, nr = vp->ncolors * (nb + 1);
+  PetscInt        ngroups = 0, *count, *next;
+
+  PetscFunctionBegin;
+  PetscCall(PetscFree(vp->lanegrp));
+  PetscCall(PetscFree(vp->laneptr));
+  vp->nlanes = 1;
+  if (!vp->simd || vp->schedule == PC_VERTEXPATCH_SINGLE) PetscFunctionReturn(PETSC_SUCCESS);
+  vp->nlanes = vp->precision == PC_VERTEXPATCH_DOUBLE ? VP_LANES_D : VP_LANES_F;
+  PetscCall(PetscMalloc1(nr, &vp->laneptr));
+  PetscCall(PetscMalloc2(27, &count, 27, &next));
+  /* two passes over the batches: count the groups, then fill them */
+  for (PetscInt pass = 0; pass < 2; pass++) {
+    PetscInt g = 0;
+    for (PetscInt c = 0; c < vp->ncolors; c++)
+      for (PetscInt b = 0; b <= nb; b++) {
+        const PetscInt r = c * (nb + 1) + b;
+        vp->laneptr[r]   = g;
+        if (b == nb) continue;
+        for (PetscInt key = 0; key < 27; key++) count[key] = 0;
+        for (PetscInt p = vp->batchptr[r]; p < vp->batchptr[r + 1]; p++) {
+          PetscInt key = 0;
+          for (PetscInt d = brick->dim - 1; d >= 0; d--) key = 3 * key + PCVertexPatchClass(vp->vertex[3 * p + d], brick->cells[d]);
+          count[key]++;
+        }
+        for (PetscInt key = 0; key < 27; key++) {
+          next[key] = g * vp->nlanes; /* first slot of the class's groups */
+          g += (count[key] + vp->nlanes - 1) / vp->nlanes;
+        }
+        if (pass == 1) {
+          for (PetscInt i = next[0]; i < g * vp->nlanes; i++) vp->lanegrp[i] = -1;
+          for (PetscInt p = vp->batchptr[r]; p < vp->batchptr[r + 1]; p++) {
+            PetscInt key = 0;
+            for (PetscInt d = brick->dim - 1; d >= 0; d--) key = 3 * key + PCVertexPatchClass(vp->vertex[3 * p + d], brick->cells[d]);
+            vp->lanegrp[next[key]++] = p;
+          }
+        }
+      }
+    if (pass == 0) {
+      ngroups = g;
+      PetscCall(PetscMalloc1(PetscMax(ngroups, 1) * vp->nlanes, &vp->lanegrp));
+    }
+  }
+  PetscCall(PetscFree2(count, next));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
