@@ -2,7 +2,7 @@
 // of one color), the patch's closure gathered, the local residual by rectangular sum factorization, the
 // fast-diagonalization solve, and the update, all in one kernel ("fused", seed 003). The block's threads share
 // every contraction; the intermediate arrays live in a per-block scratch in global memory (closures of the
-// C0IP patches in 3D do not fit shared memory; laplace uses vpsmooth_tile.cu). A port of the CPU kernels in src/pc/vertexpatch/vpkernel_template.h,
+// C0IP patches in 3D do not fit shared memory; laplace uses vpsmooth_tile.cu). A port of the CPU kernels in src/pc/vertexpatch/vplane_template.h,
 // which stay the reference (tests/gpu_smoother.c compares them).
 #include "vpatch_cuda.h"
 #include "vpsmooth_tile.h"

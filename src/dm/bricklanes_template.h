@@ -95,29 +95,13 @@ void BRICK_LANE_NAME(PetscInt dir, const PetscInt ext[], PetscInt mout, PetscInt
 
   for (PetscInt d = 0; d < dir; d++) inner *= ext[d];
   for (PetscInt d = dir + 1; d < 3; d++) outer *= ext[d];
-  /* the contraction length as a literal (the interiors and closures of Q_1..Q_8: 1..17 nodes), so that the sum is unrolled */
+  /* the contraction length as a literal (BRICK_CONTRACTION_LENGTHS), so that the sum is unrolled */
   switch (ncols) {
 #define BRICK_LCASE(N) \
   case N: \
     BRICK_LCAT(BRICK_LANE_NAME, _Body)(n, off, N, mout, inner, outer, B, in, out); \
     return;
-    BRICK_LCASE(1)
-    BRICK_LCASE(2)
-    BRICK_LCASE(3)
-    BRICK_LCASE(4)
-    BRICK_LCASE(5)
-    BRICK_LCASE(6)
-    BRICK_LCASE(7)
-    BRICK_LCASE(8)
-    BRICK_LCASE(9)
-    BRICK_LCASE(10)
-    BRICK_LCASE(11)
-    BRICK_LCASE(12)
-    BRICK_LCASE(13)
-    BRICK_LCASE(14)
-    BRICK_LCASE(15)
-    BRICK_LCASE(16)
-    BRICK_LCASE(17)
+    BRICK_CONTRACTION_LENGTHS(BRICK_LCASE)
 #undef BRICK_LCASE
   default:
     break;

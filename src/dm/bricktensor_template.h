@@ -6,7 +6,7 @@
 
    Why two layers: with the 1D size a run-time value the compiler neither unrolls the sums nor vectorizes them, and along x
    (inner = 1) each output was a branchy scalar loop (the contraction took a third of a 3D Q3 vertex-patch solve). The
-   dispatcher calls the always-inlined body with the contraction length as a literal (2..21: the cells, patches and patch
+   dispatcher calls the always-inlined body with the contraction length as a literal (1..21, BRICK_CONTRACTION_LENGTHS: the cells, patches and patch
    closures of Q_1..Q_8), so each becomes fixed-length code; the sums keep their order
    (j = 0, 1, ...), so the portable build computes what it did before (with -march=native the compiler may fuse
    multiply-adds differently). Zero entries of B are no longer skipped: the matrices that reach here are dense
@@ -56,26 +56,7 @@ void BRICK_TENSOR_RANGE_NAME(PetscInt dir, const PetscInt ext[], PetscInt mout, 
   case N: \
     BRICK_TBODY(n, off, N, mout, inner, outer, B, in, out); \
     return;
-    BRICK_TCASE(2)
-    BRICK_TCASE(3)
-    BRICK_TCASE(4)
-    BRICK_TCASE(5)
-    BRICK_TCASE(6)
-    BRICK_TCASE(7)
-    BRICK_TCASE(8)
-    BRICK_TCASE(9)
-    BRICK_TCASE(10)
-    BRICK_TCASE(11)
-    BRICK_TCASE(12)
-    BRICK_TCASE(13)
-    BRICK_TCASE(14)
-    BRICK_TCASE(15)
-    BRICK_TCASE(16)
-    BRICK_TCASE(17)
-    BRICK_TCASE(18)
-    BRICK_TCASE(19)
-    BRICK_TCASE(20)
-    BRICK_TCASE(21)
+    BRICK_CONTRACTION_LENGTHS(BRICK_TCASE)
 #undef BRICK_TCASE
   default:
     break;

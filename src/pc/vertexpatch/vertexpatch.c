@@ -263,13 +263,13 @@ static PetscErrorCode PCView_VertexPatch(PC pc, PetscViewer viewer)
   if (vp->schedule == PC_VERTEXPATCH_BATCHED) PetscCall(PetscViewerASCIIPrintf(viewer, ", batch size %" PetscInt_FMT " (%" PetscInt_FMT " thread(s))", vp->batch_size, vp->nthreads));
   if (vp->schedule == PC_VERTEXPATCH_COLORED && vp->dm) PetscCall(PetscViewerASCIIPrintf(viewer, ", %" PetscInt_FMT " OpenMP thread(s) per color", vp->nthreads));
   PetscCall(PetscViewerASCIIPrintf(viewer, ", precision %s%s", PCVertexPatchPrecisions[vp->precision], vp->reverse ? ", reverse order" : ""));
-  if (vp->dm && vp->nlanes > 1) PetscCall(PetscViewerASCIIPrintf(viewer, ", CPU steps in SIMD groups of %" PetscInt_FMT " patches (%s)", vp->nlanes, BrickSIMDInstructionSet()));
 #if defined(VP_HAVE_CUDA)
   if (vp->dm) PetscCall(PetscViewerASCIIPrintf(viewer, ", GPU kernel %s", vp->gpu_mma ? "mma (float steps: shared)" : (vp->gpu_shared ? "shared" : "global")));
   else PetscCall(PetscViewerASCIIPrintf(viewer, ", GPU kernel %s", PCVertexPatchGPUKernels[vp->gpu_kernel]));
 #endif
   PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
   PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
+  if (vp->dm && vp->nlanes > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "  CPU steps in SIMD groups of %" PetscInt_FMT " patches of one position class (%s)\n", vp->nlanes, BrickSIMDInstructionSet()));
   if (vp->dm) {
     const PetscInt ni = vp->op_d.ni, np = vp->op_d.ne, dim = vp->op_d.dim;
     PetscInt       total;

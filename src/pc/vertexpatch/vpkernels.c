@@ -1,26 +1,30 @@
-/* Instantiates the per-patch kernels in double and single precision, and the dense reference solve. */
+/* Instantiates the one-patch kernels (vplane_template.h) in double and single precision, and the dense reference solve. */
 #include "vpimpl.h"
 #include <petscblaslapack.h>
 
-#define VP_T     double
-#define VP_SUF   _d
-#define VP_APPLY       BrickTensorApply1D
-#define VP_APPLY_RANGE BrickTensorApply1DRange
-#include "vpkernel_template.h"
-#undef VP_T
-#undef VP_SUF
-#undef VP_APPLY
-#undef VP_APPLY_RANGE
+#define VPL_V     double
+#define VPL_S     double
+#define VPL_OP    VPPatchOp_d
+#define VPL_SUF   _d
+#define VPL_APPLY BrickTensorApply1DRange
+#include "vplane_template.h"
+#undef VPL_V
+#undef VPL_S
+#undef VPL_OP
+#undef VPL_SUF
+#undef VPL_APPLY
 
-#define VP_T     float
-#define VP_SUF   _f
-#define VP_APPLY       BrickTensorApply1D_f
-#define VP_APPLY_RANGE BrickTensorApply1DRange_f
-#include "vpkernel_template.h"
-#undef VP_T
-#undef VP_SUF
-#undef VP_APPLY
-#undef VP_APPLY_RANGE
+#define VPL_V     float
+#define VPL_S     float
+#define VPL_OP    VPPatchOp_f
+#define VPL_SUF   _f
+#define VPL_APPLY BrickTensorApply1DRange_f
+#include "vplane_template.h"
+#undef VPL_V
+#undef VPL_S
+#undef VPL_OP
+#undef VPL_SUF
+#undef VPL_APPLY
 
 /* rhs <- A^-1 rhs with the Cholesky factor (LAPACK potrf, upper) of the n x n interior patch matrix
    (n <= 15^3, so it fits a BLAS int). Plain C for use in threads: returns LAPACK's info. */

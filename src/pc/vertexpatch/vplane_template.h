@@ -1,14 +1,21 @@
-/* The per-patch kernels of vpkernel_template.h on a SIMD group of patches, one per lane; instantiated by vplanes.c for
-   double (VPL_SUF _d) and float (_f). VPL_V is the lane vector of scalar type VPL_S, VPL_APPLY the lane contraction
-   (bricklanes_template.h). The patches of a group share their position class, hence every 1D matrix. Every lane performs
-   the one-patch kernel's operations in the same order, so in the portable build a lane's result equals the one-patch
-   result bit for bit. Layout: value i of lane l at [i][l] (value i is one VPL_V). */
+/* Per-patch kernels of the vertex-patch smoother, written once for a value type VPL_V of scalar type VPL_S and instantiated
+   by vpkernels.c for one patch (VPL_V = VPL_S = double, suffix _d; float, _f) and by vplanes.c for a SIMD group of
+   patches of one position class, one per lane (VPL_V a GCC vector, suffixes Lanes_d and Lanes_f). VPL_APPLY is the
+   matching 1D contraction (BrickTensorApply1DRange, or BrickLaneApply1D on lanes). So every lane does what one patch does,
+   in the same order, and in the portable build a lane's result equals the one-patch result bit for bit. Plain arrays
+   only: the CUDA backend mirrors these and the CPU versions stay its reference.
+
+   Layout: a patch closure holds ne = 2gk+1 nodes per direction (g = 1 for the Laplacian, 2 for C0IP), its interior
+   ni = 2k-1, x fastest; on lanes, value i of lane l at [i][l] (value i is one VPL_V). */
 #define VPL_CAT_(a, b) a##b
 #define VPL_CAT(a, b)  VPL_CAT_(a, b)
 #define VPL_FN(name)   VPL_CAT(name, VPL_SUF)
 
-/* Local residual r = b - A xbar on the interiors of the lanes' patches (VPPatchResidual). work: VPPatchLaneKernelSize vectors. */
-void VPL_FN(VPPatchResidualLanes)(const VPL_OP *op, const int cls[], const VPL_V *xbar, const VPL_V *b, VPL_V *r, VPL_V *work)
+/* Local residual r = b - (A xbar) on the patch interior: A is the brick's Kronecker form, whose rows of the interior are,
+   per term, Kronecker products of the rows of the 1D factors; so the evaluation is rectangular sum factorization
+   (closure in, interior out), the x contraction shared by the terms with the same x kind. work: the kernel part of
+   PCVertexPatchWorkSize (values). */
+void VPL_FN(VPPatchResidual)(const VPL_OP *op, const int cls[], const VPL_V *xbar, const VPL_V *b, VPL_V *r, VPL_V *work)
 {
   const PetscInt ne = op->ne, ni = op->ni, dim = op->dim, nx = ni * ne * (dim == 3 ? ne : 1), nint = ni * ni * (dim == 3 ? ni : 1);
   VPL_V         *X[BRICK_LINE_NKINDS] = {work, work + nx, work + 2 * nx}, *XY = work + 3 * nx, *Z = XY + ni * ni * ne;
@@ -33,8 +40,10 @@ void VPL_FN(VPPatchResidualLanes)(const VPL_OP *op, const int cls[], const VPL_V
   }
 }
 
-/* Fast-diagonalization interior solve of the lanes' patches (VPPatchSolveFDM). work: 2 ni^dim vectors. */
-void VPL_FN(VPPatchSolveFDMLanes)(const VPL_OP *op, const int cls[], const VPL_V *r, VPL_V *delta, VPL_V *work)
+/* Interior solve by fast diagonalization of the separable part: delta = (S (x) S (x) S) Lambda^-1 (S (x) S (x) S)^T r,
+   S the M-orthonormal generalized eigenvectors of (G^separable, M) per direction and class. Exact for the Laplacian; for
+   the C0IP biharmonic it drops the mixed L (x) L terms (seed 000, eq. 28/29). work: 2 ni^dim values. */
+void VPL_FN(VPPatchSolveFDM)(const VPL_OP *op, const int cls[], const VPL_V *r, VPL_V *delta, VPL_V *work)
 {
   const PetscInt ni = op->ni, dim = op->dim, n = ni * ni * (dim == 3 ? ni : 1);
   const PetscInt ext[3] = {ni, ni, dim == 3 ? ni : 1};

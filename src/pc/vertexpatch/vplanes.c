@@ -9,7 +9,7 @@
 #define VPL_V   VPLaneD
 #define VPL_S   double
 #define VPL_OP  VPPatchOp_d
-#define VPL_SUF _d
+#define VPL_SUF Lanes_d
 #define VPL_APPLY BrickLaneApply1D
 #include "vplane_template.h"
 #undef VPL_V
@@ -21,7 +21,7 @@
 #define VPL_V   VPLaneF
 #define VPL_S   float
 #define VPL_OP  VPPatchOp_f
-#define VPL_SUF _f
+#define VPL_SUF Lanes_f
 #define VPL_APPLY BrickLaneApply1D_f
 #include "vplane_template.h"
 #undef VPL_V
