@@ -147,6 +147,16 @@ PETSC_INTERN PetscErrorCode BrickBasisEvaluate(PetscInt, const PetscReal[], Pets
 PETSC_INTERN PetscErrorCode BrickBasisProlongation(PetscInt, const PetscReal[], PetscReal[]);
 
 /* Tensor contractions on boxes of values, x fastest (bricktensor.c) */
+/* A 1D contraction along dir of a tensor of extents ext[0..2] (x fastest) runs over outer x inner lines: inner is the
+   stride of dir, outer the product of the extents after it. */
+static inline void BrickTensorLines(PetscInt dir, const PetscInt ext[], PetscInt *inner, PetscInt *outer)
+{
+  *inner = 1;
+  *outer = 1;
+  for (PetscInt d = 0; d < dir; d++) *inner *= ext[d];
+  for (PetscInt d = dir + 1; d < 3; d++) *outer *= ext[d];
+}
+
 /* The contraction lengths the dispatchers of bricktensor_template.h and bricklanes_template.h compile as literals, so that
    the sums unroll: the cells, patch interiors and patch closures of Q_1..Q_8 (1..21 nodes; longer ones run generic code). */
 #define BRICK_CONTRACTION_LENGTHS(X) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15) X(16) X(17) X(18) X(19) X(20) X(21)

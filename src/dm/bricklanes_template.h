@@ -91,10 +91,9 @@ static inline __attribute__((always_inline)) void BRICK_LCAT(BRICK_LANE_NAME, _B
 void BRICK_LANE_NAME(PetscInt dir, const PetscInt ext[], PetscInt mout, PetscInt off, PetscInt ncols, const BRICK_LS B[], const BRICK_LV in[], BRICK_LV out[])
 {
   const PetscInt n     = ext[dir];
-  PetscInt       inner = 1, outer = 1;
+  PetscInt       inner, outer;
 
-  for (PetscInt d = 0; d < dir; d++) inner *= ext[d];
-  for (PetscInt d = dir + 1; d < 3; d++) outer *= ext[d];
+  BrickTensorLines(dir, ext, &inner, &outer);
   /* the contraction length as a literal (BRICK_CONTRACTION_LENGTHS), so that the sum is unrolled */
   switch (ncols) {
 #define BRICK_LCASE(N) \

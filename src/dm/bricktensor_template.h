@@ -47,10 +47,9 @@ static inline __attribute__((always_inline)) void BRICK_TBODY(PetscInt n, PetscI
 void BRICK_TENSOR_RANGE_NAME(PetscInt dir, const PetscInt ext[], PetscInt mout, PetscInt off, PetscInt ncols, const BRICK_TB B[], const BRICK_T in[], BRICK_T out[])
 {
   const PetscInt n     = ext[dir];
-  PetscInt       inner = 1, outer = 1;
+  PetscInt       inner, outer;
 
-  for (PetscInt d = 0; d < dir; d++) inner *= ext[d];
-  for (PetscInt d = dir + 1; d < 3; d++) outer *= ext[d];
+  BrickTensorLines(dir, ext, &inner, &outer);
   switch (ncols) {
 #define BRICK_TCASE(N) \
   case N: \

@@ -52,14 +52,22 @@ size_t PCVertexPatchLaneWorkBytes(const PC_VertexPatch *vp)
   return (vecs + dense + 63) / 64 * 64;
 }
 
-/* Gathers one lane into lane l of W-wide arrays of scalar type T: the patch's interior right-hand side and (local residual)
-   its closure, the values VPProcessPatch gathers. Row by row along x, where the local array is contiguous: the interior is a
+/* Gathers the group's patches into the lanes of W-wide arrays of scalar type T (an empty lane gets zeros, works on them
+   and writes nothing): each patch's interior right-hand side and (local residual) its closure, the values VPProcessPatch
+   gathers. Row by row along x, where the local array is contiguous: the interior is a
    box of the local array (its nodes are never on the domain boundary); a closure row is zero where it lies outside the patch
    cells in two directions, and outside the patch cells in x where it lies outside in y or z, and at domain boundary nodes,
    which lie at the ends of a row. */
-#define VP_GATHER_LANE(T) \
-  do { \
+#define VP_GATHER_LANES(T) \
+  for (PetscInt l = 0; l < W; l++) { \
     const PetscInt s1 = L->gw[0], s2 = L->gw[0] * L->gw[1]; \
+    if (grp[l] < 0) { \
+      for (PetscInt i = 0; i < n; i++) bs[i * W + l] = 0; \
+      if (local) \
+        for (PetscInt i = 0; i < nc; i++) xs[i * W + l] = 0; \
+      continue; \
+    } \
+    VPClosureOffsets(L, &vp->vertex[3 * grp[l]], off, m); \
     ibase[l] = off[0][first] + off[1][first] + (dim == 3 ? off[2][first] : 0); \
     for (PetscInt z = 0, i = 0; z < (dim == 3 ? ni : 1); z++) \
       for (PetscInt y = 0; y < ni; y++) { \
@@ -82,7 +90,7 @@ size_t PCVertexPatchLaneWorkBytes(const PC_VertexPatch *vp)
           } \
         } \
     } \
-  } while (0)
+  }
 
 /* target[interior of lane l] += omega ds[lane l], row by row */
 #define VP_SCATTER_LANE() \
@@ -112,16 +120,7 @@ int VPProcessLanes(const PC_VertexPatch *vp, const VPLayout *L, const PetscInt g
     VPLaneD *xbar = (VPLaneD *)work, *bint = xbar + nc, *r = bint + n, *delta = r + n, *kw = delta + n;
     double  *xs = (double *)xbar, *bs = (double *)bint, *ds = (double *)delta;
 
-    for (PetscInt l = 0; l < W; l++) {
-      if (grp[l] < 0) { /* an empty lane works on zeros and writes nothing */
-        for (PetscInt i = 0; i < n; i++) bs[i * W + l] = 0;
-        if (local)
-          for (PetscInt i = 0; i < nc; i++) xs[i * W + l] = 0;
-        continue;
-      }
-      VPClosureOffsets(L, &vp->vertex[3 * grp[l]], off, m);
-      VP_GATHER_LANE(double);
-    }
+    VP_GATHER_LANES(double);
     if (local) VPPatchResidualLanes_d(&vp->op_d, cls, xbar, bint, r, kw);
     else
       for (PetscInt i = 0; i < n; i++) r[i] = bint[i];
@@ -143,16 +142,7 @@ int VPProcessLanes(const PC_VertexPatch *vp, const VPLayout *L, const PetscInt g
     VPLaneF *xbar = (VPLaneF *)work, *bint = xbar + nc, *r = bint + n, *delta = r + n, *kw = delta + n;
     float   *xs = (float *)xbar, *bs = (float *)bint, *ds = (float *)delta;
 
-    for (PetscInt l = 0; l < W; l++) {
-      if (grp[l] < 0) {
-        for (PetscInt i = 0; i < n; i++) bs[i * W + l] = 0;
-        if (local)
-          for (PetscInt i = 0; i < nc; i++) xs[i * W + l] = 0;
-        continue;
-      }
-      VPClosureOffsets(L, &vp->vertex[3 * grp[l]], off, m);
-      VP_GATHER_LANE(float);
-    }
+    VP_GATHER_LANES(float);
     if (local) VPPatchResidualLanes_f(&vp->op_f, cls, xbar, bint, r, kw);
     else
       for (PetscInt i = 0; i < n; i++) r[i] = bint[i];
