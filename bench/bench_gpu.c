@@ -1,6 +1,6 @@
 static const char help[] = "Throughput of the brick operator (MatMult) and of one vertex-patch smoothing step (colored multiplicative,\n"
                            "local residual + fdm) on whatever vectors -dm_vec_type gives (cuda: the GPU kernels), for each GPU\n"
-                           "smoothing kernel (shared where it applies, global) in double and single precision, and the FP64\n"
+                           "smoothing kernel (shared where it applies: laplace, 3D c0ip at k = 2..5; global) in double and single precision, and the FP64\n"
                            "tensor-core one (mma) in double. Prints one line: dim k DoFs, matvec time, MDoF/s, GFLOP/s (as logged), then per kernel and precision: smoothing time,\n"
                            "MDoF/s, GFLOP/s. Options: the brick's (-dm_brick_*), -reps n, and -pc_vertexpatch_* for the smoother.\n";
 
@@ -74,16 +74,18 @@ int main(int argc, char **argv)
   tm = (t1 - t0) / reps;
   fm = (f1 - f0) / reps;
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "dim %" PetscInt_FMT " k %" PetscInt_FMT " DoFs %" PetscInt_FMT " matvec %.3e s %.1f MDoF/s %.1f GFLOP/s", dim, k, n, tm, n / tm * 1e-6, fm / tm * 1e-9));
-  /* the shared-memory kernel applies to laplace only (PCVERTEXPATCH refuses it otherwise) */
+  /* the shared-memory kernel applies to laplace and to c0ip in 3D with k = 2..5 (PCVERTEXPATCH refuses it otherwise) */
   for (PetscInt kern = 0; kern < 2; kern++)
     for (PetscInt prec = 0; prec < 2; prec++) {
       PetscLogDouble ts = 0, fs = 0;
-      PetscBool      lap;
+      PetscBool      lap, c0ip, shared;
       PetscCall(PetscStrcmp(opname, "laplace", &lap));
-      if (kern == 0 && lap) {
+      PetscCall(PetscStrcmp(opname, "c0ip", &c0ip));
+      shared = (PetscBool)(lap || (c0ip && dim == 3 && k >= 2 && k <= 5));
+      if (kern == 0 && shared) {
         PetscCall(PCVertexPatchSetGPUKernel(pc, PC_VERTEXPATCH_GPU_KERNEL_SHARED));
       } else if (kern == 1) PetscCall(PCVertexPatchSetGPUKernel(pc, PC_VERTEXPATCH_GPU_KERNEL_GLOBAL));
-      if (kern == 1 || lap) {
+      if (kern == 1 || shared) {
         PetscCall(PCVertexPatchSetPrecision(pc, prec ? PC_VERTEXPATCH_SINGLE_PRECISION : PC_VERTEXPATCH_DOUBLE));
         PetscCall(TimeSmoothing(pc, b, x, w, reps, &ts, &fs));
         PetscCall(PetscPrintf(PETSC_COMM_WORLD, " smooth_%s_%s %.3e s %.1f MDoF/s %.1f GFLOP/s", kern ? "global" : "shared", prec ? "single" : "double", ts, n / ts * 1e-6, fs / ts * 1e-9));

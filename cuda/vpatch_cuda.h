@@ -45,23 +45,37 @@ typedef struct {
    (n[d] per direction, x fastest), device pointers. */
 typedef struct VPCudaSmoother_s *VPCudaSmoother;
 
-/* Two kernels: VPC_KERNEL_SHARED keeps the patch in shared memory with conflict-free access (seed 003 section 4.1;
-   operators with one ghost cell: laplace), VPC_KERNEL_GLOBAL keeps it in a per-block scratch in global memory
-   (any operator; the c0ip closures of 4k+1 nodes per direction do not fit shared memory in 3D). */
+/* Two kernels: VPC_KERNEL_SHARED keeps the patch in shared memory with conflict-free access (seed 003 section 4.1):
+   for operators with one ghost cell (laplace) and for the C0IP biharmonic in 3D at k = 2..5, whose closure (4k+1
+   nodes per direction) it stores without the corners the residual does not read (vpsmooth_c0ip.cu);
+   VPC_KERNEL_GLOBAL keeps it in a per-block scratch in global memory (any operator). */
 #define VPC_KERNEL_GLOBAL 0
 #define VPC_KERNEL_SHARED 1
-/* VPC_KERNEL_MMA: VPC_KERNEL_SHARED's operators, with the contractions of the double-precision steps as FP64 tensor-core
-   products (compute capability 8.0 or newer, else cudaErrorNotSupported); float steps run the shared kernel */
+/* VPC_KERNEL_MMA: the one-ghost-cell operators of VPC_KERNEL_SHARED, with the contractions of the double-precision
+   steps as FP64 tensor-core products (compute capability 8.0 or newer, else cudaErrorNotSupported); float steps run
+   the shared kernel */
 #define VPC_KERNEL_MMA 2
-/* 1 when VPC_KERNEL_SHARED handles this patch operator (g ghost cells, degree k): the closure is the patch's
-   cells (g = 1) and every kind of the terms spans all of it. Inline, so that a build without CUDA checks it too. */
-static inline int VPCudaSmootherSharedSupported(const VPCudaPatchOp_d *op, int g, int k)
+/* 1 when the patch closure is the patch's cells (g = 1) and every kind of the terms spans all of it: the operators of
+   the laplace shared kernel and of the mma one. Inline, so that a build without CUDA checks it too. */
+static inline int VPCudaSmootherMmaSupported(const VPCudaPatchOp_d *op, int g, int k)
 {
   if (g != 1 || k < 1 || k > 8 || op->ne != 2 * k + 1 || (op->dim != 2 && op->dim != 3)) return 0;
   for (int t = 0; t < op->nterms; t++)
     for (int d = 0; d < op->dim; d++)
       if (op->coloff[op->kind[t][d]] != 0 || op->ncols[op->kind[t][d]] != op->ne) return 0;
   return 1;
+}
+/* 1 when the C0IP shared kernel handles it: two ghost cells (closure 4k+1, patch cells at closure indices k..3k),
+   3D, k = 2..5 (at k = 5 a patch takes 113 KB of shared memory in double; VPCudaSmootherCreate returns
+   cudaErrorNotSupported on a device whose per-block limit is smaller) */
+static inline int VPCudaSmootherSharedC0IP(const VPCudaPatchOp_d *op, int g, int k)
+{
+  return g == 2 && op->dim == 3 && k >= 2 && k <= 5 && op->ne == 4 * k + 1 && op->ni == 2 * k - 1 && op->inner_lo == k && op->inner_hi == 3 * k;
+}
+/* 1 when VPC_KERNEL_SHARED handles this patch operator (g ghost cells, degree k) */
+static inline int VPCudaSmootherSharedSupported(const VPCudaPatchOp_d *op, int g, int k)
+{
+  return VPCudaSmootherMmaSupported(op, g, k) || VPCudaSmootherSharedC0IP(op, g, k);
 }
 /* kernel: VPC_KERNEL_*; VPC_KERNEL_SHARED or _MMA where it is not supported returns cudaErrorNotSupported. b, x and the target of
    the steps lie in box (one rank: the whole grid; several: the rank's ghosted local arrays); vertex: the patches' vertices. */

@@ -1,12 +1,13 @@
 // The vertex-patch smoothing step on the GPU: one thread block per patch (a grid-stride loop over the patches
 // of one color), the patch's closure gathered, the local residual by rectangular sum factorization, the
 // fast-diagonalization solve, and the update, all in one kernel ("fused", seed 003). The block's threads share
-// every contraction; the intermediate arrays live in a per-block scratch in global memory (closures of the
-// C0IP patches in 3D do not fit shared memory; laplace uses vpsmooth_tile.cu). A port of the CPU kernels in src/pc/vertexpatch/vplane_template.h,
+// every contraction; the intermediate arrays live in a per-block scratch in global memory (any operator; laplace
+// uses vpsmooth_tile.cu and the 3D C0IP patches of k = 2..5 vpsmooth_c0ip.cu by default). A port of the CPU kernels in src/pc/vertexpatch/vplane_template.h,
 // which stay the reference (tests/gpu_smoother.c compares them).
 #include "vpatch_cuda.h"
 #include "vpsmooth_tile.h"
 #include "vpsmooth_mma.h"
+#include "vpsmooth_c0ip.h"
 #include "vpcuda_check.h"
 #include <cuda_runtime.h>
 
@@ -20,6 +21,8 @@ struct VPCudaSmoother_s {
   size_t           block_scratch; // bytes per block
   int              kernel;        // VPC_KERNEL_*
   VPTileLayout     tile;          // VPC_KERNEL_SHARED and _MMA (its float steps): the shared arrays of the x-direction kinds
+  int              c0ip;          // VPC_KERNEL_SHARED with two ghost cells: the C0IP kernel
+  VPC0ipLayout     c0ip_layout;
   int              tile_blocks;   // VPC_KERNEL_SHARED and _MMA: grid size cap
 };
 
@@ -153,6 +156,7 @@ extern "C" int VPCudaSmootherCreate(const VPCudaPatchOp_d *op_d, const VPCudaPat
 {
   if (kernel != VPC_KERNEL_GLOBAL && kernel != VPC_KERNEL_SHARED && kernel != VPC_KERNEL_MMA) return (int)cudaErrorInvalidValue;
   if (kernel != VPC_KERNEL_GLOBAL && !VPCudaSmootherSharedSupported(op_d, g, k)) return (int)cudaErrorNotSupported;
+  if (kernel == VPC_KERNEL_MMA && !VPCudaSmootherMmaSupported(op_d, g, k)) return (int)cudaErrorNotSupported;
   if (kernel == VPC_KERNEL_MMA) VP_CHECK((cudaError_t)VPMmaSupported());
   VPCudaSmoother sm = new VPCudaSmoother_s();
   const int      ne = op_d->ne, ni = op_d->ni, dim = op_d->dim, nz = dim == 3 ? ne : 1, niz = dim == 3 ? ni : 1;
@@ -176,7 +180,15 @@ extern "C" int VPCudaSmootherCreate(const VPCudaPatchOp_d *op_d, const VPCudaPat
   VP_CHECK(cudaMemcpy(sm->op_f, op_f, sizeof(VPCudaPatchOp_f), cudaMemcpyHostToDevice));
   VP_CHECK(cudaMalloc(&sm->vertex, 3 * (size_t)(npatches > 0 ? npatches : 1) * sizeof(int)));
   if (npatches > 0) VP_CHECK(cudaMemcpy(sm->vertex, vertex, 3 * (size_t)npatches * sizeof(int), cudaMemcpyHostToDevice));
-  if (kernel != VPC_KERNEL_GLOBAL) {
+  if (kernel == VPC_KERNEL_SHARED && g == 2) {
+    const int err = VPC0ipCreate(op_d, op_f, k, &sm->c0ip_layout);
+    sm->c0ip      = 1;
+    sm->tile_blocks = 32 * nsm;
+    if (err) {
+      VPCudaSmootherDestroy(&sm);
+      return err;
+    }
+  } else if (kernel != VPC_KERNEL_GLOBAL) {
     size_t bytes_d, bytes_f;
     VPTileLayoutCreate(op_d, k, &sm->tile);
     VP_CHECK((cudaError_t)VPTilePrepare(&sm->tile, &bytes_d, &bytes_f));
@@ -190,6 +202,7 @@ extern "C" int VPCudaSmootherCreate(const VPCudaPatchOp_d *op_d, const VPCudaPat
 static int VPLaunch(VPCudaSmoother sm, int start, int end, int single, double omega, const double *b, const double *x, double *target, bool atomic)
 {
   if (end <= start) return 0;
+  if (sm->c0ip) return VPC0ipLaunch(&sm->c0ip_layout, single, single ? (const void *)sm->op_f : (const void *)sm->op_d, &sm->box, sm->vertex, start, end, b, x, target, omega, atomic, sm->tile_blocks);
   if (sm->kernel == VPC_KERNEL_MMA && !single) return VPMmaLaunch(sm->dim, sm->k, sm->op_d, &sm->box, sm->vertex, start, end, b, x, target, omega, atomic, sm->tile_blocks);
   if (sm->kernel != VPC_KERNEL_GLOBAL) return VPTileLaunch(&sm->tile, single, single ? (const void *)sm->op_f : (const void *)sm->op_d, &sm->box, sm->vertex, start, end, b, x, target, omega, atomic, sm->tile_blocks);
   const int blocks = end - start < sm->nblocks ? end - start : sm->nblocks, threads = 128;
@@ -221,6 +234,7 @@ extern "C" int VPCudaSmootherDestroy(VPCudaSmoother *sm)
   VP_CHECK(cudaFree((*sm)->op_f));
   VP_CHECK(cudaFree((*sm)->vertex));
   if ((*sm)->scratch) VP_CHECK(cudaFree((*sm)->scratch));
+  if ((*sm)->c0ip) VP_CHECK((cudaError_t)VPC0ipDestroy(&(*sm)->c0ip_layout));
   delete *sm;
   *sm = nullptr;
   return 0;

@@ -370,7 +370,12 @@ static int VPTilePrepareT(const VPTileLayout *l, size_t *bytes)
   const int          err = VPTileGet<T, Op>(l->dim, l->k, &e);
   if (err) return err;
   *bytes = (size_t)e.patches * l->stride[sizeof(T) == 8 ? 0 : 1] * sizeof(T);
-  VP_CHECK(cudaFuncSetAttribute(e.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)*bytes));
+  {
+    // the limit belongs to the kernel, shared by the smoothers of all levels: only ever raise it
+    cudaFuncAttributes attr;
+    VP_CHECK(cudaFuncGetAttributes(&attr, e.kernel));
+    if ((int)*bytes > attr.maxDynamicSharedSizeBytes) VP_CHECK(cudaFuncSetAttribute(e.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)*bytes));
+  }
   return 0;
 }
 

@@ -49,6 +49,8 @@ same solve_ex1_3d_k3_vp_global ./tutorials/ex1 -dm_brick_cells 2,2,2 -dm_brick_d
 same solve_ex1_3d_k4_vp_mma ./tutorials/ex1 -dm_brick_cells 2,2,2 -dm_brick_dim 3 -dm_brick_degree 4 -dm_brick_refine 2 -fmg 0 -mg_levels_pc_vertexpatch_gpu_kernel mma
 same solve_ex2_2d_k3_mvs ./tutorials/ex2 -dm_brick_cells 2,2 -dm_brick_degree 3 -dm_brick_refine 4
 same solve_ex2_3d_k2_avs ./tutorials/ex2 -dm_brick_cells 2,2,2 -smoother avs -dm_brick_dim 3 -dm_brick_degree 2 -dm_brick_refine 2
+same solve_ex2_3d_k3_mvs ./tutorials/ex2 -dm_brick_cells 2,2,2 -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 2
+same solve_ex2_3d_k3_mvs_global ./tutorials/ex2 -dm_brick_cells 2,2,2 -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 2 -mg_levels_pc_vertexpatch_gpu_kernel global
 fi
 
 # mixed precision (V-cycle smoothing in float, FGMRES in double): the L2 error of the double run (seed 003 Table 7),

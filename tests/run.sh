@@ -329,7 +329,7 @@ c0its c0ip_its_3d_k2_L3_avs 16 -smoother avs -dm_brick_dim 3 -dm_brick_cells 2,2
 $EX2 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 2 -dm_brick_refine 2 -ksp_view >"$OUT/c0ip_views.log" 2>&1
 grep -q "brick c0ip: C0 interior penalty biharmonic, CG Q2 in 3D, level 2" "$OUT/c0ip_views.log" && grep -q "multiplicative vertex-patch Schwarz, local solver fdm, local residual, damping 0.7" "$OUT/c0ip_views.log" &&
   grep -q "343 patches in 16 color(s), 27 interior / 729 closure DoFs per patch" "$OUT/c0ip_views.log" &&
-  if [ "$CUDA_BUILD" = 1 ]; then grep -q "precision double, GPU kernel global" "$OUT/c0ip_views.log"; else grep -q "precision double$" "$OUT/c0ip_views.log" && ! grep -q "GPU" "$OUT/c0ip_views.log"; fi
+  if [ "$CUDA_BUILD" = 1 ]; then grep -q "precision double, GPU kernel shared" "$OUT/c0ip_views.log"; else grep -q "precision double$" "$OUT/c0ip_views.log" && ! grep -q "GPU" "$OUT/c0ip_views.log"; fi
 result c0ip_ksp_view $?
 expect_error c0ip_bad_degree_1 "-dm_brick_degree 1 with -dm_brick_operator c0ip: allowed degrees 2..8" $EX2 -dm_brick_degree 1
 expect_error c0ip_bad_avs_damping "-pc_vertexpatch_damping 0.: must be a positive number" $EX2 -smoother avs -mg_levels_pc_vertexpatch_damping 0
@@ -339,8 +339,10 @@ expect_error c0ip_bad_smoother "-smoother jacobi: allowed mvs, avs" $EX2 -smooth
 expect_error c0ip_bad_coarse "-coarse cg: allowed auto, smoother, lu" $EX2 -coarse cg
 expect_error c0ip_bad_rhs "-rhs cosine: allowed sine2, paper" $EX2 -rhs cosine
 expect_error make_cuda_on_without_cuda "CUDA=on but the PETSc" make -n CUDA=on
-expect_error vp_gpu_kernel_shared_c0ip "-pc_vertexpatch_gpu_kernel shared needs a patch closure of the patch cells alone (one ghost cell: laplace); -dm_brick_operator c0ip has 2; allowed: global, auto" $EX2 -mg_levels_pc_vertexpatch_gpu_kernel shared
+expect_error vp_gpu_kernel_shared_c0ip_2d "-pc_vertexpatch_gpu_kernel shared handles laplace (one ghost cell) and c0ip in 3D with -dm_brick_degree 2..5; -dm_brick_operator c0ip, dimension 2, degree 3: allowed: global, auto" $EX2 -mg_levels_pc_vertexpatch_gpu_kernel shared
+expect_error vp_gpu_kernel_shared_c0ip_3d_k6 "-pc_vertexpatch_gpu_kernel shared handles laplace (one ghost cell) and c0ip in 3D with -dm_brick_degree 2..5; -dm_brick_operator c0ip, dimension 3, degree 6: allowed: global, auto" $EX2 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 6 -dm_brick_refine 0 -mg_levels_pc_vertexpatch_gpu_kernel shared
 expect_error vp_gpu_kernel_mma_c0ip "-pc_vertexpatch_gpu_kernel mma needs a patch closure of the patch cells alone (one ghost cell: laplace); -dm_brick_operator c0ip has 2; allowed: global, auto" $EX2 -mg_levels_pc_vertexpatch_gpu_kernel mma
+expect_error vp_gpu_kernel_mma_c0ip_3d "-pc_vertexpatch_gpu_kernel mma needs a patch closure of the patch cells alone (one ghost cell: laplace); -dm_brick_operator c0ip has 2; allowed: shared, global, auto" $EX2 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 2 -dm_brick_refine 0 -mg_levels_pc_vertexpatch_gpu_kernel mma
 expect_error vp_gpu_kernel_unknown "-pc_vertexpatch_gpu_kernel fast: unknown value; allowed: auto, shared, global, mma" $EX1 -mg_levels_pc_vertexpatch_gpu_kernel fast
 expect_error dm_mg_precision_unknown "-dm_brick_mg_precision half: unknown precision; allowed: double, single" $EX1 -dm_brick_mg_precision half
 expect_error c0ip_bad_solver "-pc_vertexpatch_local_solver lu: unknown value; allowed: fdm, dense, separable_dense" $EX2 -mg_levels_pc_vertexpatch_local_solver lu

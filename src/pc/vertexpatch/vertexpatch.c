@@ -63,7 +63,7 @@ static PetscErrorCode PCSetFromOptions_VertexPatch(PC pc, PetscOptionItems *Pets
   if (set) PetscCall(PCVertexPatchSetOrdering(pc, (PCVertexPatchOrdering)e));
   PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_precision", "Precision of the patch work: double or single (vectors stay double)", PCVertexPatchPrecisions, (PetscEnum)vp->precision, &e, &set));
   if (set) PetscCall(PCVertexPatchSetPrecision(pc, (PCVertexPatchPrecision)e));
-  PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_gpu_kernel", "CUDA smoothing kernel (VECCUDA vectors): shared (patch in shared memory; laplace), mma (as shared, double-precision contractions on the FP64 tensor cores), global (patch in a global scratch; any operator), auto", PCVertexPatchGPUKernels,
+  PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_gpu_kernel", "CUDA smoothing kernel (VECCUDA vectors): shared (patch in shared memory; laplace, 3D c0ip with degree 2..5), mma (as shared, double-precision contractions on the FP64 tensor cores), global (patch in a global scratch; any operator), auto", PCVertexPatchGPUKernels,
                           (PetscEnum)vp->gpu_kernel, &e, &set));
   if (set) PetscCall(PCVertexPatchSetGPUKernel(pc, (PCVertexPatchGPUKernel)e));
   e = (PetscEnum)vp->schedule;
@@ -179,8 +179,11 @@ static PetscErrorCode PCSetUp_VertexPatch(PC pc)
   PetscCall(PetscLogEventEnd(PC_VertexPatchSchedule, pc, 0, 0, 0));
   {
     const PetscBool shared = (PetscBool)VPCudaSmootherSharedSupported(&vp->op_d, (int)brick->op.ghost_cells, (int)brick->degree);
-    PetscCheck(shared || (vp->gpu_kernel != PC_VERTEXPATCH_GPU_KERNEL_SHARED && vp->gpu_kernel != PC_VERTEXPATCH_GPU_KERNEL_MMA), PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
-               "-pc_vertexpatch_gpu_kernel %s needs a patch closure of the patch cells alone (one ghost cell: laplace); -dm_brick_operator %s has %" PetscInt_FMT "; allowed: global, auto", PCVertexPatchGPUKernels[vp->gpu_kernel], brick->opname, brick->op.ghost_cells);
+    const PetscBool mma    = (PetscBool)VPCudaSmootherMmaSupported(&vp->op_d, (int)brick->op.ghost_cells, (int)brick->degree);
+    PetscCheck(shared || vp->gpu_kernel != PC_VERTEXPATCH_GPU_KERNEL_SHARED, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
+               "-pc_vertexpatch_gpu_kernel shared handles laplace (one ghost cell) and c0ip in 3D with -dm_brick_degree 2..5; -dm_brick_operator %s, dimension %" PetscInt_FMT ", degree %" PetscInt_FMT ": allowed: global, auto", brick->opname, brick->dim, brick->degree);
+    PetscCheck(mma || vp->gpu_kernel != PC_VERTEXPATCH_GPU_KERNEL_MMA, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
+               "-pc_vertexpatch_gpu_kernel mma needs a patch closure of the patch cells alone (one ghost cell: laplace); -dm_brick_operator %s has %" PetscInt_FMT "; allowed: %s, auto", brick->opname, brick->op.ghost_cells, shared ? "shared, global" : "global");
     vp->gpu_shared = (PetscBool)(shared && vp->gpu_kernel != PC_VERTEXPATCH_GPU_KERNEL_GLOBAL);
     vp->gpu_mma    = (PetscBool)(vp->gpu_kernel == PC_VERTEXPATCH_GPU_KERNEL_MMA);
   }
@@ -352,7 +355,8 @@ static PetscErrorCode PCDestroy_VertexPatch(PC pc)
 .  -pc_vertexpatch_ordering <lexicographic,zcurve,hierarchical> - patch order
 .  -pc_vertexpatch_precision <double,single>          - precision of the patch work (vectors stay double)
 -  -pc_vertexpatch_gpu_kernel <auto,shared,global,mma> - CUDA smoothing kernel with VECCUDA vectors: the patch in shared memory
-                                                       with conflict-free access (laplace; auto picks it where it applies), the
+                                                       with conflict-free access (laplace, and c0ip in 3D with degree 2..5; auto
+                                                       picks it where it applies), the
                                                        same with the double-precision contractions as FP64 tensor-core products
                                                        (mma; compute capability 8.0 or newer; float steps use shared), or the
                                                        patch in a per-block scratch in global memory (any operator)

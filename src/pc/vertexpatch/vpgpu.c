@@ -69,9 +69,16 @@ static PetscErrorCode PCVertexPatchGetGPU(PC pc, VPCudaSmoother *sm)
       box.m[d]  = (int)brick->gwidth[d];
     }
     err = VPCudaSmootherCreate(&vp->op_d, &vp->op_f, &box, (int)brick->degree, (int)brick->op.ghost_cells, (int)vp->npatches, vtx, vp->gpu_mma ? VPC_KERNEL_MMA : (vp->gpu_shared ? VPC_KERNEL_SHARED : VPC_KERNEL_GLOBAL), (VPCudaSmoother *)&vp->gpu);
+    /* the C0IP shared kernel needs up to 113 KB of shared memory per block (k = 5, double): where the device has
+       less, auto takes the global kernel, and PCView says so; an explicit shared is refused below */
+    if (err == (int)cudaErrorNotSupported && vp->gpu_shared && !vp->gpu_mma && vp->gpu_kernel == PC_VERTEXPATCH_GPU_KERNEL_AUTO) {
+      vp->gpu_shared = PETSC_FALSE;
+      err = VPCudaSmootherCreate(&vp->op_d, &vp->op_f, &box, (int)brick->degree, (int)brick->op.ghost_cells, (int)vp->npatches, vtx, VPC_KERNEL_GLOBAL, (VPCudaSmoother *)&vp->gpu);
+    }
     PetscCall(PetscFree(vtx));
     PetscCall(PetscLogEventEnd(PC_VertexPatchGPUSetUp, pc, 0, 0, 0));
     PetscCheck(!err || !vp->gpu_mma, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_vertexpatch_gpu_kernel mma could not be set up: %s (it needs FP64 tensor cores, compute capability 8.0 or newer); allowed: shared, global, auto", VPCudaErrorString(err));
+    PetscCheck(err != (int)cudaErrorNotSupported || !vp->gpu_shared, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_vertexpatch_gpu_kernel shared: the patch does not fit this device's shared memory per block (%s); allowed: global, auto", VPCudaErrorString(err));
     PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaSmootherCreate: %s", VPCudaErrorString(err));
   }
   *sm = (VPCudaSmoother)vp->gpu;

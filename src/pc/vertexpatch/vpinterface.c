@@ -156,8 +156,8 @@ PetscErrorCode PCVertexPatchSetPrecision(PC pc, PCVertexPatchPrecision precision
 
    Input Parameters:
 +  pc     - the vertex-patch PC
--  kernel - `PC_VERTEXPATCH_GPU_KERNEL_SHARED` (the patch in shared memory, conflict-free access; operators whose
-            patch closure is the patch cells: laplace), `PC_VERTEXPATCH_GPU_KERNEL_GLOBAL` (the patch in a per-block
+-  kernel - `PC_VERTEXPATCH_GPU_KERNEL_SHARED` (the patch in shared memory: laplace, and c0ip in 3D with degree 2..5,
+            whose closure it stores without the corners the residual does not read), `PC_VERTEXPATCH_GPU_KERNEL_GLOBAL` (the patch in a per-block
             scratch in global memory; any operator), `PC_VERTEXPATCH_GPU_KERNEL_MMA` (as shared, with the contractions of
             the double-precision steps on the FP64 tensor cores, compute capability 8.0 or newer; single-precision steps
             use the shared kernel) or `PC_VERTEXPATCH_GPU_KERNEL_AUTO` (shared where it applies)
