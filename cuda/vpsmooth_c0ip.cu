@@ -149,6 +149,10 @@ __device__ inline void VPC0ipTerm(const T *__restrict__ Ryrow, const T *__restri
   }
 }
 
+// The fast-diagonalization helpers below repeat the laplace kernel's (vpsmooth_tile.cu). One header for both was tried:
+// the laplace kernel's code generation changed and its k = 3 step took 10 % longer
+// (bench/results/gpu-c0ip-shared-h100-2026-11-25.md).
+
 // out[z] = sum_j row[j] in[j js + z zs] over NI x NI (the fast-diagonalization steps through shared memory)
 template <typename T, int NI>
 __device__ inline void VPC0ipFDMContract(const T *__restrict__ rowg, const T *in, int js, int zs, T (&out)[NI])
