@@ -672,6 +672,9 @@ if command -v valgrind >/dev/null; then
   [ -f /usr/share/openmpi/openmpi-valgrind.supp ] && VG="$VG --suppressions=/usr/share/openmpi/openmpi-valgrind.supp"
   $VG $EX1 -dm_brick_cells 2,2 -dm_brick_degree 3 -dm_brick_refine 1 >"$OUT/valgrind_ex1.log" 2>&1
   result valgrind_ex1_2d $?
+  # several ranks: the in-place sweep with its ghost pushes and refreshes (vpghost.c), and the ranks' scatters
+  $MPIEXEC -n 2 $VG $EX1 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 2 -dm_brick_refine 1 -fmg 0 -malloc_dump >"$OUT/valgrind_ex1_2ranks.log" 2>&1
+  result valgrind_ex1_3d_2ranks $?
   $VG ./tests/test_interp -dim 3 -kmin 2 -kmax 2 -cells 1,1,2 >"$OUT/valgrind_interp.log" 2>&1
   result valgrind_interp_3d $?
   $VG ./tests/test_vertexpatch -dim 3 -degree 2 -cells 3,2,2 >"$OUT/valgrind_vertexpatch.log" 2>&1

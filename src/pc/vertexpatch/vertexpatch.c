@@ -172,7 +172,8 @@ static PetscErrorCode PCSetUp_VertexPatch(PC pc)
     PetscCall(PetscLogEventEnd(PC_VertexPatchSetUp, pc, 0, 0, 0));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(PCVertexPatchDestroyGPU(pc)); /* remade from the new patch operator and order at the next GPU step */
+  PetscCall(PCVertexPatchDestroyGPU(pc));            /* remade from the new patch operator and order at the next GPU step */
+  PetscCall(PCVertexPatchDestroyGhostExchange(pc)); /* and the colors' ghost pushes at the next several-rank host step */
   PetscCall(PCVertexPatchSetUpPatchOperator(pc));
   PetscCall(PetscLogEventBegin(PC_VertexPatchSchedule, pc, 0, 0, 0));
   PetscCall(PCVertexPatchSetUpSchedule(pc));
@@ -297,6 +298,7 @@ static PetscErrorCode PCReset_VertexPatch(PC pc)
   PetscCall(VecDestroy(&vp->bl));
   PetscCall(VecDestroy(&vp->dl));
   PetscCall(VecDestroy(&vp->r));
+  PetscCall(PCVertexPatchDestroyGhostExchange(pc));
   PetscCall(DMDestroy(&vp->dm));
   PetscCall(PetscFree(vp->vertex));
   PetscCall(PetscFree(vp->colorptr));

@@ -1,9 +1,10 @@
 /* The smoothing sweeps of PCVERTEXPATCH on the CPU: gather a patch, local residual, local solve, update.
 
    Multiplicative: patches of one color do not overlap (their interiors are disjoint and no interior meets
-   another patch's closure), so a color is processed in any order, in place. With several ranks a color
-   writes its corrections into a zeroed local vector that is added to the owners (DMLocalToGlobal ADD),
-   and the ghosts are refreshed before the next color: the result equals the one-rank sweep. */
+   another patch's closure), so a color is processed in any order, in place. With several ranks the sweep works in
+   place in the ghosted local vector and exchanges only ghosts between colors (vpghost.c); with global residuals a
+   color writes its corrections into a zeroed local vector that is added to the owners (DMLocalToGlobal ADD). Either
+   way the result equals the one-rank sweep. */
 #include "vpimpl.h"
 
 static PetscErrorCode VPGetLayout(PC_VertexPatch *vp, VPLayout *L)
@@ -147,14 +148,12 @@ PetscErrorCode PCVertexPatchSmooth(PC pc, Vec b, Vec x, PetscBool guesszero)
 {
   PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
   VPLayout        L;
-  PetscMPIInt     size;
   const PetscBool local = (PetscBool)(vp->residual == PC_VERTEXPATCH_RESIDUAL_LOCAL);
 
   PetscBool gpu;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(PC_VertexPatchSmooth, pc, b, x, 0));
-  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &size));
   PetscCall(VPGetLayout(vp, &L));
   if (guesszero) PetscCall(VecZeroEntries(x));
   PetscCall(PCVertexPatchUseGPU(pc, b, x, &gpu));
@@ -164,8 +163,8 @@ PetscErrorCode PCVertexPatchSmooth(PC pc, Vec b, Vec x, PetscBool guesszero)
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PCVertexPatchGetWorkVectors(pc));
-  if (size == 1 && local) {
-    /* one rank: the global array has the local layout; update in place */
+  if (local && ((DM_Brick *)vp->dm->data)->nactive <= 1) {
+    /* one rank holds the level: its global array has the local layout; update in place (the other ranks have nothing) */
     PetscScalar       *xa;
     const PetscScalar *ba;
     PetscCall(VecGetArray(x, &xa));
@@ -177,27 +176,38 @@ PetscErrorCode PCVertexPatchSmooth(PC pc, Vec b, Vec x, PetscBool guesszero)
       }
     PetscCall(VecRestoreArrayRead(b, &ba));
     PetscCall(VecRestoreArray(x, &xa));
-  } else {
-    PetscScalar       *da;
-    const PetscScalar *xa, *ba;
-    if (local) PetscCall(DMGlobalToLocal(vp->dm, b, INSERT_VALUES, vp->bl));
+  } else if (local) {
+    /* several ranks: in place in the local vector, exchanging only ghosts between colors (vpghost.c) */
+    PetscScalar       *xa;
+    const PetscScalar *ba;
+    PetscCall(PCVertexPatchSetUpGhostExchange(pc, &L));
+    PetscCall(DMGlobalToLocal(vp->dm, b, INSERT_VALUES, vp->bl));
+    PetscCall(DMGlobalToLocal(vp->dm, x, INSERT_VALUES, vp->xl));
+    PetscCall(VecGetArray(vp->xl, &xa));
+    PetscCall(VecGetArrayRead(vp->bl, &ba));
     for (PetscInt ic = 0; ic < vp->ncolors; ic++) {
       const PetscInt c = vp->reverse ? vp->ncolors - 1 - ic : ic;
-      if (local) PetscCall(DMGlobalToLocal(vp->dm, x, INSERT_VALUES, vp->xl));
-      else {
-        /* the global residual of the current iterate, once per color */
-        PetscCall(MatMult(pc->pmat, x, vp->r));
-        PetscCall(VecAYPX(vp->r, -1.0, b));
-        PetscCall(DMGlobalToLocal(vp->dm, vp->r, INSERT_VALUES, vp->bl));
-      }
+      PetscCall(VPProcessRange(vp, &L, c, -1, xa, ba, PETSC_TRUE, xa));
+      PetscCall(PCVertexPatchExchangeGhosts(pc, c, (PetscBool)(ic < vp->ncolors - 1), xa));
+    }
+    PetscCall(VecRestoreArrayRead(vp->bl, &ba));
+    PetscCall(VecRestoreArray(vp->xl, &xa));
+    PetscCall(DMLocalToGlobal(vp->dm, vp->xl, INSERT_VALUES, x)); /* the owned values; no message */
+  } else {
+    /* global residuals: one product per color, its corrections summed into the owners */
+    PetscScalar       *da;
+    const PetscScalar *ba;
+    for (PetscInt ic = 0; ic < vp->ncolors; ic++) {
+      const PetscInt c = vp->reverse ? vp->ncolors - 1 - ic : ic;
+      PetscCall(MatMult(pc->pmat, x, vp->r));
+      PetscCall(VecAYPX(vp->r, -1.0, b));
+      PetscCall(DMGlobalToLocal(vp->dm, vp->r, INSERT_VALUES, vp->bl));
       PetscCall(VecZeroEntries(vp->dl));
-      PetscCall(VecGetArrayRead(vp->xl, &xa));
       PetscCall(VecGetArrayRead(vp->bl, &ba));
       PetscCall(VecGetArray(vp->dl, &da));
-      PetscCall(VPProcessRange(vp, &L, c, -1, xa, ba, local, da));
+      PetscCall(VPProcessRange(vp, &L, c, -1, NULL, ba, PETSC_FALSE, da));
       PetscCall(VecRestoreArray(vp->dl, &da));
       PetscCall(VecRestoreArrayRead(vp->bl, &ba));
-      PetscCall(VecRestoreArrayRead(vp->xl, &xa));
       PetscCall(DMLocalToGlobal(vp->dm, vp->dl, ADD_VALUES, x));
     }
   }

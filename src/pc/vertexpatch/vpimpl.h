@@ -94,6 +94,8 @@ typedef struct {
   PetscScalar *work;                /* per-thread scratch */
   Vec          xl, bl, dl;          /* local (ghosted) vectors */
   Vec          r;                   /* global residual (global residual variant, additive) */
+  PetscSF      ghostsf;             /* several active ranks, multiplicative with local residuals: the ghost layer's refresh (vpghost.c) */
+  PetscSF     *pushsf;              /* and per color the ghosts its patches on this rank correct, pushed to their owners */
   PetscReal    omega;               /* damping in use */
   PetscReal    omega_default;       /* the operator's default damping of the type (before the estimate) */
   PetscReal    lambda_max;          /* additive, default damping, operator without a proven bound: estimate of lambda_max(B A) (0: none) */
@@ -113,6 +115,9 @@ PETSC_INTERN PetscErrorCode PCVertexPatchAdditiveGPU(PC, Vec, Vec, Vec);
 PETSC_INTERN PetscErrorCode PCVertexPatchDestroyGPU(PC);
 PETSC_INTERN PetscErrorCode PCVertexPatchSetUpGPU(PC);
 PETSC_INTERN PetscErrorCode PCVertexPatchGetWorkVectors(PC);
+PETSC_INTERN PetscErrorCode PCVertexPatchSetUpGhostExchange(PC, const VPLayout *);
+PETSC_INTERN PetscErrorCode PCVertexPatchDestroyGhostExchange(PC);
+PETSC_INTERN PetscErrorCode PCVertexPatchExchangeGhosts(PC, PetscInt, PetscBool, PetscScalar *);
 PETSC_INTERN PetscInt       PCVertexPatchClass(PetscInt, PetscInt);
 PETSC_INTERN PetscErrorCode PCVertexPatchGetPrecision_VertexPatch(PC, PCVertexPatchPrecision *);
 PETSC_INTERN PetscErrorCode PCVertexPatchEstimateDamping(PC);
