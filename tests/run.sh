@@ -591,18 +591,18 @@ expect_error bad_vp_foreign_pmat "the preconditioning matrix must be the brick's
 expect_error bad_vp_batch "-pc_vertexpatch_batch_size 0: must be at least 1" $EX1 -mg_levels_pc_vertexpatch_schedule batched -mg_levels_pc_vertexpatch_batch_size 0
 expect_error bad_vp_batched_additive "-pc_vertexpatch_schedule batched with -pc_vertexpatch_type additive" $EX1 -mg_levels_pc_vertexpatch_type additive -mg_levels_pc_vertexpatch_schedule batched
 expect_error bad_vp_threads_negative "-pc_vertexpatch_threads -1: must be 0 (the default) or a thread count" $EX1 -mg_levels_pc_vertexpatch_threads -1
-expect_error bad_vp_threads_dg "-pc_vertexpatch_threads 2: the DG (sipg) smoother runs its patches on one thread; allowed: 0 or 1" $EX3 -mg_levels_pc_vertexpatch_threads 2
-# OpenMP threads for the patches of one color (which touch disjoint nodes) and for the planes of one parity of the laplace
-# product: 2 threads give the 1-thread iterates digit for digit (double and float patches, local and global residual,
-# batched, additive), and 2 ranks x 2 threads the iterations and error of one rank
-threads_same() { # name options...
-  local name=$1; shift
-  local o="-dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 2 -fmg 0 -ksp_rtol 1e-10 -ksp_monitor_true_residual"
-  $EX1 $o "$@" -mg_levels_pc_vertexpatch_threads 1 >"$OUT/$name.t1.log" 2>&1
-  OMP_NUM_THREADS=2 $EX1 $o "$@" -mg_levels_pc_vertexpatch_threads 2 -dm_brick_threads 2 -ksp_view -dm_view >"$OUT/$name.t2.log" 2>&1
+# OpenMP threads for the patches of one color (which touch disjoint nodes) and for the host operator products (laplace:
+# planes of one parity; sipg: rows of cells; c0ip: the rows of each contraction): 2 threads give the 1-thread iterates
+# digit for digit (double and float patches, local and global residual, batched, additive; the DG and c0ip smoothers and
+# products), and 2 ranks x 2 threads the iterations and error of one rank
+threads_same() { # name options...  (TEXE: the tutorial, default ex1; TOP: its operator, default laplace; TO: its options)
+  local name=$1 exe=${TEXE:-$EX1} op=${TOP:-laplace}; shift
+  local o=${TO:-"-dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 2 -fmg 0 -ksp_rtol 1e-10"}
+  $exe $o -ksp_monitor_true_residual "$@" -mg_levels_pc_vertexpatch_threads 1 >"$OUT/$name.t1.log" 2>&1
+  OMP_NUM_THREADS=2 $exe $o -ksp_monitor_true_residual "$@" -mg_levels_pc_vertexpatch_threads 2 -dm_brick_threads 2 -ksp_view -dm_view >"$OUT/$name.t2.log" 2>&1
   local h1 h2
   h1=$(grep 'true resid norm' "$OUT/$name.t1.log"); h2=$(grep 'true resid norm' "$OUT/$name.t2.log")
-  [ -n "$h1" ] && [ "$h1" = "$h2" ] && [ "$(err_of "$OUT/$name.t1.log")" = "$(err_of "$OUT/$name.t2.log")" ] && grep -Eq '2 OpenMP thread\(s\) per color|batch size [0-9]+ \(2 thread\(s\)\)' "$OUT/$name.t2.log" && grep -q "host laplace product: 2 OpenMP thread(s) per rank" "$OUT/$name.t2.log"
+  [ -n "$h1" ] && [ "$h1" = "$h2" ] && [ "$(err_of "$OUT/$name.t1.log")" = "$(err_of "$OUT/$name.t2.log")" ] && grep -Eq '2 OpenMP thread\(s\) per color|batch size [0-9]+ \(2 thread\(s\)\)' "$OUT/$name.t2.log" && grep -q "host $op product: 2 OpenMP thread(s) per rank" "$OUT/$name.t2.log"
   result "$name" $? "$(echo "$h1" | wc -l) residuals equal, L2 error $(err_of "$OUT/$name.t2.log")"
 }
 if nm -D lib/libpetscvpatch.so | grep -q GOMP_parallel; then
@@ -611,6 +611,15 @@ if nm -D lib/libpetscvpatch.so | grep -q GOMP_parallel; then
   threads_same vp_threads_2_global_residual -mg_levels_pc_vertexpatch_residual global
   threads_same vp_threads_2_batched -mg_levels_pc_vertexpatch_schedule batched -mg_levels_pc_vertexpatch_batch_size 64
   threads_same vp_threads_2_additive -mg_levels_pc_vertexpatch_type additive -ksp_type cg
+  export TEXE=$EX3 TOP=sipg TO="-dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 2 -ksp_rtol 1e-10"
+  threads_same vp_threads_2_dg_full
+  threads_same vp_threads_2_dg_clamped -local_space clamped
+  threads_same vp_threads_2_dg_dirichlet_dense -local_space dirichlet -mg_levels_pc_vertexpatch_local_solver dense
+  threads_same vp_threads_2_dg_additive -mg_levels_pc_vertexpatch_type additive -mg_levels_ksp_max_it 2
+  export TEXE=$EX2 TOP=c0ip TO="-dm_brick_dim 3 -dm_brick_degree 2 -dm_brick_refine 2 -ksp_rtol 1e-8"
+  threads_same vp_threads_2_c0ip_mvs
+  threads_same vp_threads_2_c0ip_avs -smoother avs
+  unset TEXE TOP TO
   o="-dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 2 -fmg 0"
   $EX1 $o >"$OUT/vp_threads_ranks.r1.log" 2>&1
   OMP_NUM_THREADS=2 $MPIEXEC -n 2 --oversubscribe $EX1 $o -mg_levels_pc_vertexpatch_threads 2 -dm_brick_threads 2 >"$OUT/vp_threads_ranks.r2.log" 2>&1
@@ -655,6 +664,14 @@ simd_same vp_simd_2_ranks "$MPIEXEC -n 2 --oversubscribe $EX1" $o3
   h1=$(grep 'true resid norm' "$OUT/dm_simd_laplace.off.log"); h2=$(grep 'true resid norm' "$OUT/dm_simd_laplace.on.log")
   [ -n "$h1" ] && [ "$h1" = "$h2" ] && grep -q "SIMD groups of cells (-dm_brick_simd)" "$OUT/dm_simd_laplace.on.log" && grep -q "one cell at a time (-dm_brick_simd)" "$OUT/dm_simd_laplace.off.log"
   result dm_simd_laplace_chebyshev $? "$(echo "$h1" | wc -l) residuals equal (Chebyshev/Jacobi MG: products and diagonal only)"
+  # the sipg product: 3D k = 3 on rows of 3 and 6 cells (1 and 4 inner cells along x: a partial group, boundary cells
+  # alone), Chebyshev/Jacobi MG, so the histories see the products and nothing else of the option
+  o="-dm_brick_dim 3 -dm_brick_cells 3,2,2 -dm_brick_degree 3 -dm_brick_refine 1 -ksp_monitor_true_residual -smoother chebyshev"
+  $EX3 $o -dm_brick_simd 0 >"$OUT/dm_simd_sipg.off.log" 2>&1
+  $EX3 $o -dm_view >"$OUT/dm_simd_sipg.on.log" 2>&1
+  h1=$(grep 'true resid norm' "$OUT/dm_simd_sipg.off.log"); h2=$(grep 'true resid norm' "$OUT/dm_simd_sipg.on.log")
+  [ -n "$h1" ] && [ "$h1" = "$h2" ] && grep -q "host sipg product: 1 OpenMP thread(s) per rank (-dm_brick_threads), SIMD groups of cells (-dm_brick_simd)" "$OUT/dm_simd_sipg.on.log"
+  result dm_simd_sipg_chebyshev $? "$(echo "$h1" | wc -l) residuals equal (Chebyshev/Jacobi MG: products and diagonal only)"
 }
 expect_error bad_vp_single_global "-pc_vertexpatch_schedule single with -pc_vertexpatch_residual global" $EX1 -mg_levels_pc_vertexpatch_schedule single -mg_levels_pc_vertexpatch_residual global
 expect_error bad_vp_single_mpi "-pc_vertexpatch_schedule single runs on one MPI rank only" $MPI4 $EX1 -dm_brick_cells 4,4 -mg_levels_pc_vertexpatch_schedule single

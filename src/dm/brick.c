@@ -268,7 +268,7 @@ PetscErrorCode DMBrickSetVerifyConvergence(DM dm, PetscBool verify)
 }
 
 /*@
-   DMBrickSetSIMD - run the host laplace product on SIMD groups of cells (-dm_brick_simd); the bricks made from this one
+   DMBrickSetSIMD - run the host laplace and sipg products on SIMD groups of cells (-dm_brick_simd); the bricks made from this one
    by `DMCoarsen()` and `DMRefine()` (the `PCMG` levels) get the same setting
 
    Logically Collective
@@ -281,8 +281,9 @@ PetscErrorCode DMBrickSetVerifyConvergence(DM dm, PetscBool verify)
    Notes:
    The cells of a group share every 1D matrix, so each multiply-add of the sum factorization is one SIMD instruction. Each
    lane does the one-cell arithmetic in the same order and the cells are added in the same order, so the product is the
-   same (bit for bit in the portable build). The c0ip and sipg products and the GPU kernels do not use it. For the
-   smoother see `PCVertexPatchSetSIMD()`.
+   same (bit for bit in the portable build). The sipg product groups the cells of a row that are not on the boundary along
+   x (those have other face blocks). The c0ip product contracts whole lines of the owned box, which the compiler
+   vectorizes along the lines, and the GPU kernels do not use it. For the smoother see `PCVertexPatchSetSIMD()`.
 
    Level: intermediate
 
@@ -299,7 +300,7 @@ PetscErrorCode DMBrickSetSIMD(DM dm, PetscBool simd)
 }
 
 /*@
-   DMBrickSetThreads - OpenMP threads per rank of the host product of the laplace operator (-dm_brick_threads); the
+   DMBrickSetThreads - OpenMP threads per rank of the host products of the operators (-dm_brick_threads); the
    bricks made from this one by `DMCoarsen()` and `DMRefine()` (the `PCMG` levels) get the same count
 
    Logically Collective
@@ -309,10 +310,12 @@ PetscErrorCode DMBrickSetSIMD(DM dm, PetscBool simd)
 -  threads - at least 1 (the default); above 1 needs a build with OpenMP
 
    Notes:
-   The cells are processed plane by plane along the last direction, first the even planes and then the odd ones. Cells
-   of planes of one parity share no node, so each thread takes whole planes, and every thread count adds the cells'
-   contributions in the same order: the product is the same, bit for bit. The c0ip and sipg products, the grid
-   transfers and the GPU kernels do not use this count. For the smoother's threads see `PCVertexPatchSetThreads()`.
+   laplace: the cells are processed plane by plane along the last direction, first the even planes and then the odd ones.
+   Cells of planes of one parity share no node, so each thread takes whole planes, and every thread count adds the cells'
+   contributions in the same order. sipg: each cell writes only its own values, so the threads take rows of cells.
+   c0ip: each contraction of the owned box runs its output rows on the threads. Every count gives the product of one
+   thread, bit for bit. The grid transfers and the GPU kernels do not use this count. For the smoother's threads see
+   `PCVertexPatchSetThreads()`.
 
    Level: intermediate
 
@@ -483,12 +486,12 @@ static PetscErrorCode DMSetFromOptions_Brick(DM dm, PetscOptionItems *PetscOptio
   PetscCall(PetscOptionsBool("-dm_brick_verify_convergence", "KSPs solving with the brick check a claimed convergence against the true residual", "DMBrickSetVerifyConvergence", brick->verify_convergence, &brick->verify_convergence, NULL));
   {
     PetscInt threads = brick->threads;
-    PetscCall(PetscOptionsInt("-dm_brick_threads", "OpenMP threads per rank of the host laplace product (this brick and its PCMG levels)", "DMBrickSetThreads", threads, &threads, &flg));
+    PetscCall(PetscOptionsInt("-dm_brick_threads", "OpenMP threads per rank of the host operator product (laplace, c0ip, sipg; this brick and its PCMG levels)", "DMBrickSetThreads", threads, &threads, &flg));
     if (flg) PetscCall(DMBrickSetThreads(dm, threads));
   }
   {
     PetscBool simd = brick->simd;
-    PetscCall(PetscOptionsBool("-dm_brick_simd", "Host laplace product on SIMD groups of cells (this brick and its PCMG levels)", "DMBrickSetSIMD", simd, &simd, &flg));
+    PetscCall(PetscOptionsBool("-dm_brick_simd", "Host laplace and sipg products on SIMD groups of cells (this brick and its PCMG levels)", "DMBrickSetSIMD", simd, &simd, &flg));
     if (flg) PetscCall(DMBrickSetSIMD(dm, simd));
   }
   PetscCall(PetscStrncpy(mattype, brick->coarse_mattype, sizeof(mattype)));
@@ -563,7 +566,12 @@ static PetscErrorCode DMView_Brick(DM dm, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "  GPU arithmetic of the operator and transfers: %s on this level, %s on the coarser levels (host vectors: double)\n", DMBrickPrecisions[brick->precision], DMBrickPrecisions[brick->mg_precision]));
 #endif
   PetscCall(PetscViewerASCIIPrintf(viewer, "  KSPs solving with it %s a claimed convergence against the true residual (-dm_brick_verify_convergence)\n", brick->verify_convergence ? "check" : "do not check"));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "  host laplace product: %" PetscInt_FMT " OpenMP thread(s) per rank (-dm_brick_threads), %s (-dm_brick_simd)\n", brick->threads, brick->simd ? "SIMD groups of cells" : "one cell at a time"));
+  {
+    PetscBool c0ip;
+    PetscCall(PetscStrcmp(brick->opname, "c0ip", &c0ip));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  host %s product: %" PetscInt_FMT " OpenMP thread(s) per rank (-dm_brick_threads), %s\n", brick->opname, brick->threads,
+                                     c0ip ? "whole lines of the owned box per contraction" : (brick->simd ? "SIMD groups of cells (-dm_brick_simd)" : "one cell at a time (-dm_brick_simd)")));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -656,8 +664,8 @@ static PetscErrorCode DMDestroy_Brick(DM dm)
 .  -dm_brick_coarse_mat_type <aij>       - matrix type of levels <= 0 (coarse solves need an assembled matrix)
 .  -dm_brick_verify_convergence <true>   - KSPs solving with the brick check a claimed convergence against b - A x
                                           (`DMBrickSetVerifyConvergence()`)
-.  -dm_brick_threads <1>                 - OpenMP threads per rank of the host laplace product (`DMBrickSetThreads()`)
-.  -dm_brick_simd <true>                 - host laplace product on SIMD groups of cells along x (`DMBrickSetSIMD()`)
+.  -dm_brick_threads <1>                 - OpenMP threads per rank of the host operator product (`DMBrickSetThreads()`)
+.  -dm_brick_simd <true>                 - host laplace and sipg products on SIMD groups of cells along x (`DMBrickSetSIMD()`)
 .  -dm_mat_type <shell>                  - matrix type of the finer levels: shell (matrix-free) or an assembled type
 -  -dm_vec_type <standard>               - vector type
 

@@ -30,7 +30,7 @@ PETSC_INTERN PetscErrorCode BrickElementSecondDerivatives(PetscInt, const PetscR
 PETSC_INTERN PetscErrorCode BrickLineCreate(DM, PetscInt, PetscBool, BrickLine *);
 PETSC_INTERN PetscErrorCode BrickLineDestroy(BrickLine *);
 PETSC_INTERN PetscReal      BrickC0IPPenalty(PetscInt);
-PETSC_INTERN PetscErrorCode BrickKronApplyBox(PetscInt, const BrickKronForm *, const BrickLine[], const BrickBox *, const PetscScalar[], const BrickBox *, PetscScalar[], PetscScalar[]);
+PETSC_INTERN PetscErrorCode BrickKronApplyBox(PetscInt, const BrickKronForm *, const BrickLine[], const BrickBox *, const PetscScalar[], const BrickBox *, PetscScalar[], PetscScalar[], PetscInt);
 PETSC_INTERN PetscInt       BrickKronApplyWorkSize(PetscInt, const BrickBox *, const BrickBox *);
 PETSC_INTERN PetscReal      BrickKronEntry(PetscInt, const BrickKronForm *, const BrickLine[], const PetscInt[], const PetscInt[]);
 

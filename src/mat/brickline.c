@@ -100,21 +100,24 @@ PetscReal BrickKronEntry(PetscInt dim, const BrickKronForm *form, const BrickLin
 }
 
 /* out = (rows olo.. of the 1D matrix) applied along dir to in, whose nodes along dir start at ilo;
-   extents of in are iext[], out has on in place of iext[dir]. Only the band is visited. */
-static void BrickLineContract(const BrickLine *L, BrickLineKind kind, PetscInt dir, PetscInt ilo, const PetscInt iext[], PetscInt olo, PetscInt on, const PetscScalar in[], PetscScalar out[])
+   extents of in are iext[], out has on in place of iext[dir]. Only the band is visited. Each (line, row) pair writes its
+   own output row, so the pairs run on nthreads OpenMP threads with the result of one. */
+static void BrickLineContract(const BrickLine *L, BrickLineKind kind, PetscInt dir, PetscInt ilo, const PetscInt iext[], PetscInt olo, PetscInt on, const PetscScalar in[], PetscScalar out[], PetscInt nthreads)
 {
   const PetscInt   n = iext[dir], w = 2 * L->bw + 1;
-  const PetscReal *a     = L->a[kind];
-  PetscInt         inner = 1, outer = 1;
+  const PetscReal *a = L->a[kind];
+  PetscInt         inner, outer;
 
-  for (PetscInt d = 0; d < dir; d++) inner *= iext[d];
-  for (PetscInt d = dir + 1; d < 3; d++) outer *= iext[d];
+  BrickTensorLines(dir, iext, &inner, &outer);
+  (void)nthreads;
+#if defined(_OPENMP)
+  #pragma omp parallel for collapse(2) num_threads(nthreads) schedule(static) if (nthreads > 1)
+#endif
   for (PetscInt o = 0; o < outer; o++) {
-    const PetscScalar *src = in + o * n * inner;
-    PetscScalar       *dst = out + o * on * inner;
     for (PetscInt i = 0; i < on; i++) {
-      const PetscInt f = olo + i, jlo = PetscMax(PetscMax(f - L->bw, ilo), 0), jhi = PetscMin(PetscMin(f + L->bw, ilo + n - 1), L->n - 1);
-      PetscScalar   *row = dst + i * inner;
+      const PetscScalar *src = in + o * n * inner;
+      PetscScalar       *row = out + (o * on + i) * inner;
+      const PetscInt     f = olo + i, jlo = PetscMax(PetscMax(f - L->bw, ilo), 0), jhi = PetscMin(PetscMin(f + L->bw, ilo + n - 1), L->n - 1);
       for (PetscInt s = 0; s < inner; s++) row[s] = 0.0;
       for (PetscInt g = jlo; g <= jhi; g++) {
         const PetscReal    c    = a[f * w + g - f + L->bw];
@@ -139,8 +142,9 @@ PetscInt BrickKronApplyWorkSize(PetscInt dim, const BrickBox *ibox, const BrickB
 
 /* BrickKronApplyBox - out = A in for the rows of the nodes of obox, from the values in on the nodes of
    ibox (which must hold every column the rows reach, zeros where the grid has no unknown). Sum
-   factorization: the x contraction is shared by the terms with the same x kind. */
-PetscErrorCode BrickKronApplyBox(PetscInt dim, const BrickKronForm *form, const BrickLine lines[], const BrickBox *ibox, const PetscScalar in[], const BrickBox *obox, PetscScalar out[], PetscScalar work[])
+   factorization: the x contraction is shared by the terms with the same x kind. nthreads: OpenMP threads of each
+   contraction (any count gives the result of one). */
+PetscErrorCode BrickKronApplyBox(PetscInt dim, const BrickKronForm *form, const BrickLine lines[], const BrickBox *ibox, const PetscScalar in[], const BrickBox *obox, PetscScalar out[], PetscScalar work[], PetscInt nthreads)
 {
   PetscInt     ie[3], oe[3], nx, nxy, nout;
   PetscScalar *X[BRICK_LINE_NKINDS], *XY, *Z;
@@ -163,18 +167,24 @@ PetscErrorCode BrickKronApplyBox(PetscInt dim, const BrickKronForm *form, const 
     const BrickLineKind kx     = form->kind[t][0];
     PetscInt            ext[3] = {ie[0], ie[1], ie[2]};
     if (!done[kx]) {
-      BrickLineContract(&lines[0], kx, 0, ibox->lo[0], ext, obox->lo[0], oe[0], in, X[kx]);
+      BrickLineContract(&lines[0], kx, 0, ibox->lo[0], ext, obox->lo[0], oe[0], in, X[kx], nthreads);
       done[kx] = PETSC_TRUE;
     }
     ext[0] = oe[0];
     if (dim == 2) {
-      BrickLineContract(&lines[1], form->kind[t][1], 1, ibox->lo[1], ext, obox->lo[1], oe[1], X[kx], Z);
+      BrickLineContract(&lines[1], form->kind[t][1], 1, ibox->lo[1], ext, obox->lo[1], oe[1], X[kx], Z, nthreads);
     } else {
-      BrickLineContract(&lines[1], form->kind[t][1], 1, ibox->lo[1], ext, obox->lo[1], oe[1], X[kx], XY);
+      BrickLineContract(&lines[1], form->kind[t][1], 1, ibox->lo[1], ext, obox->lo[1], oe[1], X[kx], XY, nthreads);
       ext[1] = oe[1];
-      BrickLineContract(&lines[2], form->kind[t][2], 2, ibox->lo[2], ext, obox->lo[2], oe[2], XY, Z);
+      BrickLineContract(&lines[2], form->kind[t][2], 2, ibox->lo[2], ext, obox->lo[2], oe[2], XY, Z, nthreads);
     }
-    for (PetscInt i = 0; i < nout; i++) out[i] += form->coef[t] * Z[i];
+    {
+      const PetscReal coef = form->coef[t];
+#if defined(_OPENMP)
+  #pragma omp parallel for num_threads(nthreads) schedule(static) if (nthreads > 1)
+#endif
+      for (PetscInt i = 0; i < nout; i++) out[i] += coef * Z[i];
+    }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

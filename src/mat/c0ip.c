@@ -75,7 +75,7 @@ static PetscErrorCode MatMult_BrickC0IP(Mat A, Vec x, Vec y)
   PetscCall(VecGetArrayRead(ctx->xl, &xl));
   PetscCall(DMBrickLocalToBox_Private(ctx->dm, xl, &ctx->ibox, ctx->in));
   PetscCall(VecRestoreArrayRead(ctx->xl, &xl));
-  PetscCall(BrickKronApplyBox(brick->dim, &ctx->form, ctx->lines, &ctx->ibox, ctx->in, &ctx->obox, ctx->out, ctx->work));
+  PetscCall(BrickKronApplyBox(brick->dim, &ctx->form, ctx->lines, &ctx->ibox, ctx->in, &ctx->obox, ctx->out, ctx->work, brick->threads));
   PetscCall(VecGetArray(y, &ya));
   PetscCall(DMBrickBoxToGlobal_Private(ctx->dm, &ctx->obox, ctx->out, ya));
   PetscCall(VecRestoreArray(y, &ya));

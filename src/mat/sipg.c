@@ -139,14 +139,79 @@ static PetscErrorCode BrickSIPGGPUMult(BrickSIPG *ctx, Vec x, Vec y)
 }
 #endif
 
+/* y_c = sum_d (the blocks along d of the cell and its two neighbours applied to their values) times the masses across,
+   for the cell c whose values start at xc (neighbours at xc +- gs[d], gs in values) */
+static void BrickSIPGCell(const BrickSIPG *ctx, const DM_Brick *brick, const PetscInt c[], const PetscScalar *xc, const PetscInt gs[], PetscScalar *yc, PetscScalar work[])
+{
+  const PetscInt n = brick->degree + 1, ext[3] = {n, n, brick->dim == 3 ? n : 1}, nloc = brick->dof;
+  PetscScalar   *t = work, *s = work + nloc, *w = work + 2 * nloc;
+
+  for (PetscInt i = 0; i < nloc; i++) yc[i] = 0.0;
+  for (PetscInt d = 0; d < brick->dim; d++) {
+    BrickTensorApply1D(d, ext, n, BrickSIPGBlock(ctx, brick, d, c[d], 0), xc, t);
+    for (PetscInt o = -1; o <= 1; o += 2) {
+      if (c[d] + o < 0 || c[d] + o >= brick->cells[d]) continue;
+      BrickTensorApply1D(d, ext, n, BrickSIPGBlock(ctx, brick, d, c[d], o), xc + o * gs[d], s);
+      for (PetscInt i = 0; i < nloc; i++) t[i] += s[i];
+    }
+    for (PetscInt e = 0; e < brick->dim; e++) {
+      if (e == d) continue;
+      BrickTensorApply1D(e, ext, n, ctx->line[e].mass, t, w);
+      for (PetscInt i = 0; i < nloc; i++) t[i] = w[i];
+    }
+    for (PetscInt i = 0; i < nloc; i++) yc[i] += t[i];
+  }
+}
+
+/* value i of cell l of a SIMD group into lane l: the group's cells follow each other along x, nloc values apart */
+static inline void BrickSIPGGather(PetscInt nloc, const PetscScalar *x0, BrickLaneD u[])
+{
+  double *us = (double *)u;
+  for (PetscInt l = 0; l < BRICK_LANES_D; l++)
+    for (PetscInt i = 0; i < nloc; i++) us[i * BRICK_LANES_D + l] = x0[l * nloc + i];
+}
+
+/* BrickSIPGCell on BRICK_LANES_D cells of a row at once, none on the boundary along x (so that all lanes have the same
+   blocks and neighbours); every lane does the one-cell operations in the same order */
+static void BrickSIPGCellLanes(const BrickSIPG *ctx, const DM_Brick *brick, const PetscInt c[], const PetscScalar *xc, const PetscInt gs[], PetscScalar *yc, BrickLaneD work[])
+{
+  const PetscInt n = brick->degree + 1, ext[3] = {n, n, brick->dim == 3 ? n : 1}, nloc = brick->dof;
+  BrickLaneD    *u = work, *t = work + nloc, *s = work + 2 * nloc, *w = work + 3 * nloc, *y = work + 4 * nloc;
+
+  BrickSIPGGather(nloc, xc, u);
+  for (PetscInt i = 0; i < nloc; i++) y[i] = (BrickLaneD){0};
+  for (PetscInt d = 0; d < brick->dim; d++) {
+    BrickLaneApply1D(d, ext, n, 0, n, BrickSIPGBlock(ctx, brick, d, c[d], 0), u, t);
+    for (PetscInt o = -1; o <= 1; o += 2) {
+      if (c[d] + o < 0 || c[d] + o >= brick->cells[d]) continue;
+      BrickSIPGGather(nloc, xc + o * gs[d], w);
+      BrickLaneApply1D(d, ext, n, 0, n, BrickSIPGBlock(ctx, brick, d, c[d], o), w, s);
+      for (PetscInt i = 0; i < nloc; i++) t[i] += s[i];
+    }
+    for (PetscInt e = 0; e < brick->dim; e++) {
+      if (e == d) continue;
+      BrickLaneApply1D(e, ext, n, 0, n, ctx->line[e].mass, t, w);
+      for (PetscInt i = 0; i < nloc; i++) t[i] = w[i];
+    }
+    for (PetscInt i = 0; i < nloc; i++) y[i] += t[i];
+  }
+  {
+    const double *ys = (const double *)y;
+    for (PetscInt l = 0; l < BRICK_LANES_D; l++)
+      for (PetscInt i = 0; i < nloc; i++) yc[l * nloc + i] = ys[i * BRICK_LANES_D + l];
+  }
+}
+
+/* The host product: each owned cell writes its own values, so the rows of cells run on -dm_brick_threads threads, and
+   (-dm_brick_simd) the cells of a row not on the boundary along x in SIMD groups; neither changes a digit. */
 static PetscErrorCode MatMult_BrickSIPG(Mat A, Vec x, Vec y)
 {
   BrickSIPG         *ctx;
   DM_Brick          *brick;
   const PetscScalar *xl;
-  PetscScalar       *ya, t[729], s[729], w[729];
+  PetscScalar       *ya;
   BrickBox           cells;
-  PetscInt           n, ncells = 0;
+  PetscInt           n, ncells;
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &ctx));
@@ -163,36 +228,34 @@ static PetscErrorCode MatMult_BrickSIPG(Mat A, Vec x, Vec y)
   brick = (DM_Brick *)ctx->dm->data;
   n     = brick->degree + 1;
   PetscCall(DMBrickOwnedCellBox_Private(ctx->dm, &cells));
+  ncells = PetscMax(BrickBoxSize(&cells), 0);
   PetscCall(DMGlobalToLocal(ctx->dm, x, INSERT_VALUES, ctx->xl));
   PetscCall(VecGetArrayRead(ctx->xl, &xl));
   PetscCall(VecGetArrayWrite(y, &ya));
-  {
-    const PetscInt ext[3] = {n, n, brick->dim == 3 ? n : 1}, nloc = brick->dof;
-    const PetscInt gstride[3] = {1, brick->gwidth[0], brick->gwidth[0] * brick->gwidth[1]};
-    PetscScalar   *yc = ya;
-    for (PetscInt cz = cells.lo[2]; cz <= cells.hi[2]; cz++)
-      for (PetscInt cy = cells.lo[1]; cy <= cells.hi[1]; cy++)
-        for (PetscInt cx = cells.lo[0]; cx <= cells.hi[0]; cx++, yc += nloc, ncells++) {
-          const PetscInt     c[3] = {cx, cy, cz};
-          const PetscInt     p    = (cx - brick->gstart[0]) + gstride[1] * (cy - brick->gstart[1]) + gstride[2] * (cz - brick->gstart[2]);
-          const PetscScalar *xc   = xl + p * nloc;
-          for (PetscInt i = 0; i < nloc; i++) yc[i] = 0.0;
-          for (PetscInt d = 0; d < brick->dim; d++) {
-            /* t = (sum over the cell and its two neighbours along d of the 1D blocks along d) u, then masses across */
-            BrickTensorApply1D(d, ext, n, BrickSIPGBlock(ctx, brick, d, c[d], 0), xc, t);
-            for (PetscInt o = -1; o <= 1; o += 2) {
-              if (c[d] + o < 0 || c[d] + o >= brick->cells[d]) continue;
-              BrickTensorApply1D(d, ext, n, BrickSIPGBlock(ctx, brick, d, c[d], o), xc + o * gstride[d] * nloc, s);
-              for (PetscInt i = 0; i < nloc; i++) t[i] += s[i];
-            }
-            for (PetscInt e = 0; e < brick->dim; e++) {
-              if (e == d) continue;
-              BrickTensorApply1D(e, ext, n, ctx->line[e].mass, t, w);
-              PetscCall(PetscArraycpy(t, w, nloc));
-            }
-            for (PetscInt i = 0; i < nloc; i++) yc[i] += t[i];
-          }
+  if (ncells > 0) {
+    const PetscInt nloc = brick->dof, nx = cells.hi[0] - cells.lo[0] + 1, ny = cells.hi[1] - cells.lo[1] + 1, nrows = ny * (cells.hi[2] - cells.lo[2] + 1);
+    const PetscInt gs[3] = {nloc, brick->gwidth[0] * nloc, brick->gwidth[0] * brick->gwidth[1] * nloc};
+#if defined(_OPENMP)
+  #pragma omp parallel for num_threads(brick->threads) schedule(static) if (brick->threads > 1)
+#endif
+    for (PetscInt row = 0; row < nrows; row++) {
+      const PetscInt     cy = cells.lo[1] + row % ny, cz = cells.lo[2] + row / ny;
+      const PetscScalar *xr = xl + (cells.lo[0] - brick->gstart[0]) * gs[0] + (cy - brick->gstart[1]) * gs[1] + (cz - brick->gstart[2]) * gs[2];
+      PetscScalar       *yr = ya + row * nx * nloc;
+      PetscInt           cx = cells.lo[0];
+      while (cx <= cells.hi[0]) {
+        const PetscInt c[3] = {cx, cy, cz}, last = cx + BRICK_LANES_D - 1;
+        if (brick->simd && cx > 0 && last < brick->cells[0] - 1 && last <= cells.hi[0]) {
+          BrickLaneD work[5 * 729];
+          BrickSIPGCellLanes(ctx, brick, c, xr + (cx - cells.lo[0]) * nloc, gs, yr + (cx - cells.lo[0]) * nloc, work);
+          cx += BRICK_LANES_D;
+        } else {
+          PetscScalar work[3 * 729];
+          BrickSIPGCell(ctx, brick, c, xr + (cx - cells.lo[0]) * nloc, gs, yr + (cx - cells.lo[0]) * nloc, work);
+          cx++;
         }
+      }
+    }
   }
   PetscCall(VecRestoreArrayRead(ctx->xl, &xl));
   PetscCall(VecRestoreArrayWrite(y, &ya));

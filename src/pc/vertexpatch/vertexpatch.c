@@ -166,7 +166,6 @@ static PetscErrorCode PCSetUp_VertexPatch(PC pc)
   }
   PetscCheck(vp->space == PC_VERTEXPATCH_SPACE_FULL || brick->family == DMBRICK_DG, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_INCOMP,
              "-pc_vertexpatch_local_space %s needs a DG brick (-dm_brick_operator sipg); -dm_brick_operator %s has the patch interior as its only local space; allowed: full (the default)", PCVertexPatchLocalSpaces[vp->space], brick->opname);
-  PetscCheck(vp->threads <= 1 || brick->family != DMBRICK_DG, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "-pc_vertexpatch_threads %" PetscInt_FMT ": the DG (sipg) smoother runs its patches on one thread; allowed: 0 or 1", vp->threads);
   if (brick->family == DMBRICK_DG) {
     PetscCall(PCVertexPatchSetUpDG(pc));
     PetscCall(PetscLogEventEnd(PC_VertexPatchSetUp, pc, 0, 0, 0));

@@ -28,6 +28,7 @@
 
 #define VPDG_MAX_N (2 * (BRICK_MAX_DEGREE + 1))
 #define VPDG_MAX_P (VPDG_MAX_N * VPDG_MAX_N * VPDG_MAX_N)
+#define VPDG_WORK  (8 * VPDG_MAX_P) /* a thread's scratch of the host patch loop */
 
 typedef struct {
   PetscInt  m;                                 /* dimension of the 1D local space */
@@ -52,7 +53,8 @@ typedef struct {
   PetscInt    *rel;             /* np^d: offset of each patch value from the first value of the patch's first cell */
   PetscInt     gstride[3];      /* cell strides of the ghosted local array */
   PetscScalar *dense[64];       /* Cholesky factors of the restricted patch matrices by class triple (dense solver) */
-  PetscScalar *work;
+  PetscInt     nthreads;        /* OpenMP threads of the host steps (-pc_vertexpatch_threads): the patches of one color */
+  PetscScalar *work;            /* VPDG_WORK scalars per thread */
   Vec          ul, bl, dl, rl, r;
   PetscLogDouble flops;         /* per patch */
   void        *gpu;             /* the CUDA steps (VP_HAVE_CUDA: VPCudaDGSmoother), made at the first step on the GPU */
@@ -347,7 +349,9 @@ PetscErrorCode PCVertexPatchSetUpDG(PC pc)
       }
       dg->rel[q] = cell * brick->dof + local;
     }
-    PetscCall(PetscMalloc1(8 * VPDG_MAX_P, &dg->work));
+    dg->nthreads = vp->threads > 0 ? vp->threads : 1;
+    vp->nthreads = dg->nthreads;
+    PetscCall(PetscMalloc1(dg->nthreads * VPDG_WORK, &dg->work));
     /* flops per patch: the residual (dim 1D products of size np per direction), two times dim contractions of the solve */
     dg->flops = 2.0 * npd * np * brick->dim * (dg->localres ? brick->dim : 0) + 4.0 * npd * np * brick->dim;
   }
@@ -394,14 +398,15 @@ static void VPDGTensor(const VPDG *dg, PetscInt which, const PetscInt cls[], con
   }
 }
 
-/* One patch: r (np^d, the residual on the patch values) -> delta = E A_j^-1 E^T r, target[base + rel] += omega delta */
-static PetscErrorCode VPDGPatchSolve(const PC_VertexPatch *vp, const VPDG *dg, const PetscInt cls[], PetscScalar r[], PetscScalar *target, PetscInt base)
+/* One patch: r (np^d, the residual on the patch values) -> delta = E A_j^-1 E^T r, target[base + rel] += omega delta.
+   Plain C (it runs inside OpenMP regions): returns 0, or the LAPACK error code of the dense solve. work: a thread's
+   VPDG_WORK scratch. */
+static int VPDGPatchSolve(const PC_VertexPatch *vp, const VPDG *dg, const PetscInt cls[], const PetscScalar r[], PetscScalar *target, PetscInt base, PetscScalar work[])
 {
   const PetscInt np = dg->np, dim = dg->dim, npd = dim == 3 ? np * np * np : np * np;
-  PetscScalar   *g = dg->work + 2 * VPDG_MAX_P, *delta = dg->work + 3 * VPDG_MAX_P, *tw = dg->work + 4 * VPDG_MAX_P;
+  PetscScalar   *g = work + 2 * VPDG_MAX_P, *delta = work + 3 * VPDG_MAX_P, *tw = work + 4 * VPDG_MAX_P;
   PetscInt       m[3] = {1, 1, 1}, nm = 1;
 
-  PetscFunctionBegin;
   for (PetscInt d = 0; d < dim; d++) {
     m[d] = dg->line[d][cls[d]].m;
     nm *= m[d];
@@ -409,8 +414,10 @@ static PetscErrorCode VPDGPatchSolve(const PC_VertexPatch *vp, const VPDG *dg, c
   if (vp->solver == PC_VERTEXPATCH_DENSE) {
     PetscInt key = 0;
     for (PetscInt d = 0; d < dim; d++) key += cls[d] << (2 * d);
+    int info;
     VPDGTensor(dg, 2, cls, r, g, tw);
-    PetscCheck(!VPPatchSolveDense(nm, dg->dense[key], g), PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK potrs failed on a DG patch");
+    info = VPPatchSolveDense(nm, dg->dense[key], g);
+    if (info) return info;
     VPDGTensor(dg, 3, cls, g, delta, tw);
   } else {
     VPDGTensor(dg, 0, cls, r, g, tw);
@@ -423,14 +430,14 @@ static PetscErrorCode VPDGPatchSolve(const PC_VertexPatch *vp, const VPDG *dg, c
     VPDGTensor(dg, 1, cls, g, delta, tw);
   }
   for (PetscInt q = 0; q < npd; q++) target[base + dg->rel[q]] += vp->omega * delta[q];
-  PetscFunctionReturn(PETSC_SUCCESS);
+  return 0;
 }
 
 /* r = b - A_patch u on the patch values (A_patch: the Kronecker sum of the two-cell 1D forms) */
-static void VPDGLocalResidual(const VPDG *dg, const PetscInt cls[], const PetscScalar u[], const PetscScalar b[], PetscScalar r[])
+static void VPDGLocalResidual(const VPDG *dg, const PetscInt cls[], const PetscScalar u[], const PetscScalar b[], PetscScalar r[], PetscScalar work[])
 {
   const PetscInt np = dg->np, dim = dg->dim, npd = dim == 3 ? np * np * np : np * np, ext[3] = {np, np, dim == 3 ? np : 1};
-  PetscScalar   *t = dg->work + 4 * VPDG_MAX_P, *s = dg->work + 5 * VPDG_MAX_P;
+  PetscScalar   *t = work + 4 * VPDG_MAX_P, *s = work + 5 * VPDG_MAX_P;
 
   for (PetscInt q = 0; q < npd; q++) r[q] = b[q];
   for (PetscInt d = 0; d < dim; d++) {
@@ -446,19 +453,30 @@ static void VPDGLocalResidual(const VPDG *dg, const PetscInt cls[], const PetscS
 }
 
 /* The corrections of the patches [p0, p1) into dl (zeroed by the caller): from the ghosted residual rl (global
-   residual) or from ul and bl (local residual). */
+   residual) or from ul and bl (local residual). The patches of one color share no cell, so a range inside one color runs
+   on dg->nthreads threads with the result of one. */
 static PetscErrorCode VPDGPatches(PC pc, PetscInt p0, PetscInt p1, const PetscScalar *ul, const PetscScalar *bl, const PetscScalar *rl, PetscScalar *dl)
 {
   PC_VertexPatch *vp    = (PC_VertexPatch *)pc->data;
   VPDG           *dg    = (VPDG *)vp->dg;
   DM_Brick       *brick = (DM_Brick *)vp->dm->data;
   const PetscInt  np = dg->np, npd = dg->dim == 3 ? np * np * np : np * np;
-  PetscScalar    *r = dg->work, *u = dg->work + VPDG_MAX_P, *b = dg->work + 6 * VPDG_MAX_P;
+  int             info = 0;
 
   PetscFunctionBegin;
+#if defined(_OPENMP)
+  #pragma omp parallel for num_threads(dg->nthreads) schedule(static) if (dg->nthreads > 1) reduction(max : info)
+#endif
   for (PetscInt p = p0; p < p1; p++) {
+#if defined(_OPENMP)
+    PetscScalar *work = dg->work + (size_t)omp_get_thread_num() * VPDG_WORK;
+#else
+    PetscScalar *work = dg->work;
+#endif
+    PetscScalar    *r = work, *u = work + VPDG_MAX_P, *b = work + 6 * VPDG_MAX_P;
     const PetscInt *v      = dg->vertex + 3 * p;
     PetscInt        cls[3] = {0, 0, 0}, base = 0;
+    int             e;
     for (PetscInt d = 0; d < dg->dim; d++) {
       cls[d] = VPDGClass(v[d], brick->cells[d]);
       base += (v[d] - 1 - brick->gstart[d]) * dg->gstride[d];
@@ -469,12 +487,15 @@ static PetscErrorCode VPDGPatches(PC pc, PetscInt p0, PetscInt p1, const PetscSc
         u[q] = ul ? ul[base + dg->rel[q]] : 0.0;
         b[q] = bl[base + dg->rel[q]];
       }
-      if (ul) VPDGLocalResidual(dg, cls, u, b, r);
-      else PetscCall(PetscArraycpy(r, b, npd));
+      if (ul) VPDGLocalResidual(dg, cls, u, b, r, work);
+      else
+        for (PetscInt q = 0; q < npd; q++) r[q] = b[q];
     } else
       for (PetscInt q = 0; q < npd; q++) r[q] = rl[base + dg->rel[q]];
-    PetscCall(VPDGPatchSolve(vp, dg, cls, r, dl, base));
+    e = VPDGPatchSolve(vp, dg, cls, r, dl, base, work);
+    if (e > info) info = e;
   }
+  PetscCheck(!info, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK potrs failed on a DG patch: %d", info);
   PetscCall(PetscLogFlops(dg->flops * (p1 - p0)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -699,7 +720,8 @@ PetscErrorCode PCVertexPatchAdditiveDG(PC pc, Vec b, Vec x, Vec y)
   }
   PetscCall(VecZeroEntries(dg->dl));
   PetscCall(VecGetArray(dg->dl, &dl));
-  PetscCall(VPDGPatches(pc, 0, dg->npatches, ul, bl, rl, dl));
+  /* color by color (dg->vertex is sorted by color, so this is the order of one loop): threads inside a color */
+  for (PetscInt c = 0; c < dg->ncolors; c++) PetscCall(VPDGPatches(pc, dg->colorptr[c], dg->colorptr[c + 1], ul, bl, rl, dl));
   PetscCall(VecRestoreArray(dg->dl, &dl));
   if (ul) PetscCall(VecRestoreArrayRead(dg->ul, &ul));
   if (bl) PetscCall(VecRestoreArrayRead(dg->bl, &bl));
@@ -720,8 +742,8 @@ PetscErrorCode PCVertexPatchViewDG(PC pc, PetscViewer viewer)
                                    dg ? (dg->localres ? "local (patch cells)" : "global (per color)") : "-", (double)(vp->damping > 0 ? vp->damping : vp->omega), vp->reverse ? ", reverse order" : ""));
   if (!dg) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCallMPI(MPI_Allreduce(&dg->npatches, &total, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)pc)));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "  %" PetscInt_FMT " patches in %" PetscInt_FMT " colors, %" PetscInt_FMT " local / %" PetscInt_FMT " patch DoFs per patch\n", total, dg->ncolors, dg->dim == 3 ? dg->m * dg->m * dg->m : dg->m * dg->m,
-                                   dg->dim == 3 ? dg->np * dg->np * dg->np : dg->np * dg->np));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  %" PetscInt_FMT " patches in %" PetscInt_FMT " colors, %" PetscInt_FMT " local / %" PetscInt_FMT " patch DoFs per patch, %" PetscInt_FMT " OpenMP thread(s) per color on the host\n", total, dg->ncolors,
+                                   dg->dim == 3 ? dg->m * dg->m * dg->m : dg->m * dg->m, dg->dim == 3 ? dg->np * dg->np * dg->np : dg->np * dg->np, dg->nthreads));
   {
     PetscBool device;
     PetscCall(DMBrickOnDevice_Private(vp->dm, &device));

@@ -215,8 +215,9 @@ PetscErrorCode PCVertexPatchSetSchedule(PC pc, PCVertexPatchSchedule schedule, P
 
    Notes:
    The patches of one color write disjoint nodes, so every thread count gives the same result, bit for bit; this
-   holds for the multiplicative and the additive step (which runs color by color). The single schedule and the DG (sipg)
-   smoother run on one thread. A count above 1 needs a build with OpenMP.
+   holds for the multiplicative and the additive step (which runs color by color), and for the DG (sipg) smoother, whose
+   patches of one color share no cell. The single schedule runs on one thread. A count above 1 needs a build with
+   OpenMP.
 
    Level: intermediate
 
@@ -254,7 +255,7 @@ PetscErrorCode PCVertexPatchSetThreads(PC pc, PetscInt threads)
    deal.II vectorizes across cells. Each lane does the one-patch arithmetic in the same order, so the iterates are the
    same as with `PETSC_FALSE` (bit for bit in the portable build; a `NATIVE=yes` build may fuse multiply-adds
    differently). Used by the colored and batched schedules, multiplicative and additive, with any local solver; the
-   single schedule, the GPU steps and the DG (sipg) smoother ignore it.
+   single schedule and the GPU steps ignore it.
 
    Level: intermediate
 
