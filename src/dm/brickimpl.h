@@ -182,6 +182,16 @@ typedef float  BrickLaneF __attribute__((vector_size(BRICK_SIMD_BYTES)));
 /* BrickTensorApply1DRange on every lane */
 PETSC_INTERN void BrickLaneApply1D(PetscInt, const PetscInt[], PetscInt, PetscInt, PetscInt, const double[], const BrickLaneD[], BrickLaneD[]);
 PETSC_INTERN void BrickLaneApply1D_f(PetscInt, const PetscInt[], PetscInt, PetscInt, PetscInt, const float[], const BrickLaneF[], BrickLaneF[]);
+
+/* Even-odd decomposition of a centro-symmetric n x n 1D matrix (brickevenodd.c): its halves E (h x h) and O (m x m),
+   m = n/2, h = n - m; the contraction costs h^2 + m^2 multiply-adds a line instead of n^2 */
+typedef struct {
+  PetscInt  n;
+  PetscReal E[((BRICK_MAX_DEGREE + 2) / 2) * ((BRICK_MAX_DEGREE + 2) / 2)], O[((BRICK_MAX_DEGREE + 1) / 2) * ((BRICK_MAX_DEGREE + 1) / 2)];
+} BrickEvenOdd;
+PETSC_INTERN void BrickEvenOddCreate(PetscInt, const PetscReal[], BrickEvenOdd *, PetscReal *);
+PETSC_INTERN void BrickEvenOddApply1D(PetscInt, const PetscInt[], const BrickEvenOdd *, const PetscScalar[], PetscScalar[]);
+PETSC_INTERN void BrickEvenOddLaneApply1D(PetscInt, const PetscInt[], const BrickEvenOdd *, const BrickLaneD[], BrickLaneD[]);
 PETSC_INTERN const char *BrickSIMDInstructionSet(void);
 
 PETSC_EXTERN PetscLogEvent DMBRICK_Interpolate, DMBRICK_Restrict, DMBRICK_Assemble, DMBRICK_Setup, DMBRICK_LoadVector, DMBRICK_L2Error;
