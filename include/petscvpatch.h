@@ -81,6 +81,7 @@ PETSC_EXTERN PetscErrorCode PCVertexPatchSetLocalSpace(PC, PCVertexPatchLocalSpa
 PETSC_EXTERN PetscErrorCode PCVertexPatchSetSchedule(PC, PCVertexPatchSchedule, PetscInt);
 PETSC_EXTERN PetscErrorCode PCVertexPatchSetThreads(PC, PetscInt);
 PETSC_EXTERN PetscErrorCode PCVertexPatchSetSIMD(PC, PetscBool);
+PETSC_EXTERN PetscErrorCode PCVertexPatchSetEvenOdd(PC, PetscBool);
 PETSC_EXTERN PetscErrorCode PCVertexPatchSetOrdering(PC, PCVertexPatchOrdering);
 PETSC_EXTERN PetscErrorCode PCVertexPatchSetPrecision(PC, PCVertexPatchPrecision);
 PETSC_EXTERN PetscErrorCode PCVertexPatchSetGPUKernel(PC, PCVertexPatchGPUKernel);

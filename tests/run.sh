@@ -672,6 +672,25 @@ simd_same vp_simd_2_ranks "$MPIEXEC -n 2 --oversubscribe $EX1" $o3
   h1=$(grep 'true resid norm' "$OUT/dm_simd_sipg.off.log"); h2=$(grep 'true resid norm' "$OUT/dm_simd_sipg.on.log")
   [ -n "$h1" ] && [ "$h1" = "$h2" ] && grep -q "host sipg product: 1 OpenMP thread(s) per rank (-dm_brick_threads), SIMD groups of cells (-dm_brick_simd)" "$OUT/dm_simd_sipg.on.log"
   result dm_simd_sipg_chebyshev $? "$(echo "$h1" | wc -l) residuals equal (Chebyshev/Jacobi MG: products and diagonal only)"
+  # even-odd form of the interior patches' 1D matrices (-pc_vertexpatch_even_odd, default on): the same iterations and L2
+  # error as the full matrices up to rounding, double and float patches, laplace and c0ip; the view says how many 1D
+  # matrices have the form, and none at k = 1 (a 1-node interior)
+  eo_same() { # name executable options...
+    local name=$1 exe=$2; shift 2
+    $exe "$@" -mg_levels_pc_vertexpatch_even_odd 0 >"$OUT/$name.off.log" 2>&1
+    $exe "$@" -ksp_view >"$OUT/$name.on.log" 2>&1
+    local i0 i1 e0 e1
+    i0=$(its_of "$OUT/$name.off.log"); i1=$(its_of "$OUT/$name.on.log"); e0=$(err_of "$OUT/$name.off.log"); e1=$(err_of "$OUT/$name.on.log")
+    [ -n "$i0" ] && [ "$i0" = "$i1" ] && awk -v a="$e0" -v b="$e1" 'BEGIN{d = a - b; if (d < 0) d = -d; exit !(a != "" && b != "" && d <= 1e-8 * a)}' &&
+      grep -Eq "even-odd form: [1-9][0-9]* residual and [1-9][0-9]* eigenvector 1D matrices" "$OUT/$name.on.log"
+    result "$name" $? "$i1 iterations both ways; L2 error $e1 (full matrices $e0); $(grep -o 'even-odd form: [0-9]* residual and [0-9]* eigenvector' "$OUT/$name.on.log" | head -1)"
+  }
+  eo_same vp_even_odd_laplace_3d_k4 $EX1 -dm_brick_dim 3 -dm_brick_degree 4 -dm_brick_refine 2 -fmg 0 -ksp_rtol 1e-10
+  eo_same vp_even_odd_laplace_2d_k3_single $EX1 -dm_brick_degree 3 -dm_brick_refine 4 -fmg 0 -mg_levels_pc_vertexpatch_precision single
+  eo_same vp_even_odd_laplace_3d_k3_nosimd $EX1 -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 2 -fmg 0 -mg_levels_pc_vertexpatch_simd 0 -mg_levels_pc_vertexpatch_residual global
+  eo_same vp_even_odd_c0ip_3d_k3 $EX2 -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 2
+  $EX1 -dm_brick_degree 1 -dm_brick_refine 3 -ksp_view >"$OUT/vp_even_odd_k1.log" 2>&1 && grep -q "CPU steps with the full 1D matrices (no interior patch has the even-odd form)" "$OUT/vp_even_odd_k1.log"
+  result vp_even_odd_view_k1 $? "k = 1: the full matrices, and the view says why"
 }
 expect_error bad_vp_single_global "-pc_vertexpatch_schedule single with -pc_vertexpatch_residual global" $EX1 -mg_levels_pc_vertexpatch_schedule single -mg_levels_pc_vertexpatch_residual global
 expect_error bad_vp_single_mpi "-pc_vertexpatch_schedule single runs on one MPI rank only" $MPI4 $EX1 -dm_brick_cells 4,4 -mg_levels_pc_vertexpatch_schedule single

@@ -44,7 +44,7 @@ static PetscErrorCode PCSetFromOptions_VertexPatch(PC pc, PetscOptionItems *Pets
   PetscEnum       e;
   PetscReal       damping = vp->damping;
   PetscInt        batch   = vp->batch_size, threads = vp->threads;
-  PetscBool       set, reverse = vp->reverse, simd = vp->simd;
+  PetscBool       set, reverse = vp->reverse, simd = vp->simd, evenodd = vp->evenodd;
 
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "Vertex-patch smoother options");
@@ -74,6 +74,8 @@ static PetscErrorCode PCSetFromOptions_VertexPatch(PC pc, PetscOptionItems *Pets
   if (set) PetscCall(PCVertexPatchSetThreads(pc, threads));
   PetscCall(PetscOptionsBool("-pc_vertexpatch_simd", "CPU steps: run the patches of one color in SIMD groups of one position class (a vector of the build's width: 2 doubles portable, 4 with AVX; colored and batched schedules)", "PCVertexPatchSetSIMD", simd, &simd, &set));
   if (set) PetscCall(PCVertexPatchSetSIMD(pc, simd));
+  PetscCall(PetscOptionsBool("-pc_vertexpatch_even_odd", "CPU steps: contractions of interior patches in even-odd form (about half the multiply-adds; the same iterates up to rounding)", "PCVertexPatchSetEvenOdd", evenodd, &evenodd, &set));
+  if (set) PetscCall(PCVertexPatchSetEvenOdd(pc, evenodd));
   PetscCall(PetscOptionsReal("-pc_vertexpatch_damping", "Damping of the patch corrections (default: 1 multiplicative, 0.7 for c0ip in 3D; 1/2^d additive, for c0ip limited by 1.8/lambda_max(B A) estimated at setup)", "PCVertexPatchSetDamping", damping, &damping, &set));
   if (set) PetscCall(PCVertexPatchSetDamping(pc, damping));
   PetscCall(PetscOptionsBool("-pc_vertexpatch_reverse", "Sweep colors and patches in reverse order (as post-smoother after a forward pre-smoother: a symmetric V-cycle)", "PCVertexPatchSetReverse", reverse, &reverse, NULL));
@@ -174,6 +176,7 @@ static PetscErrorCode PCSetUp_VertexPatch(PC pc)
   PetscCall(PCVertexPatchDestroyGPU(pc));            /* remade from the new patch operator and order at the next GPU step */
   PetscCall(PCVertexPatchDestroyGhostExchange(pc)); /* and the colors' ghost pushes at the next several-rank host step */
   PetscCall(PCVertexPatchSetUpPatchOperator(pc));
+  PetscCall(PCVertexPatchSetUpEvenOdd(pc));
   PetscCall(PetscLogEventBegin(PC_VertexPatchSchedule, pc, 0, 0, 0));
   PetscCall(PCVertexPatchSetUpSchedule(pc));
   PetscCall(PetscLogEventEnd(PC_VertexPatchSchedule, pc, 0, 0, 0));
@@ -273,6 +276,14 @@ static PetscErrorCode PCView_VertexPatch(PC pc, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
   PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
   if (vp->dm && vp->nlanes > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "  CPU steps in SIMD groups of %" PetscInt_FMT " patches of one position class (%s)\n", vp->nlanes, BrickSIMDInstructionSet()));
+  if (vp->dm && vp->eo_d) {
+    PetscInt nres = 0, nfdm = 0;
+    for (PetscInt d = 0; d < vp->op_d.dim; d++) {
+      nfdm += vp->eo_d->fdm[d];
+      for (PetscInt a = 0; a < BRICK_LINE_NKINDS; a++) nres += vp->eo_d->res[a][d];
+    }
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  CPU steps of interior patches in even-odd form: %" PetscInt_FMT " residual and %" PetscInt_FMT " eigenvector 1D matrices (-pc_vertexpatch_even_odd)\n", nres, nfdm));
+  } else if (vp->dm) PetscCall(PetscViewerASCIIPrintf(viewer, "  CPU steps with the full 1D matrices (%s)\n", vp->evenodd ? "no interior patch has the even-odd form" : "-pc_vertexpatch_even_odd false"));
   if (vp->dm) {
     const PetscInt ni = vp->op_d.ni, np = vp->op_d.ne, dim = vp->op_d.dim;
     PetscInt       total;
@@ -307,6 +318,8 @@ static PetscErrorCode PCReset_VertexPatch(PC pc)
   PetscCall(PetscFree(vp->lanegrp));
   PetscCall(PetscFree(vp->laneptr));
   PetscCall(PetscFree(vp->lanework_alloc));
+  PetscCall(PetscFree(vp->eo_d));
+  PetscCall(PetscFree(vp->eo_f));
   vp->lanework = NULL;
   vp->nlanes   = 1;
   PetscCall(PCVertexPatchDestroyGPU(pc));
@@ -353,6 +366,8 @@ static PetscErrorCode PCDestroy_VertexPatch(PC pc)
                                                        in groups of one position class, one patch per SIMD lane (2 doubles in the
                                                        portable build, 4 with AVX; twice that in float; default true); the
                                                        same result as one patch at a time
+.  -pc_vertexpatch_even_odd <bool>                    - CPU steps: the contractions of interior patches in even-odd form (about half
+                                                       the multiply-adds; the same iterates up to rounding; default true)
 .  -pc_vertexpatch_ordering <lexicographic,zcurve,hierarchical> - patch order
 .  -pc_vertexpatch_precision <double,single>          - precision of the patch work (vectors stay double)
 -  -pc_vertexpatch_gpu_kernel <auto,shared,global,mma> - CUDA smoothing kernel with VECCUDA vectors: the patch in shared memory
@@ -392,6 +407,7 @@ PETSC_EXTERN PetscErrorCode PCCreate_VertexPatch(PC pc)
   vp->damping    = -1.0;
   vp->batch_size = 1024;
   vp->simd       = PETSC_TRUE;
+  vp->evenodd    = PETSC_TRUE;
   vp->nlanes     = 1;
   pc->data       = vp;
 

@@ -67,10 +67,10 @@ static int VPProcessPatch(const PC_VertexPatch *vp, const VPLayout *L, const Pet
         }
   }
   if (vp->precision == PC_VERTEXPATCH_DOUBLE) {
-    if (local) VPPatchResidual_d(&vp->op_d, cls, xbar, bint, r, kw);
+    if (local) VPPatchResidual_d(&vp->op_d, vp->eo_d, cls, xbar, bint, r, kw);
     else
       for (PetscInt i = 0; i < n; i++) r[i] = bint[i];
-    if (vp->solver == PC_VERTEXPATCH_FDM) VPPatchSolveFDM_d(&vp->op_d, cls, r, delta, kw);
+    if (vp->solver == PC_VERTEXPATCH_FDM) VPPatchSolveFDM_d(&vp->op_d, vp->eo_d, cls, r, delta, kw);
     else {
       const PetscInt key = vp->clsmap[0][cls[0]] + 3 * vp->clsmap[1][cls[1]] + 9 * vp->clsmap[2][cls[2]];
       int            info;
@@ -85,10 +85,10 @@ static int VPProcessPatch(const PC_VertexPatch *vp, const VPLayout *L, const Pet
     if (local)
       for (PetscInt i = 0; i < nc; i++) xf[i] = (float)xbar[i];
     for (PetscInt i = 0; i < n; i++) bf[i] = (float)bint[i];
-    if (local) VPPatchResidual_f(&vp->op_f, cls, xf, bf, rf, wf);
+    if (local) VPPatchResidual_f(&vp->op_f, vp->eo_f, cls, xf, bf, rf, wf);
     else
       for (PetscInt i = 0; i < n; i++) rf[i] = bf[i];
-    VPPatchSolveFDM_f(&vp->op_f, cls, rf, df, wf);
+    VPPatchSolveFDM_f(&vp->op_f, vp->eo_f, cls, rf, df, wf);
     for (PetscInt i = 0; i < n; i++) target[interior[i]] += vp->omega * (PetscScalar)df[i];
   }
   return 0;

@@ -48,6 +48,27 @@ static inline void VPClosureOffsets(const VPLayout *L, const PetscInt v[3], Pets
 }
 
 
+/* Even-odd form of the interior class's 1D matrices (vpevenodd.c). On a uniform grid an interior patch is symmetric
+   under the reflection of each direction, so its residual rows are centro-symmetric and its fast-diagonalization
+   eigenvectors are each even or odd. A contraction then splits its input into sums and differences of mirrored values
+   (split) or takes it as [even coefficients | odd coefficients], multiplies by the halves E and O, and writes mirrored
+   pairs P + Q, P - Q (combine) or [P | Q]: about half the multiply-adds of the full nout x nin matrix. St and S are the
+   eigenvectors with the even ones first (lambda in that order). res / fdm: which matrices have the form (the checks of
+   vpevenodd.c; a direction without it, and the boundary classes, use the full matrices of the patch operator). */
+#define VP_EO_TYPES(T, SUF) \
+  typedef struct { \
+    int nin, nout, split, combine; \
+    T   E[VP_MAX_NI * VP_MAX_NE], O[VP_MAX_NI * VP_MAX_NE]; /* ceil(nout/2) x ceil(nin/2) and floor(nout/2) x floor(nin/2) */ \
+  } VPEOMat##SUF; \
+  typedef struct { \
+    int          res[BRICK_LINE_NKINDS][3], fdm[3]; \
+    VPEOMat##SUF R[BRICK_LINE_NKINDS][3], St[3], S[3]; \
+    T            lambda[3][VP_MAX_NI]; \
+  } VPEvenOdd##SUF;
+VP_EO_TYPES(double, _d)
+VP_EO_TYPES(float, _f)
+#undef VP_EO_TYPES
+
 /* SIMD across patches on the CPU (vplanes.c): groups of VP_LANES_D (double) or VP_LANES_F (float) patches of one position
    class, one patch per lane of the brick's SIMD vectors (brickimpl.h) */
 #define VP_LANES_D BRICK_LANES_D
@@ -102,6 +123,9 @@ typedef struct {
   PetscLogDouble flops_per_patch;   /* for -log_view */
   void          *gpu;               /* the CUDA smoother (VP_HAVE_CUDA: VPCudaSmoother), made at setup when the brick's vectors are on the device, else at the first step on the GPU */
   void          *dg;                /* the DG smoother (vpdg.c) on a sipg brick; NULL on a CG one */
+  PetscBool      evenodd;           /* -pc_vertexpatch_even_odd: the host kernels use the even-odd form where it holds */
+  VPEvenOdd_d   *eo_d;              /* that form in double and float (NULL: off) */
+  VPEvenOdd_f   *eo_f;
 } PC_VertexPatch;
 
 PETSC_INTERN PetscErrorCode PCVertexPatchSetUpPatchOperator(PC);
@@ -130,18 +154,19 @@ PETSC_INTERN PetscErrorCode PCVertexPatchViewDG(PC, PetscViewer);
 
 /* per-patch kernels on plain arrays (vpkernels.c); cls: position class per direction, xbar: closure values,
    b: interior values */
-PETSC_INTERN void VPPatchResidual_d(const VPPatchOp_d *, const int[], const double *, const double *, double *, double *);
-PETSC_INTERN void VPPatchResidual_f(const VPPatchOp_f *, const int[], const float *, const float *, float *, float *);
-PETSC_INTERN void VPPatchSolveFDM_d(const VPPatchOp_d *, const int[], const double *, double *, double *);
-PETSC_INTERN void VPPatchSolveFDM_f(const VPPatchOp_f *, const int[], const float *, float *, float *);
+PETSC_INTERN void VPPatchResidual_d(const VPPatchOp_d *, const VPEvenOdd_d *, const int[], const double *, const double *, double *, double *);
+PETSC_INTERN void VPPatchResidual_f(const VPPatchOp_f *, const VPEvenOdd_f *, const int[], const float *, const float *, float *, float *);
+PETSC_INTERN void VPPatchSolveFDM_d(const VPPatchOp_d *, const VPEvenOdd_d *, const int[], const double *, double *, double *);
+PETSC_INTERN void VPPatchSolveFDM_f(const VPPatchOp_f *, const VPEvenOdd_f *, const int[], const float *, float *, float *);
 PETSC_INTERN int VPPatchSolveDense(PetscInt, const PetscScalar *, PetscScalar *);
 /* the same on a SIMD group of patches of one class (vplanes.c) */
-PETSC_INTERN void   VPPatchResidualLanes_d(const VPPatchOp_d *, const int[], const VPLaneD *, const VPLaneD *, VPLaneD *, VPLaneD *);
-PETSC_INTERN void   VPPatchResidualLanes_f(const VPPatchOp_f *, const int[], const VPLaneF *, const VPLaneF *, VPLaneF *, VPLaneF *);
-PETSC_INTERN void   VPPatchSolveFDMLanes_d(const VPPatchOp_d *, const int[], const VPLaneD *, VPLaneD *, VPLaneD *);
-PETSC_INTERN void   VPPatchSolveFDMLanes_f(const VPPatchOp_f *, const int[], const VPLaneF *, VPLaneF *, VPLaneF *);
+PETSC_INTERN void   VPPatchResidualLanes_d(const VPPatchOp_d *, const VPEvenOdd_d *, const int[], const VPLaneD *, const VPLaneD *, VPLaneD *, VPLaneD *);
+PETSC_INTERN void   VPPatchResidualLanes_f(const VPPatchOp_f *, const VPEvenOdd_f *, const int[], const VPLaneF *, const VPLaneF *, VPLaneF *, VPLaneF *);
+PETSC_INTERN void   VPPatchSolveFDMLanes_d(const VPPatchOp_d *, const VPEvenOdd_d *, const int[], const VPLaneD *, VPLaneD *, VPLaneD *);
+PETSC_INTERN void   VPPatchSolveFDMLanes_f(const VPPatchOp_f *, const VPEvenOdd_f *, const int[], const VPLaneF *, VPLaneF *, VPLaneF *);
 PETSC_INTERN int    VPProcessLanes(const PC_VertexPatch *, const VPLayout *, const PetscInt[], const PetscScalar *, const PetscScalar *, PetscBool, PetscScalar *, char *);
 PETSC_INTERN size_t PCVertexPatchLaneWorkBytes(const PC_VertexPatch *);
 PETSC_INTERN PetscErrorCode PCVertexPatchSetUpLanes(PC);
+PETSC_INTERN PetscErrorCode PCVertexPatchSetUpEvenOdd(PC);
 
 PETSC_EXTERN PetscLogEvent PC_VertexPatchSetUp, PC_VertexPatchSmooth, PC_VertexPatchSchedule, PC_VertexPatchGPUSetUp;

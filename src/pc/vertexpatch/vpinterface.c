@@ -240,6 +240,39 @@ PetscErrorCode PCVertexPatchSetThreads(PC pc, PetscInt threads)
 }
 
 /*@
+   PCVertexPatchSetEvenOdd - run the CPU steps' contractions of interior patches in even-odd form (-pc_vertexpatch_even_odd)
+
+   Logically Collective
+
+   Input Parameters:
++  pc      - the preconditioner
+-  evenodd - `PETSC_TRUE` (the default): the residual rows and the fast-diagonalization eigenvectors of the patches of
+             interior vertices are split into their even and odd halves; `PETSC_FALSE`: the full 1D matrices
+
+   Notes:
+   On the brick's uniform grid an interior patch is symmetric under the reflection of each direction, so its residual
+   rows are centro-symmetric and its eigenvectors even or odd (both checked at setup; a matrix that is not keeps its full
+   form). A contraction then takes sums and differences of mirrored values and multiplies by two matrices of half the
+   size: about half the multiply-adds. The iterates differ from `PETSC_FALSE` by rounding only. Used by the host steps of
+   every schedule; the GPU kernels keep the full matrices.
+
+   Level: intermediate
+
+.seealso: `PCVERTEXPATCH`, `PCVertexPatchSetSIMD()`
+@*/
+PetscErrorCode PCVertexPatchSetEvenOdd(PC pc, PetscBool evenodd)
+{
+  PC_VertexPatch *vp = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(VPGetData(pc, &vp));
+  if (!vp) PetscFunctionReturn(PETSC_SUCCESS);
+  VPChanged(pc, (PetscBool)(vp->evenodd != evenodd));
+  vp->evenodd = evenodd;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
    PCVertexPatchSetSIMD - run the CPU steps' patches in SIMD groups (-pc_vertexpatch_simd)
 
    Logically Collective

@@ -5,24 +5,32 @@
 #define VPL_V     double
 #define VPL_S     double
 #define VPL_OP    VPPatchOp_d
+#define VPL_EO    VPEvenOdd_d
+#define VPL_EOMAT VPEOMat_d
 #define VPL_SUF   _d
 #define VPL_APPLY BrickTensorApply1DRange
 #include "vplane_template.h"
 #undef VPL_V
 #undef VPL_S
 #undef VPL_OP
+#undef VPL_EO
+#undef VPL_EOMAT
 #undef VPL_SUF
 #undef VPL_APPLY
 
 #define VPL_V     float
 #define VPL_S     float
 #define VPL_OP    VPPatchOp_f
+#define VPL_EO    VPEvenOdd_f
+#define VPL_EOMAT VPEOMat_f
 #define VPL_SUF   _f
 #define VPL_APPLY BrickTensorApply1DRange_f
 #include "vplane_template.h"
 #undef VPL_V
 #undef VPL_S
 #undef VPL_OP
+#undef VPL_EO
+#undef VPL_EOMAT
 #undef VPL_SUF
 #undef VPL_APPLY
 

@@ -9,24 +9,32 @@
 #define VPL_V   VPLaneD
 #define VPL_S   double
 #define VPL_OP  VPPatchOp_d
+#define VPL_EO    VPEvenOdd_d
+#define VPL_EOMAT VPEOMat_d
 #define VPL_SUF Lanes_d
 #define VPL_APPLY BrickLaneApply1D
 #include "vplane_template.h"
 #undef VPL_V
 #undef VPL_S
 #undef VPL_OP
+#undef VPL_EO
+#undef VPL_EOMAT
 #undef VPL_SUF
 #undef VPL_APPLY
 
 #define VPL_V   VPLaneF
 #define VPL_S   float
 #define VPL_OP  VPPatchOp_f
+#define VPL_EO    VPEvenOdd_f
+#define VPL_EOMAT VPEOMat_f
 #define VPL_SUF Lanes_f
 #define VPL_APPLY BrickLaneApply1D_f
 #include "vplane_template.h"
 #undef VPL_V
 #undef VPL_S
 #undef VPL_OP
+#undef VPL_EO
+#undef VPL_EOMAT
 #undef VPL_SUF
 #undef VPL_APPLY
 
@@ -121,10 +129,10 @@ int VPProcessLanes(const PC_VertexPatch *vp, const VPLayout *L, const PetscInt g
     double  *xs = (double *)xbar, *bs = (double *)bint, *ds = (double *)delta;
 
     VP_GATHER_LANES(double);
-    if (local) VPPatchResidualLanes_d(&vp->op_d, cls, xbar, bint, r, kw);
+    if (local) VPPatchResidualLanes_d(&vp->op_d, vp->eo_d, cls, xbar, bint, r, kw);
     else
       for (PetscInt i = 0; i < n; i++) r[i] = bint[i];
-    if (vp->solver == PC_VERTEXPATCH_FDM) VPPatchSolveFDMLanes_d(&vp->op_d, cls, r, delta, kw);
+    if (vp->solver == PC_VERTEXPATCH_FDM) VPPatchSolveFDMLanes_d(&vp->op_d, vp->eo_d, cls, r, delta, kw);
     else {
       const PetscInt key = vp->clsmap[0][cls[0]] + 3 * vp->clsmap[1][cls[1]] + 9 * vp->clsmap[2][cls[2]];
       const double  *rs  = (const double *)r;
@@ -143,10 +151,10 @@ int VPProcessLanes(const PC_VertexPatch *vp, const VPLayout *L, const PetscInt g
     float   *xs = (float *)xbar, *bs = (float *)bint, *ds = (float *)delta;
 
     VP_GATHER_LANES(float);
-    if (local) VPPatchResidualLanes_f(&vp->op_f, cls, xbar, bint, r, kw);
+    if (local) VPPatchResidualLanes_f(&vp->op_f, vp->eo_f, cls, xbar, bint, r, kw);
     else
       for (PetscInt i = 0; i < n; i++) r[i] = bint[i];
-    VPPatchSolveFDMLanes_f(&vp->op_f, cls, r, delta, kw);
+    VPPatchSolveFDMLanes_f(&vp->op_f, vp->eo_f, cls, r, delta, kw);
     for (PetscInt l = 0; l < W && grp[l] >= 0; l++) VP_SCATTER_LANE();
   }
   return 0;
