@@ -222,6 +222,10 @@ ctest vertexpatch_2d_k3 ./tests/test_vertexpatch -dim 2 -degree 3 -cells 5,4
 ctest vertexpatch_3d_k1 ./tests/test_vertexpatch -dim 3 -degree 1 -cells 4,3,3
 ctest vertexpatch_3d_k2 ./tests/test_vertexpatch -dim 3 -degree 2 -cells 3,3,4
 ctest vertexpatch_coarse_direct ./tests/test_vertexpatch -dim 2 -degree 4 -cells 2,2
+# the even-odd form of the interior patches' 1D matrices against the full form: one step, double to 1e-12 (C0IP 1e-10: its
+# patches' condition ~1e4-1e5 at k = 8 scales the rounding), float to the float tolerances of the GPU checks
+ctest evenodd_2d_k1-8 ./tests/test_evenodd -dim 2 -kmin 1 -kmax 8 -refine 2
+ctest evenodd_3d_k1-8 ./tests/test_evenodd -dim 3 -kmin 1 -kmax 8 -refine 1
 
 echo "== V-cycle counts against seed 003 Tables 1-2 (f = 1, one-cell coarse mesh refined L times, relative residual 1e-9)"
 # The paper's convention (its Algorithm 2.2): one full multigrid cycle, then whole V-cycles, each followed by ||b - A x||,
