@@ -30,10 +30,14 @@ typedef struct {
 } BrickKronForm;
 
 /* A banded 1D matrix for each kind over the full 1D grid of a direction, nodes 0..n-1 (boundary included):
-   entry (i, j), |i - j| <= bw, is a[kind][i*(2 bw + 1) + j - i + bw]; a[kind] is NULL for kinds not built. */
+   entry (i, j), |i - j| <= bw, is a[kind][i*(2 bw + 1) + j - i + bw]; a[kind] is NULL for kinds not built. The same by
+   diagonals for the host contractions along x (brickline.c): diag[kind][(t + bw) n + i] = entry (i, i + t), and hb[kind]
+   the largest |t| with a non-zero entry. */
 typedef struct {
   PetscInt   n, bw;
   PetscReal *a[BRICK_LINE_NKINDS];
+  PetscReal *diag[BRICK_LINE_NKINDS];
+  PetscInt   hb[BRICK_LINE_NKINDS];
 } BrickLine;
 
 static inline PetscReal BrickLineEntry(const BrickLine *L, BrickLineKind kind, PetscInt i, PetscInt j)
