@@ -179,6 +179,16 @@ static PetscErrorCode PCSetUp_VertexPatch(PC pc)
   PetscCall(PCVertexPatchSetUpEvenOdd(pc));
   PetscCall(PetscLogEventBegin(PC_VertexPatchSchedule, pc, 0, 0, 0));
   PetscCall(PCVertexPatchSetUpSchedule(pc));
+  {
+    /* the host steps' flops for -log_view: per patch in the form its kernels use (even-odd for interior classes) */
+    PetscLogDouble sum = 0;
+    for (PetscInt p = 0; p < vp->npatches; p++) {
+      int cls[3] = {0, 0, 0};
+      for (PetscInt d = 0; d < brick->dim; d++) cls[d] = (int)PCVertexPatchClass(vp->vertex[3 * p + d], brick->cells[d]);
+      sum += PCVertexPatchFlops(vp, cls);
+    }
+    vp->host_flops_per_patch = vp->npatches ? sum / vp->npatches : vp->flops_per_patch;
+  }
   PetscCall(PetscLogEventEnd(PC_VertexPatchSchedule, pc, 0, 0, 0));
   {
     const PetscBool shared = (PetscBool)VPCudaSmootherSharedSupported(&vp->op_d, (int)brick->op.ghost_cells, (int)brick->degree);

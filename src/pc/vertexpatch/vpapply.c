@@ -139,7 +139,7 @@ static PetscErrorCode VPProcessRange(PC_VertexPatch *vp, const VPLayout *L, Pets
     }
   }
   PetscCheck(!info, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK potrs failed on a patch: %d", info);
-  PetscCall(PetscLogFlops(vp->flops_per_patch * (end - start)));
+  PetscCall(PetscLogFlops(vp->host_flops_per_patch * (end - start)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -79,6 +79,46 @@ static void VPEOToFloat(const VPEOMat_d *a, VPEOMat_f *b)
   }
 }
 
+/* flops of one line of a contraction, nout x nin: the full matrix, or (eo) its even-odd form */
+static PetscLogDouble VPEOLineFlops(PetscInt nout, PetscInt nin, PetscBool eo)
+{
+  const PetscInt ce = (nin + 1) / 2, co = nin / 2, re = (nout + 1) / 2, ro = nout / 2;
+
+  if (!eo) return 2.0 * nout * nin;
+  return 2.0 * co + 2.0 * re * ce + 2.0 * ro * co + 2.0 * ro; /* sums and differences, E, O, the mirrored pairs */
+}
+
+/*
+   PCVertexPatchFlops - the flops of one patch of position classes cls[] (for -log_view): the residual's contractions
+   (local residual), the fast-diagonalization solve or the dense triangular solves, and the update; each contraction in
+   the form the host kernels use for it (vp->eo_d)
+*/
+PetscLogDouble PCVertexPatchFlops(const PC_VertexPatch *vp, const int cls[])
+{
+  const VPPatchOp_d  *op = &vp->op_d;
+  const VPEvenOdd_d  *eo = vp->eo_d;
+  const PetscInt      ne = op->ne, ni = op->ni, dim = op->dim, nint = dim == 3 ? ni * ni * ni : ni * ni;
+  PetscLogDouble      f  = 2.0 * nint; /* the update */
+  PetscBool           xdone[BRICK_LINE_NKINDS] = {PETSC_FALSE, PETSC_FALSE, PETSC_FALSE};
+#define VP_EO(kd, d) ((PetscBool)(eo && cls[d] == 1 && eo->res[kd][d]))
+
+  if (vp->residual == PC_VERTEXPATCH_RESIDUAL_LOCAL)
+    for (PetscInt t = 0; t < op->nterms; t++) {
+      const int a = op->kind[t][0], b = op->kind[t][1], c = op->kind[t][2];
+      if (!xdone[a]) f += (dim == 3 ? ne * ne : ne) * VPEOLineFlops(ni, op->ncols[a], VP_EO(a, 0));
+      xdone[a] = PETSC_TRUE;
+      f += (dim == 3 ? ni * ne : ni) * VPEOLineFlops(ni, op->ncols[b], VP_EO(b, 1));
+      if (dim == 3) f += ni * ni * VPEOLineFlops(ni, op->ncols[c], VP_EO(c, 2));
+      f += 2.0 * nint;
+    }
+#undef VP_EO
+  if (vp->solver == PC_VERTEXPATCH_FDM) {
+    for (PetscInt d = 0; d < dim; d++) f += 2 * (nint / ni) * VPEOLineFlops(ni, ni, (PetscBool)(eo && cls[d] == 1 && eo->fdm[d]));
+    f += nint;
+  } else f += 2.0 * nint * nint;
+  return f;
+}
+
 /*
    PCVertexPatchSetUpEvenOdd - the even-odd form of class 1 (interior patches) of the patch operator in double and
    float, for the host kernels; nothing with -pc_vertexpatch_even_odd false. Called after the patch operator is made.

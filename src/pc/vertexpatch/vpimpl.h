@@ -120,7 +120,8 @@ typedef struct {
   PetscReal    omega;               /* damping in use */
   PetscReal    omega_default;       /* the operator's default damping of the type (before the estimate) */
   PetscReal    lambda_max;          /* additive, default damping, operator without a proven bound: estimate of lambda_max(B A) (0: none) */
-  PetscLogDouble flops_per_patch;   /* for -log_view */
+  PetscLogDouble flops_per_patch;   /* for -log_view: one patch with the full 1D matrices (the GPU kernels) */
+  PetscLogDouble host_flops_per_patch; /* the mean over this rank's patches of the host kernels' count (even-odd form where used) */
   void          *gpu;               /* the CUDA smoother (VP_HAVE_CUDA: VPCudaSmoother), made at setup when the brick's vectors are on the device, else at the first step on the GPU */
   void          *dg;                /* the DG smoother (vpdg.c) on a sipg brick; NULL on a CG one */
   PetscBool      evenodd;           /* -pc_vertexpatch_even_odd: the host kernels use the even-odd form where it holds */
@@ -168,5 +169,6 @@ PETSC_INTERN int    VPProcessLanes(const PC_VertexPatch *, const VPLayout *, con
 PETSC_INTERN size_t PCVertexPatchLaneWorkBytes(const PC_VertexPatch *);
 PETSC_INTERN PetscErrorCode PCVertexPatchSetUpLanes(PC);
 PETSC_INTERN PetscErrorCode PCVertexPatchSetUpEvenOdd(PC);
+PETSC_INTERN PetscLogDouble PCVertexPatchFlops(const PC_VertexPatch *, const int[]);
 
 PETSC_EXTERN PetscLogEvent PC_VertexPatchSetUp, PC_VertexPatchSmooth, PC_VertexPatchSchedule, PC_VertexPatchGPUSetUp;
