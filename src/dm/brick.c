@@ -313,9 +313,8 @@ PetscErrorCode DMBrickSetSIMD(DM dm, PetscBool simd)
    laplace: the cells are processed plane by plane along the last direction, first the even planes and then the odd ones.
    Cells of planes of one parity share no node, so each thread takes whole planes, and every thread count adds the cells'
    contributions in the same order. sipg: each cell writes only its own values, so the threads take rows of cells.
-   c0ip: each contraction of the owned box runs its output rows on the threads. The grid transfers of the bricks made
-   by refinement (the fine brick's count) run their 1D stages on lines (or pieces of lines) per thread. Every count gives
-   the result of one thread, bit for bit. The GPU kernels do not use this count. For the smoother's threads see
+   c0ip: each contraction of the owned box runs its output rows on the threads. Every count gives the product of one
+   thread, bit for bit. The grid transfers and the GPU kernels do not use this count. For the smoother's threads see
    `PCVertexPatchSetThreads()`.
 
    Level: intermediate

@@ -148,40 +148,29 @@ static inline void BrickTransferCell(PetscInt k, PetscInt Nc, PetscInt F, PetscI
 }
 
 /* One direction of the prolongation (forward: coarse box -> fine box) or of its transpose (fine box ->
-   coarse box, accumulated into a zeroed output). cbox/fbox differ only along dir. The lines (outer) and, where there are
-   few of them, pieces of each line's inner range run on nthreads OpenMP threads: each output value is summed by one thread
-   in the order of one, so the result does not depend on the count. */
-static void BrickTransfer1D(PetscInt dir, PetscInt k, PetscInt Nc, const PetscReal P1[], const BrickBox *cbox, const BrickBox *fbox, PetscBool transpose, const PetscScalar in[], PetscScalar out[], PetscInt nthreads)
+   coarse box, accumulated into a zeroed output). cbox/fbox differ only along dir. */
+static void BrickTransfer1D(PetscInt dir, PetscInt k, PetscInt Nc, const PetscReal P1[], const BrickBox *cbox, const BrickBox *fbox, PetscBool transpose, const PetscScalar in[], PetscScalar out[])
 {
   const BrickBox *ibox = transpose ? fbox : cbox, *obox = transpose ? cbox : fbox;
-  PetscInt        inner = 1, outer = 1, nin = ibox->hi[dir] - ibox->lo[dir] + 1, nout = obox->hi[dir] - obox->lo[dir] + 1, pieces;
+  PetscInt        inner = 1, outer = 1, nin = ibox->hi[dir] - ibox->lo[dir] + 1, nout = obox->hi[dir] - obox->lo[dir] + 1;
 
   for (PetscInt d = 0; d < dir; d++) inner *= ibox->hi[d] - ibox->lo[d] + 1;
   for (PetscInt d = dir + 1; d < 3; d++) outer *= ibox->hi[d] - ibox->lo[d] + 1;
-  pieces = (nthreads > 1 && outer < 4 * nthreads) ? PetscMin(nthreads, inner) : 1;
-  (void)nthreads;
-#if defined(_OPENMP)
-  #pragma omp parallel for collapse(2) num_threads(nthreads) schedule(static) if (nthreads > 1)
-#endif
+  for (PetscInt i = 0; i < inner * nout * outer; i++) out[i] = 0.0;
   for (PetscInt o = 0; o < outer; o++) {
-    for (PetscInt q = 0; q < pieces; q++) {
-      const PetscScalar *src = in + o * nin * inner;
-      PetscScalar       *dst = out + o * nout * inner;
-      const PetscInt     a0 = q * inner / pieces, a1 = (q + 1) * inner / pieces;
-      for (PetscInt i = 0; i < nout; i++)
-        for (PetscInt a = a0; a < a1; a++) dst[i * inner + a] = 0.0;
-      for (PetscInt F = fbox->lo[dir]; F <= fbox->hi[dir]; F++) {
-        PetscInt c, row;
-        BrickTransferCell(k, Nc, F, &c, &row);
-        for (PetscInt j = 0; j <= k; j++) {
-          const PetscReal w = P1[row * (k + 1) + j];
-          const PetscInt  C = c * k + j - cbox->lo[dir], Fi = F - fbox->lo[dir];
-          if (w == 0.0) continue;
-          if (transpose) {
-            for (PetscInt a = a0; a < a1; a++) dst[C * inner + a] += w * src[Fi * inner + a];
-          } else {
-            for (PetscInt a = a0; a < a1; a++) dst[Fi * inner + a] += w * src[C * inner + a];
-          }
+    const PetscScalar *src = in + o * nin * inner;
+    PetscScalar       *dst = out + o * nout * inner;
+    for (PetscInt F = fbox->lo[dir]; F <= fbox->hi[dir]; F++) {
+      PetscInt c, row;
+      BrickTransferCell(k, Nc, F, &c, &row);
+      for (PetscInt j = 0; j <= k; j++) {
+        const PetscReal w = P1[row * (k + 1) + j];
+        const PetscInt  C = c * k + j - cbox->lo[dir], Fi = F - fbox->lo[dir];
+        if (w == 0.0) continue;
+        if (transpose) {
+          for (PetscInt a = 0; a < inner; a++) dst[C * inner + a] += w * src[Fi * inner + a];
+        } else {
+          for (PetscInt a = 0; a < inner; a++) dst[Fi * inner + a] += w * src[C * inner + a];
         }
       }
     }
@@ -219,7 +208,7 @@ static PetscErrorCode MatMult_BrickTransfer(Mat P, Vec xc, Vec yf)
     PetscCall(VecScatterEnd(t->gather, xc, t->cbox, INSERT_VALUES, SCATTER_FORWARD));
     PetscCall(VecGetArrayRead(t->cbox, &xl));
   }
-  for (PetscInt d = 0; d < fb->dim; d++) BrickTransfer1D(d, fb->degree, cb->cells[d], t->P1, &t->stage[d], &t->stage[d + 1], PETSC_FALSE, d ? t->buf[d] : xl, t->buf[d + 1], fb->threads);
+  for (PetscInt d = 0; d < fb->dim; d++) BrickTransfer1D(d, fb->degree, cb->cells[d], t->P1, &t->stage[d], &t->stage[d + 1], PETSC_FALSE, d ? t->buf[d] : xl, t->buf[d + 1]);
   if (!t->direct) PetscCall(VecRestoreArrayRead(t->cbox, &xl));
   PetscCall(VecGetArray(yf, &y));
   PetscCall(DMBrickBoxToGlobal_Private(t->dmf, &t->stage[fb->dim], t->buf[fb->dim], y));
@@ -251,13 +240,13 @@ static PetscErrorCode MatMultTranspose_BrickTransfer(Mat P, Vec xf, Vec yc)
   PetscCall(VecRestoreArrayRead(xf, &x));
   if (t->direct) { /* the box holds every coarse node once: its interior nodes are the coarse vector */
     PetscScalar *ya;
-    for (PetscInt d = fb->dim - 1; d >= 0; d--) BrickTransfer1D(d, fb->degree, cb->cells[d], t->P1, &t->stage[d], &t->stage[d + 1], PETSC_TRUE, t->buf[d + 1], t->buf[d], fb->threads);
+    for (PetscInt d = fb->dim - 1; d >= 0; d--) BrickTransfer1D(d, fb->degree, cb->cells[d], t->P1, &t->stage[d], &t->stage[d + 1], PETSC_TRUE, t->buf[d + 1], t->buf[d]);
     PetscCall(VecGetArrayWrite(yc, &ya));
     PetscCall(DMBrickBoxToGlobal_Private(t->dmc, &t->stage[0], t->buf[0], ya));
     PetscCall(VecRestoreArrayWrite(yc, &ya));
   } else {
     PetscCall(VecGetArrayWrite(t->cbox, &yl));
-    for (PetscInt d = fb->dim - 1; d >= 0; d--) BrickTransfer1D(d, fb->degree, cb->cells[d], t->P1, &t->stage[d], &t->stage[d + 1], PETSC_TRUE, t->buf[d + 1], d ? t->buf[d] : yl, fb->threads);
+    for (PetscInt d = fb->dim - 1; d >= 0; d--) BrickTransfer1D(d, fb->degree, cb->cells[d], t->P1, &t->stage[d], &t->stage[d + 1], PETSC_TRUE, t->buf[d + 1], d ? t->buf[d] : yl);
     PetscCall(VecRestoreArrayWrite(t->cbox, &yl));
     t->cboxdirty = PETSC_TRUE;
     PetscCall(VecZeroEntries(yc));
