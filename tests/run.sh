@@ -659,6 +659,11 @@ simd_same vp_simd_2d_k5_aniso $EX1 -dm_brick_dim 2 -dm_brick_degree 5 -dm_brick_
 simd_same vp_simd_c0ip_3d $EX2 -dm_brick_dim 3 -dm_brick_degree 2 -dm_brick_refine 1 -dm_brick_cells 3,3,3
 simd_same vp_simd_c0ip_2d_single $EX2 -dm_brick_degree 3 -dm_brick_refine 2 -mg_levels_pc_vertexpatch_precision single
 simd_same vp_simd_2_ranks "$MPIEXEC -n 2 --oversubscribe $EX1" $o3
+# the DG smoother's SIMD groups (patches of one class triple): its three local spaces, the dense solver, additive, 2 ranks
+simd_same vp_simd_dg_full $EX3 -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 2
+simd_same vp_simd_dg_dirichlet_dense $EX3 -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 2 -local_space dirichlet -mg_levels_pc_vertexpatch_local_solver dense
+simd_same vp_simd_dg_clamped_additive $EX3 -dm_brick_degree 4 -dm_brick_refine 3 -local_space clamped -mg_levels_pc_vertexpatch_type additive -mg_levels_ksp_max_it 2
+simd_same vp_simd_dg_2_ranks "$MPIEXEC -n 2 --oversubscribe $EX3" -dm_brick_dim 3 -dm_brick_degree 2 -dm_brick_refine 2 -local_space dirichlet
 {
   # the laplace product and diagonal alone (Chebyshev/Jacobi MG, no patches): 3D k = 4 on 5 x 3 x 2 and 10 x 6 x 4 cells,
   # rows of 5 and 10 cells, so partial groups

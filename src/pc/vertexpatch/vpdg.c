@@ -28,7 +28,7 @@
 
 #define VPDG_MAX_N (2 * (BRICK_MAX_DEGREE + 1))
 #define VPDG_MAX_P (VPDG_MAX_N * VPDG_MAX_N * VPDG_MAX_N)
-#define VPDG_WORK  (8 * VPDG_MAX_P) /* a thread's scratch of the host patch loop */
+#define VPDG_ARRAYS 7 /* a thread's scratch of the host patch loop: residual, u, b, correction and three for the kernels */
 
 typedef struct {
   PetscInt  m;                                 /* dimension of the 1D local space */
@@ -54,7 +54,13 @@ typedef struct {
   PetscInt     gstride[3];      /* cell strides of the ghosted local array */
   PetscScalar *dense[64];       /* Cholesky factors of the restricted patch matrices by class triple (dense solver) */
   PetscInt     nthreads;        /* OpenMP threads of the host steps (-pc_vertexpatch_threads): the patches of one color */
-  PetscScalar *work;            /* VPDG_WORK scalars per thread */
+  PetscInt     pstride;         /* values of a patch, (2(k+1))^d: the length of each scratch array */
+  PetscInt     nlanes;          /* host steps: patches per SIMD group (BRICK_LANES_D, -pc_vertexpatch_simd) or 1 */
+  PetscInt    *lanegrp;         /* nlanes > 1: groups of nlanes patch indices of one class triple, -1 in empty lanes */
+  PetscInt     laneptr[9];      /* the groups of color c: [laneptr[c], laneptr[c+1]) */
+  size_t       workbytes;       /* one thread's scratch: VPDG_ARRAYS arrays of values (lanes: vectors) and a dense solve's */
+  char        *work;            /* nthreads scratches, 64-byte aligned (lane vectors) */
+  char        *workalloc;
   Vec          ul, bl, dl, rl, r;
   PetscLogDouble flops;         /* per patch */
   void        *gpu;             /* the CUDA steps (VP_HAVE_CUDA: VPCudaDGSmoother), made at the first step on the GPU */
@@ -70,6 +76,20 @@ static inline PetscInt VPDGClass(PetscInt v, PetscInt N)
    cell's outer end is constrained. An end is constrained where the patch meets a neighbour cell; on the domain
    boundary it is free (no neighbour's residual is missing there, and the boundary values must be smoothed by some
    patch). */
+/* patch p's position classes and the local-array offset of its first value */
+static inline void VPDGPatchWhere(const VPDG *dg, const DM_Brick *brick, PetscInt p, PetscInt cls[], PetscInt *base)
+{
+  const PetscInt *v = dg->vertex + 3 * p;
+
+  *base = 0;
+  for (PetscInt d = 0; d < 3; d++) cls[d] = 0;
+  for (PetscInt d = 0; d < dg->dim; d++) {
+    cls[d] = VPDGClass(v[d], brick->cells[d]);
+    *base += (v[d] - 1 - brick->gstart[d]) * dg->gstride[d];
+  }
+  *base *= brick->dof;
+}
+
 typedef void (*VPDGCellBasis)(PetscInt k, const PetscReal nodes[], PetscInt c, PetscBool fixed, PetscInt m, PetscReal E[], PetscInt *col);
 
 static void VPDGCellAll(PetscInt k, PetscInt c, PetscInt m, PetscReal E[], PetscInt *col)
@@ -250,7 +270,8 @@ PetscErrorCode PCVertexPatchDestroyDG(PC pc)
 #endif
   PetscCall(PetscFree(dg->vertex));
   PetscCall(PetscFree(dg->rel));
-  PetscCall(PetscFree(dg->work));
+  PetscCall(PetscFree(dg->workalloc));
+  PetscCall(PetscFree(dg->lanegrp));
   for (PetscInt i = 0; i < 64; i++) PetscCall(PetscFree(dg->dense[i]));
   PetscCall(VecDestroy(&dg->ul));
   PetscCall(VecDestroy(&dg->bl));
@@ -278,6 +299,50 @@ static PetscErrorCode VPDGCheckOptions(PC pc, const DM_Brick *brick)
   PetscCheck(vp->schedule == PC_VERTEXPATCH_COLORED, comm, PETSC_ERR_SUP, "-pc_vertexpatch_schedule %s with -dm_brick_operator sipg: allowed: colored", PCVertexPatchSchedules[vp->schedule]);
   PetscCheck(vp->ordering == PC_VERTEXPATCH_LEXICOGRAPHIC, comm, PETSC_ERR_SUP, "-pc_vertexpatch_ordering %s with -dm_brick_operator sipg: patches of a color share no cell, so their order does not matter; allowed: lexicographic", PCVertexPatchOrderings[vp->ordering]);
   PetscCheck(vp->solver != PC_VERTEXPATCH_SEPARABLE_DENSE, comm, PETSC_ERR_SUP, "-pc_vertexpatch_local_solver separable_dense with -dm_brick_operator sipg: the DG patch matrix is separable, so fdm is exact; allowed: fdm, dense");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The SIMD groups of each color (-pc_vertexpatch_simd): its patches by class triple, in their order within a triple, cut
+   into groups of BRICK_LANES_D; a triple's last group may have empty lanes (-1). */
+static PetscErrorCode VPDGSetUpLanes(const PC_VertexPatch *vp, VPDG *dg, const DM_Brick *brick)
+{
+  PetscInt ngroups = 0, count[64], next[64];
+
+  PetscFunctionBegin;
+  PetscCall(PetscFree(dg->lanegrp));
+  dg->nlanes = vp->simd ? BRICK_LANES_D : 1;
+  if (dg->nlanes == 1) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt pass = 0; pass < 2; pass++) {
+    PetscInt g = 0;
+    for (PetscInt c = 0; c < dg->ncolors; c++) {
+      dg->laneptr[c] = g;
+      for (PetscInt key = 0; key < 64; key++) count[key] = 0;
+      for (PetscInt p = dg->colorptr[c]; p < dg->colorptr[c + 1]; p++) {
+        PetscInt cls[3], base, key = 0;
+        VPDGPatchWhere(dg, brick, p, cls, &base);
+        for (PetscInt d = 0; d < 3; d++) key += cls[d] << (2 * d);
+        count[key]++;
+      }
+      for (PetscInt key = 0; key < 64; key++) {
+        next[key] = g * dg->nlanes;
+        g += (count[key] + dg->nlanes - 1) / dg->nlanes;
+      }
+      if (pass == 1) {
+        for (PetscInt i = dg->laneptr[c] * dg->nlanes; i < g * dg->nlanes; i++) dg->lanegrp[i] = -1;
+        for (PetscInt p = dg->colorptr[c]; p < dg->colorptr[c + 1]; p++) {
+          PetscInt cls[3], base, key = 0;
+          VPDGPatchWhere(dg, brick, p, cls, &base);
+          for (PetscInt d = 0; d < 3; d++) key += cls[d] << (2 * d);
+          dg->lanegrp[next[key]++] = p;
+        }
+      }
+    }
+    dg->laneptr[dg->ncolors] = g;
+    if (pass == 0) {
+      ngroups = g;
+      PetscCall(PetscMalloc1(PetscMax(ngroups, 1) * dg->nlanes, &dg->lanegrp));
+    }
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -351,7 +416,12 @@ PetscErrorCode PCVertexPatchSetUpDG(PC pc)
     }
     dg->nthreads = vp->threads > 0 ? vp->threads : 1;
     vp->nthreads = dg->nthreads;
-    PetscCall(PetscMalloc1(dg->nthreads * VPDG_WORK, &dg->work));
+    dg->pstride  = npd;
+    PetscCall(VPDGSetUpLanes(vp, dg, brick));
+    /* per thread: the arrays (scalars, or lane vectors) and one lane's dense solve, 64-byte aligned */
+    dg->workbytes = ((size_t)VPDG_ARRAYS * npd * (dg->nlanes > 1 ? sizeof(BrickLaneD) : sizeof(PetscScalar)) + (size_t)npd * sizeof(PetscScalar) + 63) / 64 * 64;
+    PetscCall(PetscMalloc1(dg->nthreads * dg->workbytes + 64, &dg->workalloc));
+    dg->work = dg->workalloc + (64 - (size_t)((uintptr_t)dg->workalloc % 64)) % 64;
     /* flops per patch: the residual (dim 1D products of size np per direction), two times dim contractions of the solve */
     dg->flops = 2.0 * npd * np * brick->dim * (dg->localres ? brick->dim : 0) + 4.0 * npd * np * brick->dim;
   }
@@ -377,126 +447,147 @@ PetscErrorCode PCVertexPatchSetUpDG(PC pc)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* out = (x)_d B_d in, B_d of direction d's class: QT or ET (which 0, 2: patch values -> local space), Q or E (1, 3:
-   local space -> patch values). in and out may not overlap; work holds two arrays of VPDG_MAX_P. */
-static void VPDGTensor(const VPDG *dg, PetscInt which, const PetscInt cls[], const PetscScalar in[], PetscScalar out[], PetscScalar work[])
+#define VPDG_T    PetscScalar
+#define VPDG_SUF  _s
+#define VPDG_APPLY(d, ext, mout, B, in, out) BrickTensorApply1D(d, ext, mout, B, in, out)
+#include "vpdg_template.h"
+#undef VPDG_T
+#undef VPDG_SUF
+#undef VPDG_APPLY
+#define VPDG_T    BrickLaneD
+#define VPDG_SUF  _l
+#define VPDG_APPLY(d, ext, mout, B, in, out) BrickLaneApply1D(d, ext, mout, 0, (ext)[d], B, in, out)
+#include "vpdg_template.h"
+#undef VPDG_T
+#undef VPDG_SUF
+#undef VPDG_APPLY
+
+/* One patch: its residual (from rl, or from ul and bl), delta = E A_j^-1 E^T r, dl[base + rel] += omega delta. Plain C (it
+   runs inside OpenMP regions): returns 0, or the LAPACK error code of the dense solve. */
+static int VPDGPatch(const PC_VertexPatch *vp, const VPDG *dg, const DM_Brick *brick, PetscInt p, const PetscScalar *ul, const PetscScalar *bl, const PetscScalar *rl, PetscScalar *dl, PetscScalar *work)
 {
-  const PetscBool    tolocal = (PetscBool)(which == 0 || which == 2);
-  PetscInt           ext[3]  = {1, 1, 1};
-  const PetscScalar *src     = in;
-  PetscScalar       *bufs[2] = {work, work + VPDG_MAX_P};
+  const PetscInt P = dg->pstride, np = dg->np, npd = dg->dim == 3 ? np * np * np : np * np;
+  PetscScalar   *r = work, *u = work + P, *b = work + 2 * P, *delta = work + 3 * P, *kw = work + 4 * P;
+  PetscInt       cls[3], base;
 
-  for (PetscInt d = 0; d < dg->dim; d++) ext[d] = tolocal ? dg->np : dg->line[d][cls[d]].m;
-  for (PetscInt d = 0; d < dg->dim; d++) {
-    const VPDGLine  *L    = &dg->line[d][cls[d]];
-    const PetscReal *B    = which == 0 ? L->QT : which == 1 ? L->Q : which == 2 ? L->ET : L->E;
-    const PetscInt   mout = tolocal ? L->m : dg->np;
-    PetscScalar     *dst  = d == dg->dim - 1 ? out : bufs[d % 2];
-    BrickTensorApply1D(d, ext, mout, B, src, dst);
-    ext[d] = mout;
-    src    = dst;
-  }
-}
-
-/* One patch: r (np^d, the residual on the patch values) -> delta = E A_j^-1 E^T r, target[base + rel] += omega delta.
-   Plain C (it runs inside OpenMP regions): returns 0, or the LAPACK error code of the dense solve. work: a thread's
-   VPDG_WORK scratch. */
-static int VPDGPatchSolve(const PC_VertexPatch *vp, const VPDG *dg, const PetscInt cls[], const PetscScalar r[], PetscScalar *target, PetscInt base, PetscScalar work[])
-{
-  const PetscInt np = dg->np, dim = dg->dim, npd = dim == 3 ? np * np * np : np * np;
-  PetscScalar   *g = work + 2 * VPDG_MAX_P, *delta = work + 3 * VPDG_MAX_P, *tw = work + 4 * VPDG_MAX_P;
-  PetscInt       m[3] = {1, 1, 1}, nm = 1;
-
-  for (PetscInt d = 0; d < dim; d++) {
-    m[d] = dg->line[d][cls[d]].m;
-    nm *= m[d];
-  }
-  if (vp->solver == PC_VERTEXPATCH_DENSE) {
-    PetscInt key = 0;
-    for (PetscInt d = 0; d < dim; d++) key += cls[d] << (2 * d);
-    int info;
-    VPDGTensor(dg, 2, cls, r, g, tw);
-    info = VPPatchSolveDense(nm, dg->dense[key], g);
-    if (info) return info;
-    VPDGTensor(dg, 3, cls, g, delta, tw);
-  } else {
-    VPDGTensor(dg, 0, cls, r, g, tw);
-    for (PetscInt q = 0; q < nm; q++) {
-      const PetscInt ii[3] = {q % m[0], (q / m[0]) % m[1], q / (m[0] * m[1])};
-      PetscReal      lam   = 0.0;
-      for (PetscInt d = 0; d < dim; d++) lam += dg->line[d][cls[d]].lambda[ii[d]];
-      g[q] /= lam;
+  VPDGPatchWhere(dg, brick, p, cls, &base);
+  if (dg->localres) {
+    for (PetscInt q = 0; q < npd; q++) {
+      u[q] = ul ? ul[base + dg->rel[q]] : 0.0;
+      b[q] = bl[base + dg->rel[q]];
     }
-    VPDGTensor(dg, 1, cls, g, delta, tw);
-  }
-  for (PetscInt q = 0; q < npd; q++) target[base + dg->rel[q]] += vp->omega * delta[q];
+    if (ul) VPDGLocalResidual_s(dg, cls, u, b, r, kw);
+    else
+      for (PetscInt q = 0; q < npd; q++) r[q] = b[q];
+  } else
+    for (PetscInt q = 0; q < npd; q++) r[q] = rl[base + dg->rel[q]];
+  if (vp->solver == PC_VERTEXPATCH_DENSE) {
+    PetscInt key = 0, nm = 1;
+    int      info;
+    for (PetscInt d = 0; d < dg->dim; d++) {
+      key += cls[d] << (2 * d);
+      nm *= dg->line[d][cls[d]].m;
+    }
+    VPDGTensor_s(dg, 2, cls, r, kw, kw + P);
+    info = VPPatchSolveDense(nm, dg->dense[key], kw);
+    if (info) return info;
+    VPDGTensor_s(dg, 3, cls, kw, delta, kw + P);
+  } else VPDGSolveFDM_s(dg, cls, r, delta, kw);
+  for (PetscInt q = 0; q < npd; q++) dl[base + dg->rel[q]] += vp->omega * delta[q];
   return 0;
 }
 
-/* r = b - A_patch u on the patch values (A_patch: the Kronecker sum of the two-cell 1D forms) */
-static void VPDGLocalResidual(const VPDG *dg, const PetscInt cls[], const PetscScalar u[], const PetscScalar b[], PetscScalar r[], PetscScalar work[])
+/* VPDGPatch on a SIMD group (grp: nlanes patch indices of one class triple, -1 in empty lanes: zeros, nothing written) */
+static int VPDGPatchLanes(const PC_VertexPatch *vp, const VPDG *dg, const DM_Brick *brick, const PetscInt grp[], const PetscScalar *ul, const PetscScalar *bl, const PetscScalar *rl, PetscScalar *dl, char *work)
 {
-  const PetscInt np = dg->np, dim = dg->dim, npd = dim == 3 ? np * np * np : np * np, ext[3] = {np, np, dim == 3 ? np : 1};
-  PetscScalar   *t = work + 4 * VPDG_MAX_P, *s = work + 5 * VPDG_MAX_P;
+  const PetscInt P = dg->pstride, np = dg->np, npd = dg->dim == 3 ? np * np * np : np * np, W = BRICK_LANES_D;
+  BrickLaneD    *r = (BrickLaneD *)work, *u = r + P, *b = r + 2 * P, *delta = r + 3 * P, *kw = r + 4 * P;
+  PetscScalar   *dense = (PetscScalar *)(r + VPDG_ARRAYS * P);
+  double        *us = (double *)u, *bs = (double *)b, *rs = (double *)r, *ds = (double *)delta;
+  PetscInt       cls[3], base[BRICK_LANES_D];
 
-  for (PetscInt q = 0; q < npd; q++) r[q] = b[q];
-  for (PetscInt d = 0; d < dim; d++) {
-    const PetscScalar *src = u;
-    for (PetscInt e = 0; e < dim; e++) {
-      const PetscReal *B   = e == d ? dg->line[e][cls[e]].Ares : dg->line[e][cls[e]].M;
-      PetscScalar     *dst = (e % 2) ? s : t;
-      BrickTensorApply1D(e, ext, np, B, src, dst);
-      src = dst;
+  for (PetscInt l = 0; l < W; l++) {
+    if (grp[l] < 0) {
+      for (PetscInt q = 0; q < npd; q++) us[q * W + l] = bs[q * W + l] = rs[q * W + l] = 0.0;
+      continue;
     }
-    for (PetscInt q = 0; q < npd; q++) r[q] -= src[q];
+    VPDGPatchWhere(dg, brick, grp[l], cls, &base[l]);
+    for (PetscInt q = 0; q < npd; q++) {
+      const PetscInt i = base[l] + dg->rel[q];
+      if (dg->localres) {
+        us[q * W + l] = ul ? ul[i] : 0.0;
+        bs[q * W + l] = bl[i];
+      } else rs[q * W + l] = rl[i];
+    }
   }
+  VPDGPatchWhere(dg, brick, grp[0], cls, &base[0]); /* the group's class triple (lane 0 is never empty) */
+  if (dg->localres) {
+    if (ul) VPDGLocalResidual_l(dg, cls, u, b, r, kw);
+    else
+      for (PetscInt q = 0; q < npd; q++) r[q] = b[q];
+  }
+  if (vp->solver == PC_VERTEXPATCH_DENSE) {
+    PetscInt key = 0, nm = 1;
+    double  *gs = (double *)kw;
+    for (PetscInt d = 0; d < dg->dim; d++) {
+      key += cls[d] << (2 * d);
+      nm *= dg->line[d][cls[d]].m;
+    }
+    VPDGTensor_l(dg, 2, cls, r, kw, kw + P);
+    for (PetscInt l = 0; l < W && grp[l] >= 0; l++) {
+      int info;
+      for (PetscInt q = 0; q < nm; q++) dense[q] = gs[q * W + l];
+      info = VPPatchSolveDense(nm, dg->dense[key], dense);
+      if (info) return info;
+      for (PetscInt q = 0; q < nm; q++) gs[q * W + l] = dense[q];
+    }
+    VPDGTensor_l(dg, 3, cls, kw, delta, kw + P);
+  } else VPDGSolveFDM_l(dg, cls, r, delta, kw);
+  for (PetscInt l = 0; l < W && grp[l] >= 0; l++)
+    for (PetscInt q = 0; q < npd; q++) dl[base[l] + dg->rel[q]] += vp->omega * ds[q * W + l];
+  return 0;
 }
 
-/* The corrections of the patches [p0, p1) into dl (zeroed by the caller): from the ghosted residual rl (global
-   residual) or from ul and bl (local residual). The patches of one color share no cell, so a range inside one color runs
-   on dg->nthreads threads with the result of one. */
-static PetscErrorCode VPDGPatches(PC pc, PetscInt p0, PetscInt p1, const PetscScalar *ul, const PetscScalar *bl, const PetscScalar *rl, PetscScalar *dl)
+/* The corrections of the patches of color c into dl (zeroed by the caller): from the ghosted residual rl (global
+   residual) or from ul and bl (local residual). The patches of one color share no cell, so they run on dg->nthreads
+   threads and in SIMD groups with the result of one patch at a time on one thread, bit for bit. */
+static PetscErrorCode VPDGPatches(PC pc, PetscInt c, const PetscScalar *ul, const PetscScalar *bl, const PetscScalar *rl, PetscScalar *dl)
 {
   PC_VertexPatch *vp    = (PC_VertexPatch *)pc->data;
   VPDG           *dg    = (VPDG *)vp->dg;
   DM_Brick       *brick = (DM_Brick *)vp->dm->data;
-  const PetscInt  np = dg->np, npd = dg->dim == 3 ? np * np * np : np * np;
-  int             info = 0;
+  int             info  = 0;
 
   PetscFunctionBegin;
+  if (dg->nlanes > 1) {
 #if defined(_OPENMP)
   #pragma omp parallel for num_threads(dg->nthreads) schedule(static) if (dg->nthreads > 1) reduction(max : info)
 #endif
-  for (PetscInt p = p0; p < p1; p++) {
+    for (PetscInt g = dg->laneptr[c]; g < dg->laneptr[c + 1]; g++) {
 #if defined(_OPENMP)
-    PetscScalar *work = dg->work + (size_t)omp_get_thread_num() * VPDG_WORK;
+      char *work = dg->work + (size_t)omp_get_thread_num() * dg->workbytes;
 #else
-    PetscScalar *work = dg->work;
+      char *work = dg->work;
 #endif
-    PetscScalar    *r = work, *u = work + VPDG_MAX_P, *b = work + 6 * VPDG_MAX_P;
-    const PetscInt *v      = dg->vertex + 3 * p;
-    PetscInt        cls[3] = {0, 0, 0}, base = 0;
-    int             e;
-    for (PetscInt d = 0; d < dg->dim; d++) {
-      cls[d] = VPDGClass(v[d], brick->cells[d]);
-      base += (v[d] - 1 - brick->gstart[d]) * dg->gstride[d];
+      const int e = VPDGPatchLanes(vp, dg, brick, dg->lanegrp + g * dg->nlanes, ul, bl, rl, dl, work);
+      if (e > info) info = e;
     }
-    base *= brick->dof;
-    if (dg->localres) {
-      for (PetscInt q = 0; q < npd; q++) {
-        u[q] = ul ? ul[base + dg->rel[q]] : 0.0;
-        b[q] = bl[base + dg->rel[q]];
-      }
-      if (ul) VPDGLocalResidual(dg, cls, u, b, r, work);
-      else
-        for (PetscInt q = 0; q < npd; q++) r[q] = b[q];
-    } else
-      for (PetscInt q = 0; q < npd; q++) r[q] = rl[base + dg->rel[q]];
-    e = VPDGPatchSolve(vp, dg, cls, r, dl, base, work);
-    if (e > info) info = e;
+  } else {
+#if defined(_OPENMP)
+  #pragma omp parallel for num_threads(dg->nthreads) schedule(static) if (dg->nthreads > 1) reduction(max : info)
+#endif
+    for (PetscInt p = dg->colorptr[c]; p < dg->colorptr[c + 1]; p++) {
+#if defined(_OPENMP)
+      char *work = dg->work + (size_t)omp_get_thread_num() * dg->workbytes;
+#else
+      char *work = dg->work;
+#endif
+      const int e = VPDGPatch(vp, dg, brick, p, ul, bl, rl, dl, (PetscScalar *)work);
+      if (e > info) info = e;
+    }
   }
   PetscCheck(!info, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK potrs failed on a DG patch: %d", info);
-  PetscCall(PetscLogFlops(dg->flops * (p1 - p0)));
+  PetscCall(PetscLogFlops(dg->flops * (dg->colorptr[c + 1] - dg->colorptr[c])));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -666,7 +757,7 @@ PetscErrorCode PCVertexPatchSmoothDG(PC pc, Vec b, Vec x, PetscBool zero)
     }
     PetscCall(VecZeroEntries(dg->dl));
     PetscCall(VecGetArray(dg->dl, &dl));
-    PetscCall(VPDGPatches(pc, dg->colorptr[c], dg->colorptr[c + 1], ul, bl, rl, dl));
+    PetscCall(VPDGPatches(pc, c, ul, bl, rl, dl));
     PetscCall(VecRestoreArray(dg->dl, &dl));
     if (ul) PetscCall(VecRestoreArrayRead(dg->ul, &ul));
     if (bl) PetscCall(VecRestoreArrayRead(dg->bl, &bl));
@@ -721,7 +812,7 @@ PetscErrorCode PCVertexPatchAdditiveDG(PC pc, Vec b, Vec x, Vec y)
   PetscCall(VecZeroEntries(dg->dl));
   PetscCall(VecGetArray(dg->dl, &dl));
   /* color by color (dg->vertex is sorted by color, so this is the order of one loop): threads inside a color */
-  for (PetscInt c = 0; c < dg->ncolors; c++) PetscCall(VPDGPatches(pc, dg->colorptr[c], dg->colorptr[c + 1], ul, bl, rl, dl));
+  for (PetscInt c = 0; c < dg->ncolors; c++) PetscCall(VPDGPatches(pc, c, ul, bl, rl, dl));
   PetscCall(VecRestoreArray(dg->dl, &dl));
   if (ul) PetscCall(VecRestoreArrayRead(dg->ul, &ul));
   if (bl) PetscCall(VecRestoreArrayRead(dg->bl, &bl));
@@ -744,6 +835,7 @@ PetscErrorCode PCVertexPatchViewDG(PC pc, PetscViewer viewer)
   PetscCallMPI(MPI_Allreduce(&dg->npatches, &total, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)pc)));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  %" PetscInt_FMT " patches in %" PetscInt_FMT " colors, %" PetscInt_FMT " local / %" PetscInt_FMT " patch DoFs per patch, %" PetscInt_FMT " OpenMP thread(s) per color on the host\n", total, dg->ncolors,
                                    dg->dim == 3 ? dg->m * dg->m * dg->m : dg->m * dg->m, dg->dim == 3 ? dg->np * dg->np * dg->np : dg->np * dg->np, dg->nthreads));
+  if (dg->nlanes > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "  CPU steps in SIMD groups of %" PetscInt_FMT " patches of one class triple (%s)\n", dg->nlanes, BrickSIMDInstructionSet()));
   {
     PetscBool device;
     PetscCall(DMBrickOnDevice_Private(vp->dm, &device));

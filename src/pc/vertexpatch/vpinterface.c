@@ -287,8 +287,8 @@ PetscErrorCode PCVertexPatchSetEvenOdd(PC pc, PetscBool evenodd)
    A group's patches share every 1D matrix, so each multiply-add of the sum factorization is one SIMD instruction, as
    deal.II vectorizes across cells. Each lane does the one-patch arithmetic in the same order, so the iterates are the
    same as with `PETSC_FALSE` (bit for bit in the portable build; a `NATIVE=yes` build may fuse multiply-adds
-   differently). Used by the colored and batched schedules, multiplicative and additive, with any local solver; the
-   single schedule and the GPU steps ignore it.
+   differently). Used by the colored and batched schedules, multiplicative and additive, with any local solver, and by
+   the DG (sipg) smoother (groups of one class triple); the single schedule and the GPU steps ignore it.
 
    Level: intermediate
 
