@@ -700,6 +700,7 @@ simd_same vp_simd_dg_2_ranks "$MPIEXEC -n 2 --oversubscribe $EX3" -dm_brick_dim 
   eo_same vp_even_odd_c0ip_3d_k3 $EX2 -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 2
   $EX1 -dm_brick_degree 1 -dm_brick_refine 3 -ksp_view >"$OUT/vp_even_odd_k1.log" 2>&1 && grep -q "CPU steps with the full 1D matrices (no interior patch has the even-odd form)" "$OUT/vp_even_odd_k1.log"
   result vp_even_odd_view_k1 $? "k = 1: the full matrices, and the view says why"
+  expect_error bad_vp_even_odd "Unknown logical value: sometimes" $EX1 -mg_levels_pc_vertexpatch_even_odd sometimes
 }
 expect_error bad_vp_single_global "-pc_vertexpatch_schedule single with -pc_vertexpatch_residual global" $EX1 -mg_levels_pc_vertexpatch_schedule single -mg_levels_pc_vertexpatch_residual global
 expect_error bad_vp_single_mpi "-pc_vertexpatch_schedule single runs on one MPI rank only" $MPI4 $EX1 -dm_brick_cells 4,4 -mg_levels_pc_vertexpatch_schedule single

@@ -40,6 +40,12 @@ static PetscErrorCode CheckOne(DM dm, Mat A, const char *op, PetscInt dim, Petsc
     PC_VertexPatch *vp = (PC_VertexPatch *)pc[1]->data;
     PetscSNPrintf(what, sizeof(what), "%s %" PetscInt_FMT "D Q%" PetscInt_FMT " [%s]: even-odd form %s", op, dim, k, opts, k >= 2 ? "on" : "off (1-node interior)");
     PetscCall(CheckTrue(what, (PetscBool)((vp->eo_d != NULL) == (k >= 2))));
+    /* -log_view's host flops: the full-form count without the form, fewer with it */
+    {
+      const PC_VertexPatch *full = (PC_VertexPatch *)pc[0]->data;
+      PetscSNPrintf(what, sizeof(what), "%s %" PetscInt_FMT "D Q%" PetscInt_FMT " [%s]: host flops per patch %g (full form %g) %s", op, dim, k, opts, (double)vp->host_flops_per_patch, (double)full->host_flops_per_patch, k >= 2 ? "fewer in even-odd form" : "the same");
+      PetscCall(CheckTrue(what, (PetscBool)(full->host_flops_per_patch == full->flops_per_patch && (k >= 2 ? vp->host_flops_per_patch < full->host_flops_per_patch : vp->host_flops_per_patch == full->host_flops_per_patch))));
+    }
   }
   PetscCall(DMCreateGlobalVector(dm, &b));
   PetscCall(VecDuplicate(b, &x));

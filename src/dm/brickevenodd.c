@@ -26,11 +26,7 @@ void BrickEvenOddCreate(PetscInt n, const PetscReal B[], BrickEvenOdd *eo, Petsc
 #define BRICK_EO_NAME BrickEvenOddApply1D
 #define BRICK_EO_T    PetscScalar
 #include "brickevenodd_template.h"
-#undef BRICK_EO_NAME
-#undef BRICK_EO_T
 
 #define BRICK_EO_NAME BrickEvenOddLaneApply1D
 #define BRICK_EO_T    BrickLaneD
 #include "brickevenodd_template.h"
-#undef BRICK_EO_NAME
-#undef BRICK_EO_T

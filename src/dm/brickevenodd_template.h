@@ -60,3 +60,5 @@ void BRICK_EO_NAME(PetscInt dir, const PetscInt ext[], const BrickEvenOdd *B, co
 #undef BRICK_EO_BODY
 #undef BRICK_EO_CAT
 #undef BRICK_EO_CAT_
+#undef BRICK_EO_NAME
+#undef BRICK_EO_T

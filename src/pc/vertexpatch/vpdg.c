@@ -53,7 +53,6 @@ typedef struct {
   PetscInt    *rel;             /* np^d: offset of each patch value from the first value of the patch's first cell */
   PetscInt     gstride[3];      /* cell strides of the ghosted local array */
   PetscScalar *dense[64];       /* Cholesky factors of the restricted patch matrices by class triple (dense solver) */
-  PetscInt     nthreads;        /* OpenMP threads of the host steps (-pc_vertexpatch_threads): the patches of one color */
   PetscInt     pstride;         /* values of a patch, (2(k+1))^d: the length of each scratch array */
   PetscInt     nlanes;          /* host steps: patches per SIMD group (BRICK_LANES_D, -pc_vertexpatch_simd) or 1 */
   PetscInt    *lanegrp;         /* nlanes > 1: groups of nlanes patch indices of one class triple, -1 in empty lanes */
@@ -414,13 +413,12 @@ PetscErrorCode PCVertexPatchSetUpDG(PC pc)
       }
       dg->rel[q] = cell * brick->dof + local;
     }
-    dg->nthreads = vp->threads > 0 ? vp->threads : 1;
-    vp->nthreads = dg->nthreads;
+    vp->nthreads = vp->threads > 0 ? vp->threads : 1; /* the host steps' threads: the patches of one color */
     dg->pstride  = npd;
     PetscCall(VPDGSetUpLanes(vp, dg, brick));
     /* per thread: the arrays (scalars, or lane vectors) and one lane's dense solve, 64-byte aligned */
     dg->workbytes = ((size_t)VPDG_ARRAYS * npd * (dg->nlanes > 1 ? sizeof(BrickLaneD) : sizeof(PetscScalar)) + (size_t)npd * sizeof(PetscScalar) + 63) / 64 * 64;
-    PetscCall(PetscMalloc1(dg->nthreads * dg->workbytes + 64, &dg->workalloc));
+    PetscCall(PetscMalloc1(vp->nthreads * dg->workbytes + 64, &dg->workalloc));
     dg->work = dg->workalloc + (64 - (size_t)((uintptr_t)dg->workalloc % 64)) % 64;
     /* flops per patch: the residual (dim 1D products of size np per direction), two times dim contractions of the solve */
     dg->flops = 2.0 * npd * np * brick->dim * (dg->localres ? brick->dim : 0) + 4.0 * npd * np * brick->dim;
@@ -451,16 +449,10 @@ PetscErrorCode PCVertexPatchSetUpDG(PC pc)
 #define VPDG_SUF  _s
 #define VPDG_APPLY(d, ext, mout, B, in, out) BrickTensorApply1D(d, ext, mout, B, in, out)
 #include "vpdg_template.h"
-#undef VPDG_T
-#undef VPDG_SUF
-#undef VPDG_APPLY
 #define VPDG_T    BrickLaneD
 #define VPDG_SUF  _l
 #define VPDG_APPLY(d, ext, mout, B, in, out) BrickLaneApply1D(d, ext, mout, 0, (ext)[d], B, in, out)
 #include "vpdg_template.h"
-#undef VPDG_T
-#undef VPDG_SUF
-#undef VPDG_APPLY
 
 /* One patch: its residual (from rl, or from ul and bl), delta = E A_j^-1 E^T r, dl[base + rel] += omega delta. Plain C (it
    runs inside OpenMP regions): returns 0, or the LAPACK error code of the dense solve. */
@@ -549,7 +541,7 @@ static int VPDGPatchLanes(const PC_VertexPatch *vp, const VPDG *dg, const DM_Bri
 }
 
 /* The corrections of the patches of color c into dl (zeroed by the caller): from the ghosted residual rl (global
-   residual) or from ul and bl (local residual). The patches of one color share no cell, so they run on dg->nthreads
+   residual) or from ul and bl (local residual). The patches of one color share no cell, so they run on vp->nthreads
    threads and in SIMD groups with the result of one patch at a time on one thread, bit for bit. */
 static PetscErrorCode VPDGPatches(PC pc, PetscInt c, const PetscScalar *ul, const PetscScalar *bl, const PetscScalar *rl, PetscScalar *dl)
 {
@@ -561,7 +553,7 @@ static PetscErrorCode VPDGPatches(PC pc, PetscInt c, const PetscScalar *ul, cons
   PetscFunctionBegin;
   if (dg->nlanes > 1) {
 #if defined(_OPENMP)
-  #pragma omp parallel for num_threads(dg->nthreads) schedule(static) if (dg->nthreads > 1) reduction(max : info)
+  #pragma omp parallel for num_threads(vp->nthreads) schedule(static) if (vp->nthreads > 1) reduction(max : info)
 #endif
     for (PetscInt g = dg->laneptr[c]; g < dg->laneptr[c + 1]; g++) {
 #if defined(_OPENMP)
@@ -574,7 +566,7 @@ static PetscErrorCode VPDGPatches(PC pc, PetscInt c, const PetscScalar *ul, cons
     }
   } else {
 #if defined(_OPENMP)
-  #pragma omp parallel for num_threads(dg->nthreads) schedule(static) if (dg->nthreads > 1) reduction(max : info)
+  #pragma omp parallel for num_threads(vp->nthreads) schedule(static) if (vp->nthreads > 1) reduction(max : info)
 #endif
     for (PetscInt p = dg->colorptr[c]; p < dg->colorptr[c + 1]; p++) {
 #if defined(_OPENMP)
@@ -834,7 +826,7 @@ PetscErrorCode PCVertexPatchViewDG(PC pc, PetscViewer viewer)
   if (!dg) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCallMPI(MPI_Allreduce(&dg->npatches, &total, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)pc)));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  %" PetscInt_FMT " patches in %" PetscInt_FMT " colors, %" PetscInt_FMT " local / %" PetscInt_FMT " patch DoFs per patch, %" PetscInt_FMT " OpenMP thread(s) per color on the host\n", total, dg->ncolors,
-                                   dg->dim == 3 ? dg->m * dg->m * dg->m : dg->m * dg->m, dg->dim == 3 ? dg->np * dg->np * dg->np : dg->np * dg->np, dg->nthreads));
+                                   dg->dim == 3 ? dg->m * dg->m * dg->m : dg->m * dg->m, dg->dim == 3 ? dg->np * dg->np * dg->np : dg->np * dg->np, vp->nthreads));
   if (dg->nlanes > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "  CPU steps in SIMD groups of %" PetscInt_FMT " patches of one class triple (%s)\n", dg->nlanes, BrickSIMDInstructionSet()));
   {
     PetscBool device;

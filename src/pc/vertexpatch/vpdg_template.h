@@ -70,3 +70,6 @@ static void VPDG_FN(VPDGLocalResidual)(const VPDG *dg, const PetscInt cls[], con
 #undef VPDG_FN
 #undef VPDG_CAT
 #undef VPDG_CAT_
+#undef VPDG_T
+#undef VPDG_SUF
+#undef VPDG_APPLY

@@ -10,13 +10,6 @@
 #define VPL_SUF   _d
 #define VPL_APPLY BrickTensorApply1DRange
 #include "vplane_template.h"
-#undef VPL_V
-#undef VPL_S
-#undef VPL_OP
-#undef VPL_EO
-#undef VPL_EOMAT
-#undef VPL_SUF
-#undef VPL_APPLY
 
 #define VPL_V     float
 #define VPL_S     float
@@ -26,13 +19,6 @@
 #define VPL_SUF   _f
 #define VPL_APPLY BrickTensorApply1DRange_f
 #include "vplane_template.h"
-#undef VPL_V
-#undef VPL_S
-#undef VPL_OP
-#undef VPL_EO
-#undef VPL_EOMAT
-#undef VPL_SUF
-#undef VPL_APPLY
 
 /* rhs <- A^-1 rhs with the Cholesky factor (LAPACK potrf, upper) of the n x n interior patch matrix
    (n <= 15^3, so it fits a BLAS int). Plain C for use in threads: returns LAPACK's info. */

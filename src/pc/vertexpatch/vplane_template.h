@@ -152,3 +152,11 @@ void VPL_FN(VPPatchSolveFDM)(const VPL_OP *op, const VPL_EO *eo, const int cls[]
 #undef VPL_FN
 #undef VPL_CAT
 #undef VPL_CAT_
+/* the parameters of this instantiation, so that the next one defines its own */
+#undef VPL_V
+#undef VPL_S
+#undef VPL_OP
+#undef VPL_EO
+#undef VPL_EOMAT
+#undef VPL_SUF
+#undef VPL_APPLY

@@ -14,13 +14,6 @@
 #define VPL_SUF Lanes_d
 #define VPL_APPLY BrickLaneApply1D
 #include "vplane_template.h"
-#undef VPL_V
-#undef VPL_S
-#undef VPL_OP
-#undef VPL_EO
-#undef VPL_EOMAT
-#undef VPL_SUF
-#undef VPL_APPLY
 
 #define VPL_V   VPLaneF
 #define VPL_S   float
@@ -30,13 +23,6 @@
 #define VPL_SUF Lanes_f
 #define VPL_APPLY BrickLaneApply1D_f
 #include "vplane_template.h"
-#undef VPL_V
-#undef VPL_S
-#undef VPL_OP
-#undef VPL_EO
-#undef VPL_EOMAT
-#undef VPL_SUF
-#undef VPL_APPLY
 
 /* vectors of the group's scratch: closure, interior right-hand side, residual, correction, and the kernels' work (the
    residual's contractions, then the solve's two arrays) */
