@@ -100,7 +100,7 @@ bench: all $(BENCH)
 tests/gpu_%: tests/gpu_%.c tests/checks.h $(LIB)
 	$(VP_CC) $(VP_CCFLAGS) -Isrc -o $@ $< -Llib -Wl,-rpath,$(CURDIR)/lib -lpetscvpatch $(VP_RPATH) $(VP_LIBS)
 
-gpu-check: all tests/gpu_operator tests/gpu_smoother tests/test_ranks tests/test_separable
+gpu-check: all tests/gpu_operator tests/gpu_smoother tests/gpu_hfem tests/test_ranks tests/test_separable
 	@if [ "$(VP_CUDA)" != yes ]; then echo "make gpu-check needs a CUDA PETSc (PETSC_DIR=/opt/petsc-cuda, or scripts/build-petsc-cuda.sh)"; exit 1; fi
 	bash tests/gpu_check.sh
 
@@ -119,7 +119,7 @@ format:
 	clang-format -i $(SRC) $(wildcard src/*/*.h src/*.h include/*.h cuda/*.h tutorials/*.c tests/*.c tests/*.h)
 
 clean:
-	rm -rf build lib $(TUTORIALS) $(TESTS) $(PLAIN_TESTS) $(BENCH) tests/out tests/out-gpu tests/gpu_operator tests/gpu_smoother
+	rm -rf build lib $(TUTORIALS) $(TESTS) $(PLAIN_TESTS) $(BENCH) tests/out tests/out-gpu tests/gpu_operator tests/gpu_smoother tests/gpu_hfem
 
 help:
 	@echo "make [PETSC_DIR=... PETSC_ARCH=...]  build $(LIB) and the tutorials"

@@ -4,7 +4,8 @@
 # then GFLOP/s and MDoF/s of M1 for N_rhs = 1 (KSPSolve, GEMV-bound) and many (KSPMatSolve); in the same run, per
 # right-hand side, our PCMG + vertex patch (ex1, 2D Q1, rtol 1e-9), PETSc's GAMG on the assembled operator
 # (aijcusparse), and CG in double around HFEM in half (rtol 1e-9). Usage (on the GPU machine, from a build with a
-# CUDA PETSc): [MANY=256] [PRECISIONS="double single tf32 half bfloat16"] [PEERS="mg gamg cghfem"] bash bench/gpu_hfem_bench.sh [LEVELS] > table.md;
+# CUDA PETSc): [MANY=256] [PRECISIONS="double single tf32 half bfloat16"] [PEERS="mg gamg cghfem"] [EXTRA="-pc_hfem_fold 0"] bash bench/gpu_hfem_bench.sh [LEVELS] > table.md
+# (EXTRA: more PCHFEM options for every ex4 row, named in its precision column and its log);
 # logs (with -log_view; the timed solves are their own stage, "Timed solves", with HFEMApplyT (transform), HFEMApplyD (E-I couplings) and HFEMApplyDense) in $OUT_DIR (default
 # bench/out-hfem).
 set -u
@@ -15,6 +16,8 @@ MANY=${MANY:-256}
 PRECISIONS=${PRECISIONS:-"double single tf32 half bfloat16"}
 PEERS=${PEERS:-"mg gamg cghfem"}
 DEV=${DEV--dm_vec_type cuda} # DEV= (empty): the same on the host, to try the script
+EXTRA=${EXTRA:-}
+tag=$(echo "$EXTRA" | tr -c 'a-z0-9\n' '_')
 mkdir -p "$OUT"
 val() { awk -v k="$2" 'index($0, k) == 1 {print; exit}' "$1"; }
 echo "device: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1), date: $(date -u +%F), commit: $(cat COMMIT 2>/dev/null || git rev-parse --short HEAD 2>/dev/null)"
@@ -24,9 +27,9 @@ echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
 for r in $LEVELS; do
   for p in $PRECISIONS; do
     opt="-pc_hfem_precision $p"; [ $p = tf32 ] && opt="-pc_hfem_precision single -pc_hfem_tf32"
-    log="$OUT/ex4_r${r}_$p.log"
-    ./tutorials/ex4 $DEV -dm_brick_refine $r $opt -nrhs $MANY -repeat 3 -single 10 -max_residual 1 -info :pc -log_view >"$log" 2>&1
-    awk -v h="1/$((1 << r))" -v p="$p" '
+    log="$OUT/ex4_r${r}_$p$tag.log"
+    ./tutorials/ex4 $DEV -dm_brick_refine $r $opt $EXTRA -nrhs $MANY -repeat 3 -single 10 -max_residual 1 -info :pc -log_view >"$log" 2>&1
+    awk -v h="1/$((1 << r))" -v p="$p${EXTRA:+ $EXTRA}" '
       /PCHFEM setup: sparse transform and sets/ {tr = $(NF-1)}
       /PCHFEM setup: dense inverses/ {de = $(NF-2)}
       /^setup time/ {st = $3; many = $12}

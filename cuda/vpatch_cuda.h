@@ -186,6 +186,10 @@ typedef struct VPCudaHFEM_s *VPCudaHFEM;
 int VPCudaHFEMCreate(int nC, int nE, int nb, int ncell, int precision, int tf32, const double *LC, const double *B, VPCudaHFEM *h);
 /* C_1^-1 (host, nb x nb, double): stored in the precision */
 int VPCudaHFEMSetCinv(VPCudaHFEM h, const double *Cinv);
+/* the E-I couplings folded into the C^-1 products of the fused path (see src/pc/hfem/hfemfold.c): G = C_1^-1 D_s^T (host,
+   nb x ns, double, column-major) over the ns = 4 s boundary slots of a macro cell, alpha the weight of Y_E; Cinv as for
+   VPCudaHFEMSetCinv. Without this call the fused path applies D and D^T as sparse products. */
+int VPCudaHFEMSetFold(VPCudaHFEM h, int ns, double alpha, const double *Cinv, const double *G);
 /* Pi = E - sum_cells D_k C_1^-1 D_k^T - B^T B: E as nnz (row, column, value) triples, the cells' blocks G (ntype blocks
    nr x nr) subtracted at cellE[c nr + a] (< 0: none) by celltype[c]; inverted on the GPU (cuSOLVER) and stored;
    kappa (if not NULL): Pi's condition number (eigenvalues by cuSOLVER) */

@@ -257,6 +257,54 @@ extern "C" int VPCudaHFEMSetCinv(VPCudaHFEM h, const double *Cinv)
   return Store(h, h->nb, a, &h->Cinv, &h->sC);
 }
 
+// a (host, nv doubles) stored in the precision as a / s (s: the largest entry for the 16-bit formats, else 1)
+static int StoreHost(VPCudaHFEM h, size_t nv, const double *a, void **store, double *s)
+{
+  double *d;
+  *s = 1.0;
+  if (h->prec == VPC_HFEM_HALF || h->prec == VPC_HFEM_BFLOAT16) {
+    double m = 0.0;
+    for (size_t k = 0; k < nv; k++) m = fmax(m, fabs(a[k]));
+    *s = m > 0.0 ? m : 1.0;
+  }
+  VP_CHECK(cudaMalloc(&d, sizeof(double) * (nv + 1)));
+  VP_CHECK(cudaMemcpy(d, a, sizeof(double) * nv, cudaMemcpyHostToDevice));
+  if (h->prec == VPC_HFEM_DOUBLE) {
+    *store = d;
+    return 0;
+  }
+  VP_CHECK(cudaMalloc(store, StorageSize(h->prec) * (nv + 1)));
+  if (h->prec == VPC_HFEM_SINGLE) VPConvert<float><<<Blocks(nv), 256>>>(nv, d, *s, (float *)*store);
+  else if (h->prec == VPC_HFEM_HALF) VPConvert<__half><<<Blocks(nv), 256>>>(nv, d, *s, (__half *)*store);
+  else VPConvert<__nv_bfloat16><<<Blocks(nv), 256>>>(nv, d, *s, (__nv_bfloat16 *)*store);
+  VP_CHECK(cudaGetLastError());
+  VP_CHECK(cudaFree(d));
+  return 0;
+}
+
+extern "C" int VPCudaHFEMSetFold(VPCudaHFEM h, int ns, double alpha, const double *Cinv, const double *G)
+{
+  const int    nb = h->nb, prow = Padded(nb), K = prow + ns;
+  std::vector<double> fa((size_t)prow * ns, 0.0), fb((size_t)K * prow, 0.0);
+  int          err;
+  if (!nb || ns <= 0 || ns % 8) return (int)cudaErrorInvalidValue; // ns = 4 s, s >= 2: 16-byte aligned blocks
+  // FA (prow x ns): G with zero padding rows; FB (K x prow): C_1^-1 above, -G^T / alpha below (column-major)
+  for (int p = 0; p < ns; p++)
+    for (int l = 0; l < nb; l++) fa[l + (size_t)p * prow] = G[l + (size_t)p * nb];
+  for (int l = 0; l < nb; l++) {
+    for (int k = 0; k < nb; k++) fb[k + (size_t)l * K] = Cinv[k + (size_t)l * nb];
+    for (int p = 0; p < ns; p++) fb[prow + p + (size_t)l * K] = -G[l + (size_t)p * nb] / alpha;
+  }
+  VP_CHECK(cudaFree(h->FA));
+  VP_CHECK(cudaFree(h->FB));
+  h->FA = h->FB = NULL;
+  if ((err = StoreHost(h, fa.size(), fa.data(), &h->FA, &h->sFA))) return err;
+  if ((err = StoreHost(h, fb.size(), fb.data(), &h->FB, &h->sFB))) return err;
+  h->ns    = ns;
+  h->alpha = alpha;
+  return 0;
+}
+
 extern "C" int VPCudaHFEMSetPi(VPCudaHFEM h, size_t nnz, const int *ei, const int *ej, const double *ev, int ntype, int nr, const double *G, const int *cellE, const int *celltype, double *kappa)
 {
   const int    nE = h->nE, nC = h->nC;
@@ -712,6 +760,9 @@ extern "C" int VPCudaHFEMDestroy(VPCudaHFEM *hp)
   VP_CHECK(cudaFree(h->dtslot));
   VP_CHECK(cudaFree(h->Ainv));
   VP_CHECK(cudaFree(h->cellZ));
+  VP_CHECK(cudaFree(h->FA));
+  VP_CHECK(cudaFree(h->FB));
+  VP_CHECK(cudaFree(h->cellpack));
   VP_CHECK(cudaFree(h->cellscale));
   for (int w = 0; w < 4; w++) {
     VP_CHECK(cudaFree(h->couple[w].rows));

@@ -48,6 +48,12 @@ struct VPCudaHFEM_s {
   void              *cellZ;                 // fused path: Z_I (double for double and single, else float), node-major
   float             *cellscale;             // fused path: the scales of the packed columns of both C^-1 products (2 ncell n)
   size_t             cellZcap, cellscalecap;
+  int                ns;                     // folded couplings (VPCudaHFEMSetFold; 0: none): slots of a cell's boundary (4 s)
+  double             alpha, sFA, sFB;        // the weight of Y_E in the packed back substitution; the stores' scales
+  void              *FA, *FB;               // G = C_1^-1 D_s^T (prow x ns) and [C_1^-1; -G^T / alpha] ((prow + ns) x prow),
+                                            // column-major in the storage precision (scaled as C^-1 for the 16-bit formats)
+  void              *cellpack;              // fused folded path: [Z_I; alpha Y_E] of every cell (ncell blocks of (prow + ns) x n)
+  size_t             cellpackcap;
   int                timers;                 // time the steps of a solve (VPCudaHFEMSetTimers)
   cudaEvent_t        ev[2];
   double             ms[VPC_HFEM_NSTEP];     // milliseconds per step, summed over the solves

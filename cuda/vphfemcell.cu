@@ -25,6 +25,7 @@
 struct VPCellGeom {
   int nx, ny, s, ls, mx;  // fine cells per direction, fine cells per macro cell edge (s = 2^ls), macro cells per row
   int nC, nE, nb, prow;   // set sizes, inner nodes per macro cell and its padded count
+  int kp;                 // rows of a cell's block of the packed input: prow, or prow + ns with the folded couplings
   int st;                 // shared-memory stride of one node (columns of the chunk, padded against bank conflicts)
 };
 // Index maps use shifts (s and the chunk are powers of two; the closure's last row and column, index s, are loops of their
@@ -64,8 +65,9 @@ __device__ __forceinline__ double Share(const VPCellGeom &g, int a, int b, int l
 }
 
 // Forward: for macro cell q and the columns [c0, c0 + cc) (cc = 2^lcc; block q nch + c0 / cc, see Grid1D): the closure's
-// (s+1)^2 right-hand-side values -> S^T in shared memory -> z = scale T b: Z_I into cellZ and, scaled by the column's
-// largest |z| (SCALE), into the packed input P; the cell's shares of the E and C nodes added to Zec (zeroed before).
+// (s+1)^2 right-hand-side values -> S^T in shared memory -> z = scale T b: Z_I into cellZ (unless NULL: the folded
+// couplings need no copy) and, scaled by the column's largest |z| (SCALE), into the first prow of the kp rows of the cell's
+// block of the packed input P; the cell's shares of the E and C nodes added to Zec (zeroed before).
 template <typename TA, typename TZ, typename TP, bool SCALE>
 __global__ void __launch_bounds__(VP_CELL_THREADS) VPCellForward(VPCellGeom g, int n, int lcc, const double *__restrict__ B, size_t ldb, const double *__restrict__ scale, const int *__restrict__ place, TZ *__restrict__ ZI, TP *__restrict__ P, float *__restrict__ s1, double *__restrict__ Zec)
 {
@@ -118,7 +120,7 @@ __global__ void __launch_bounds__(VP_CELL_THREADS) VPCellForward(VPCellGeom g, i
     TA          *v = sh + (lj * w + li) * st + c;
     const TA     z = (TA)scale[k] * *v;
     *v             = z;
-    if (col < n) ZI[((size_t)q * g.nb + l) * n + col] = (TZ)z;
+    if (ZI && col < n) ZI[((size_t)q * g.nb + l) * n + col] = (TZ)z;
     mx = fmaxf(mx, (float)Abs(z));
   }
   // the boundary of the closure: this cell's share of its E and C nodes (4 s nodes: bottom, right, top, left)
@@ -141,9 +143,9 @@ __global__ void __launch_bounds__(VP_CELL_THREADS) VPCellForward(VPCellGeom g, i
       const int p = t >> lcc, li = p & (s - 1), lj = p >> ls;
       if (!li || !lj) continue;
       const int l = (lj - 1) * (s - 1) + li - 1;
-      P[((size_t)q * g.prow + l) * n + c0 + c] = FromDouble<TP>((double)sh[(lj * w + li) * st + c] * f);
+      P[((size_t)q * g.kp + l) * n + c0 + c] = FromDouble<TP>((double)sh[(lj * w + li) * st + c] * f);
     }
-    for (int t = threadIdx.x; t < (g.prow - g.nb) << lcc; t += blockDim.x) P[((size_t)q * g.prow + g.nb + (t >> lcc)) * n + c0 + c] = FromDouble<TP>(0.0);
+    for (int t = threadIdx.x; t < (g.prow - g.nb) << lcc; t += blockDim.x) P[((size_t)q * g.kp + g.nb + (t >> lcc)) * n + c0 + c] = FromDouble<TP>(0.0);
   }
   if (SCALE && threadIdx.x < cc && c0 + (int)threadIdx.x < n) s1[(size_t)q * n + c0 + threadIdx.x] = ScaleOf(colmax, threadIdx.x);
 }
@@ -208,6 +210,102 @@ __global__ void VPCellCouple(int nrows, int n, const int *__restrict__ rows, con
       sum += val[k] * (SCALE ? (double)s1[(size_t)cell * n + c] : 1.0) * (double)O[((size_t)cell * prow + l) * n + c];
     }
     Z[(size_t)rows[r] * n + c] -= sC * sum;
+  }
+}
+
+// The folded couplings (src/pc/hfem/hfemfold.c). Z_E -= G^T Z_I of both cells beside each E node, at its slot in each:
+// W (n x ns per cell, column-major: the product of the packed Z_I with G) times the cells' column scales s1 and sFA. An
+// E node (i, j) lies on a vertical macro line (i a multiple of s: the cells left and right of it) or on a horizontal one
+// (below and above); one thread per (E place, column), the column fastest.
+template <typename TO, bool SCALE>
+__global__ void VPCellFoldCouple(VPCellGeom g, int n, int ns, const int *__restrict__ order, const TO *__restrict__ W, const float *__restrict__ s1, double sFA, double *__restrict__ Zec)
+{
+  const size_t total = (size_t)g.nE * n;
+  for (size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x; t < total; t += (size_t)gridDim.x * blockDim.x) {
+    const int r = (int)(t / n), c = (int)(t % n), k = g.nC + r, node = order[k], i = node % (g.nx - 1) + 1, j = node / (g.nx - 1) + 1;
+    int       q1, p1, q2, p2;
+    if ((i & (g.s - 1)) == 0) { // vertical line: left cell (slot on its right side), right cell (on its left side)
+      const int a = i >> g.ls, b = j >> g.ls, lj = j - (b << g.ls);
+      q1 = b * g.mx + a - 1, p1 = g.s + lj;
+      q2 = b * g.mx + a, p2 = 3 * g.s + (g.s - lj);
+    } else { // horizontal line: the cell below (slot on its top side), the cell above (on its bottom side)
+      const int a = i >> g.ls, b = j >> g.ls, li = i - (a << g.ls);
+      q1 = (b - 1) * g.mx + a, p1 = 2 * g.s + (g.s - li);
+      q2 = b * g.mx + a, p2 = li;
+    }
+    const double w1 = (double)W[((size_t)q1 * ns + p1) * n + c] * (SCALE ? (double)s1[(size_t)q1 * n + c] : 1.0);
+    const double w2 = (double)W[((size_t)q2 * ns + p2) * n + c] * (SCALE ? (double)s1[(size_t)q2 * n + c] : 1.0);
+    Zec[(size_t)k * n + c] -= sFA * (w1 + w2);
+  }
+}
+
+template <typename T>
+__device__ __forceinline__ float ToFloat(T v)
+{
+  return (float)v;
+}
+template <>
+__device__ __forceinline__ float ToFloat<__half>(__half v)
+{
+  return __half2float(v);
+}
+template <>
+__device__ __forceinline__ float ToFloat<__nv_bfloat16>(__nv_bfloat16 v)
+{
+  return __bfloat162float(v);
+}
+
+#define VP_FOLD_RANGE 64.0f // as PCHFEM_FOLD_RANGE in hfemfold.c
+
+// Back-substitution packing of the folded couplings: rows prow .. prow + ns - 1 of cell q's block of P get alpha Y_E at
+// the cell's boundary slots (zero at corners and on the domain's boundary) divided by the column's scale s2 = s1 r; r > 1
+// (a power of 2, SCALE only) where alpha Y_E exceeds VP_FOLD_RANGE times s1, and then the column's packed Z_I rows are
+// divided by r too (exact in the format). One block of 256 threads per (cell, 32 columns), the column fastest.
+template <typename TP, bool SCALE>
+__global__ void __launch_bounds__(256) VPCellFoldPack(VPCellGeom g, int n, int ns, double alpha, const int *__restrict__ place, const double *__restrict__ Yec, const float *__restrict__ s1, TP *__restrict__ P, float *__restrict__ s2)
+{
+  __shared__ int   ymax[32];
+  __shared__ float rs[32];
+  const int        nch = (n + 31) >> 5, q = blockIdx.x / nch, a = q % g.mx, b = q / g.mx, c = threadIdx.x & 31, col = ((blockIdx.x % nch) << 5) + c;
+  if (threadIdx.x < 32) ymax[threadIdx.x] = 0;
+  __syncthreads();
+  float my = 0.0f;
+  for (int p = threadIdx.x >> 5; p < ns; p += blockDim.x >> 5) {
+    int li, lj;
+    BoundaryNode(g.s, g.ls, p, &li, &lj);
+    const int  i = a * g.s + li, j = b * g.s + lj;
+    const bool corner = (li == 0 || li == g.s) && (lj == 0 || lj == g.s);
+    if (col < n && !corner && i > 0 && i < g.nx && j > 0 && j < g.ny) my = fmaxf(my, (float)fabs(alpha * Yec[(size_t)place[VPHFEMNode(g.nx, i, j)] * n + col]));
+  }
+  if (SCALE) atomicMax(&ymax[c], __float_as_int(my));
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    float r = 1.0f;
+    if (SCALE && col < n) {
+      const float m = __int_as_float(ymax[c]), s = s1[(size_t)q * n + col];
+      if (m > VP_FOLD_RANGE * s) {
+        int e;
+        (void)frexpf(m / (VP_FOLD_RANGE * s), &e);
+        r = ldexpf(1.0f, e);
+      }
+      s2[(size_t)q * n + col] = s * r;
+    }
+    rs[c] = r;
+  }
+  __syncthreads();
+  if (col >= n) return;
+  const float  r  = rs[c];
+  const double f  = SCALE ? 1.0 / ((double)s1[(size_t)q * n + col] * r) : 1.0;
+  TP          *Pq = P + (size_t)q * g.kp * n + col;
+  if (SCALE && r > 1.0f)
+    for (int l = threadIdx.x >> 5; l < g.nb; l += blockDim.x >> 5) Pq[(size_t)l * n] = FromDouble<TP>((double)(ToFloat(Pq[(size_t)l * n]) / r));
+  for (int p = threadIdx.x >> 5; p < ns; p += blockDim.x >> 5) {
+    int li, lj;
+    BoundaryNode(g.s, g.ls, p, &li, &lj);
+    const int  i = a * g.s + li, j = b * g.s + lj;
+    const bool corner = (li == 0 || li == g.s) && (lj == 0 || lj == g.s);
+    const double y = (!corner && i > 0 && i < g.nx && j > 0 && j < g.ny) ? alpha * Yec[(size_t)place[VPHFEMNode(g.nx, i, j)] * n + col] : 0.0;
+    Pq[(size_t)(g.prow + p) * n] = FromDouble<TP>(y * f);
   }
 }
 
@@ -336,7 +434,8 @@ static int CellStages(VPCudaHFEM h, VPCudaHFEMTransform tr, int stage, int n, co
   const int    s = tr->s, w = s + 1;
   int          ls = 0;
   while ((1 << ls) < s) ls++;
-  VPCellGeom g = {tr->nx, tr->ny, s, ls, tr->nx / s, h->nC, h->nE, h->nb, Padded(h->nb), 0};
+  VPCellGeom g = {tr->nx, tr->ny, s, ls, tr->nx / s, h->nC, h->nE, h->nb, Padded(h->nb), Padded(h->nb) + h->ns, 0};
+  TP          *P  = (TP *)(h->ns ? h->cellpack : h->pack); // the folded path keeps its packed input through the Pi^-1 stage
   const float *s1 = h->cellscale, *s2 = h->cellscale + (size_t)h->ncell * n;
   if (stage == 0 || stage == 2) {
     const int    l  = ChunkLog((size_t)w * w * sizeof(TA)), cc = 1 << l;
@@ -345,10 +444,10 @@ static int CellStages(VPCudaHFEM h, VPCudaHFEMTransform tr, int stage, int n, co
     g.st = cc > 1 ? cc + 1 : 1;
     if (stage == 0) {
       VP_CHECK(cudaFuncSetAttribute(VPCellForward<TA, TA, TP, SCALE>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm));
-      VPCellForward<TA, TA, TP, SCALE><<<grid, VP_CELL_THREADS, sm>>>(g, n, l, B, ldb, tr->scale, tr->place, (TA *)h->cellZ, (TP *)h->pack, (float *)s1, Zec);
+      VPCellForward<TA, TA, TP, SCALE><<<grid, VP_CELL_THREADS, sm>>>(g, n, l, B, ldb, tr->scale, tr->place, h->ns ? NULL : (TA *)h->cellZ, P, (float *)s1, Zec);
     } else {
       VP_CHECK(cudaFuncSetAttribute(VPCellBackward<TA, TO, SCALE>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm));
-      VPCellBackward<TA, TO, SCALE><<<grid, VP_CELL_THREADS, sm>>>(g, n, l, (const TO *)h->out, s2, h->sC, tr->scale, tr->place, Yec, X, ldx);
+      VPCellBackward<TA, TO, SCALE><<<grid, VP_CELL_THREADS, sm>>>(g, n, l, (const TO *)h->out, s2, h->ns ? h->sFB : h->sC, tr->scale, tr->place, Yec, X, ldx);
     }
   } else if (stage == 1) {
     // 8 columns: 3 blocks of 512 threads an SM (with 16 the shared memory allows 2; the pack ran at half occupancy)
@@ -356,6 +455,11 @@ static int CellStages(VPCudaHFEM h, VPCudaHFEMTransform tr, int stage, int n, co
     const size_t sm = PackBytes(h, s, sizeof(TA)) * cc;
     VP_CHECK(cudaFuncSetAttribute(VPCellPackBackward<TA, TP, SCALE>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm));
     VPCellPackBackward<TA, TP, SCALE><<<Grid1D(h->ncell, n, cc), VP_CELL_THREADS, sm>>>(g, n, l, (const TA *)h->cellZ, h->dtptr, h->dtrow, h->dtslot, h->couple[1].val, tr->place, Yec, (TP *)h->pack, (float *)s2);
+  } else if (stage == 4) {
+    const size_t total = (size_t)h->nE * n, nb = (total + 255) / 256;
+    if (total) VPCellFoldCouple<TO, SCALE><<<(unsigned)(nb < 65535 * 32 ? nb : 65535 * 32), 256>>>(g, n, h->ns, tr->order, (const TO *)h->out, s1, h->sFA, Zec);
+  } else if (stage == 5) {
+    VPCellFoldPack<TP, SCALE><<<(unsigned)h->ncell * (unsigned)((n + 31) / 32), 256>>>(g, n, h->ns, h->alpha, tr->place, Yec, s1, P, (float *)s2);
   } else {
     const auto  &cp = h->couple[0];
     const size_t total = (size_t)cp.nrows * n, nb = (total + 255) / 256;
@@ -365,7 +469,8 @@ static int CellStages(VPCudaHFEM h, VPCudaHFEMTransform tr, int stage, int n, co
   return 0;
 }
 
-// stage 0: forward transform and packing; 1: backward packing; 2: backward unpacking and transform; 3: Z_E -= D Y_I
+// stage 0: forward transform and packing; 1: backward packing; 2: backward unpacking and transform; 3: Z_E -= D Y_I;
+// folded couplings: 4: Z_E -= G^T Z_I (from the product with FA); 5: the back substitution's packing of alpha Y_E
 static int CellStage(VPCudaHFEM h, VPCudaHFEMTransform t, int stage, int n, const double *B, size_t ldb, double *Zec, double *Yec, double *X, size_t ldx)
 {
   switch (h->prec) {
@@ -380,6 +485,21 @@ static int CellStage(VPCudaHFEM h, VPCudaHFEMTransform t, int stage, int n, cons
   }
 }
 
+// the products of the folded couplings, one strided batched GEMM over the cells each (column-major n x rows blocks):
+// which 0: W_q (n x ns) = P_q(:, 0:prow) FA; which 1: O_q (n x prow) = P_q (n x (prow + ns)) FB
+static int FoldProduct(VPCudaHFEM h, int which, int n)
+{
+  const int                 prow = Padded(h->nb), K = prow + h->ns, rows = which ? prow : h->ns;
+  const cudaDataType_t      t  = h->prec == VPC_HFEM_DOUBLE ? CUDA_R_64F : (h->prec == VPC_HFEM_SINGLE ? CUDA_R_32F : (h->prec == VPC_HFEM_HALF ? CUDA_R_16F : CUDA_R_16BF));
+  const cudaDataType_t      to = h->prec == VPC_HFEM_DOUBLE ? CUDA_R_64F : CUDA_R_32F;
+  const cublasComputeType_t ct = h->prec == VPC_HFEM_DOUBLE ? CUBLAS_COMPUTE_64F : (h->prec == VPC_HFEM_SINGLE && h->tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F);
+  const double              oned = 1.0, zerod = 0.0;
+  const float               onef = 1.0f, zerof = 0.0f;
+  const void               *one = h->prec == VPC_HFEM_DOUBLE ? (const void *)&oned : (const void *)&onef, *zero = h->prec == VPC_HFEM_DOUBLE ? (const void *)&zerod : (const void *)&zerof;
+  VP_CUBLAS(cublasGemmStridedBatchedEx(h->blas, CUBLAS_OP_N, CUBLAS_OP_N, n, rows, which ? K : prow, one, h->cellpack, t, n, (long long)n * K, which ? h->FB : h->FA, t, which ? K : prow, 0, zero, h->out, to, n, (long long)n * rows, h->ncell, ct, CUBLAS_GEMM_DEFAULT));
+  return 0;
+}
+
 // W = A_CC^-1 Z for node-major nC x n blocks (n x nC column-major matrices: W^T = Z^T A_CC^-1, A_CC symmetric)
 static int SolveMacro(VPCudaHFEM h, int n, const double *Z, double *W)
 {
@@ -388,10 +508,54 @@ static int SolveMacro(VPCudaHFEM h, int n, const double *Z, double *W)
   return 0;
 }
 
+// the solve with the folded couplings (buffers grown by the caller): forward transform and packing of Z_I; Z_E -= G^T Z_I;
+// the macro grid and Pi^-1 as in the sparse path; [Z_I; alpha Y_E] packed; Y_I = [C_1^-1 | -G/alpha] of it; backward
+static int SolveCellsFolded(VPCudaHFEM h, VPCudaHFEMTransform t, int n, const double *B, size_t ldb, double *X, size_t ldx)
+{
+  const int nC = h->nC, nE = h->nE, nEC = nC + nE;
+  double   *Zec = h->nmZ, *Yec = h->nmY, *Wc = h->nmW;
+  int       err;
+  for (int k = 0; k < VPC_HFEM_NSTEP; k++) h->last[k] = 0.0; // a new solve
+  VP_TICK();
+  VP_CHECK(cudaMemsetAsync(Zec, 0, sizeof(double) * (size_t)nEC * n, 0));
+  if ((err = CellStage(h, t, 0, n, B, ldb, Zec, Yec, X, ldx))) return err;
+  VP_TOCK(VPC_HFEM_STEP_TRANSFORM);
+  VP_TICK();
+  if ((err = FoldProduct(h, 0, n))) return err;
+  VP_TOCK(VPC_HFEM_STEP_PACK_C + 1);
+  VP_TICK();
+  if ((err = CellStage(h, t, 4, n, B, ldb, Zec, Yec, X, ldx))) return err;
+  VP_TOCK(VPC_HFEM_STEP_COUPLE);
+  VP_TICK();
+  if (nC) {
+    if ((err = SolveMacro(h, n, Zec, Wc))) return err;
+    if ((err = VPHFEMCoupleNM(h, 2, n, Wc, Zec))) return err;
+  }
+  VP_TOCK(VPC_HFEM_STEP_MACRO);
+  if ((err = VPHFEMApplyInverseNM(h, h->Piinv, h->sPi, nE, 1, n, Zec + (size_t)nC * n, Yec + (size_t)nC * n, VPC_HFEM_STEP_PACK_PI))) return err;
+  VP_TICK();
+  if (nC) {
+    if ((err = VPHFEMCoupleNM(h, 3, n, Yec, Zec))) return err;
+    if ((err = SolveMacro(h, n, Zec, Yec))) return err;
+  }
+  VP_TOCK(VPC_HFEM_STEP_MACRO);
+  VP_TICK();
+  if ((err = CellStage(h, t, 5, n, B, ldb, Zec, Yec, X, ldx))) return err;
+  VP_TOCK(VPC_HFEM_STEP_PACK_C);
+  VP_TICK();
+  if ((err = FoldProduct(h, 1, n))) return err;
+  VP_TOCK(VPC_HFEM_STEP_PACK_C + 1);
+  VP_TICK();
+  if ((err = CellStage(h, t, 2, n, B, ldb, Zec, Yec, X, ldx))) return err;
+  VP_TOCK(VPC_HFEM_STEP_TRANSFORM);
+  return 0;
+}
+
 extern "C" int VPCudaHFEMSolveCells(VPCudaHFEM h, VPCudaHFEMTransform t, int n, const double *B, size_t ldb, double *X, size_t ldx)
 {
   const int    nC = h->nC, nE = h->nE, nEC = nC + nE, prow = Padded(h->nb);
   const size_t ta = TransformSize(h), to = h->prec == VPC_HFEM_DOUBLE ? sizeof(double) : sizeof(float), pvals = (size_t)h->ncell * prow * n;
+  const bool   fold = h->ns > 0 && nE > 0;
   double      *Zec, *Yec, *Wc;
   int          err;
   if (!n || !t->N) return 0;
@@ -399,11 +563,17 @@ extern "C" int VPCudaHFEMSolveCells(VPCudaHFEM h, VPCudaHFEMTransform t, int n, 
   if ((err = Grow((void **)&h->nmZ, &h->nmcap[0], sizeof(double) * ((size_t)nEC * n + 1)))) return err;
   if ((err = Grow((void **)&h->nmY, &h->nmcap[1], sizeof(double) * ((size_t)nEC * n + 1)))) return err;
   if ((err = Grow((void **)&h->nmW, &h->nmcap[2], sizeof(double) * ((size_t)nC * n + 1)))) return err;
-  if ((err = Grow(&h->cellZ, &h->cellZcap, ta * h->nb * (size_t)h->ncell * n))) return err;
   if ((err = Grow((void **)&h->cellscale, &h->cellscalecap, sizeof(float) * 2 * (size_t)h->ncell * n))) return err;
-  if ((err = Grow(&h->pack, &h->packcap, StorageSize(h->prec) * pvals))) return err;
-  if ((err = Grow(&h->out, &h->outcap, to * pvals))) return err;
+  if ((err = Grow(&h->out, &h->outcap, to * (size_t)h->ncell * (prow > h->ns ? prow : h->ns) * n))) return err;
+  if (fold) {
+    // [Z_I; alpha Y_E] of every cell, kept from the forward transform to the back substitution
+    if ((err = Grow(&h->cellpack, &h->cellpackcap, StorageSize(h->prec) * (size_t)h->ncell * (prow + h->ns) * n))) return err;
+  } else {
+    if ((err = Grow(&h->cellZ, &h->cellZcap, ta * h->nb * (size_t)h->ncell * n))) return err;
+    if ((err = Grow(&h->pack, &h->packcap, StorageSize(h->prec) * pvals))) return err;
+  }
   Zec = h->nmZ, Yec = h->nmY, Wc = h->nmW;
+  if (fold) return SolveCellsFolded(h, t, n, B, ldb, X, ldx);
   if (!h->dtslot && nE) {
     // once: the boundary position in its cell of the E node of each entry of D^T (an entry off the boundary: an error)
     const int nnz = (int)h->dtnnz, mx = t->nx / t->s;

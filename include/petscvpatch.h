@@ -101,6 +101,7 @@ J*/
 PETSC_EXTERN PetscErrorCode PCHFEMGetSets(PC, PetscInt *, PetscInt *, PetscInt *, PetscInt *);
 PETSC_EXTERN PetscErrorCode PCHFEMGetCounts(PC, PetscInt, PetscInt *, PetscInt *, PetscInt *, PetscInt *);
 PETSC_EXTERN PetscErrorCode PCHFEMGetConditions(PC, PetscReal *, PetscReal *);
+PETSC_EXTERN PetscErrorCode PCHFEMGetFolded(PC, PetscBool *, PetscInt *);
 PETSC_EXTERN PetscErrorCode PCHFEMEstimateConditions(PC, PetscInt, PetscReal *, PetscReal *);
 
 /*E

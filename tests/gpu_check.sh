@@ -284,8 +284,8 @@ for p in double half; do
       'BEGIN{d = a - b; if (d < 0) d = -d; exit !(a != "" && b != "" && d <= tol * b)}'
   result hfem_node_major_vs_column_$p $? "node-major: $(grep '^L2 errors' "$OUT/hfem_ex4_nm_$p.log" | cut -c1-50), residual $(grep 'largest relative residual' "$OUT/hfem_ex4_nm_$p.log" | awk '{print $NF}'); column-major: residual $(grep 'largest relative residual' "$OUT/hfem_ex4_cm_$p.log" | awk '{print $NF}')"
 done
-# the fused node-major path (default: transform and packing macro cell by macro cell) against the level-by-level one
-# (-pc_hfem_fused 0) on a 3 x 2 box of square cells: the four precisions with the default macro grid (16 x 16 fine cells),
+# the fused node-major path (default: transform and packing macro cell by macro cell, couplings folded into the C^-1
+# products) against the level-by-level one (-pc_hfem_fused 0, sparse couplings) on a 3 x 2 box of square cells: the four precisions with the default macro grid (16 x 16 fine cells),
 # double with macro cells of 32, 4 and 2 fine cells; 20 columns in passes of 8 (the last of 4)
 for cfg in double single half bfloat16 double:1 double:4 double:2:3; do
   IFS=: read -r p m r <<<"$cfg"
@@ -295,11 +295,14 @@ for cfg in double single half bfloat16 double:1 double:4 double:2:3; do
   name=hfem_fused_vs_levels_$p${m:+_m$m}${r:+_r$r}
   ./tutorials/ex4 $common -single 1 -ksp_view >"$OUT/$name.fused.log" 2>&1 &&
     ./tutorials/ex4 $common -pc_hfem_fused 0 >"$OUT/$name.levels.log" 2>&1 &&
-    grep -q "fused per macro cell" "$OUT/$name.fused.log" &&
+    grep -q "fused per macro cell" "$OUT/$name.fused.log" && grep -q "E-I couplings: folded into the C^-1 products of the fused passes" "$OUT/$name.fused.log" &&
     awk -v a="$(awk '/^L2 errors/{print $6}' "$OUT/$name.fused.log")" -v b="$(awk '/^L2 errors/{print $6}' "$OUT/$name.levels.log")" -v tol=$tol \
       'BEGIN{d = a - b; if (d < 0) d = -d; exit !(a != "" && b != "" && d <= tol * b)}'
   result $name $? "fused: $(grep '^L2 errors' "$OUT/$name.fused.log" | cut -c1-50), residual $(grep 'largest relative residual' "$OUT/$name.fused.log" | awk '{print $NF}'); level by level: $(grep '^L2 errors' "$OUT/$name.levels.log" | cut -c1-50), residual $(grep 'largest relative residual' "$OUT/$name.levels.log" | awk '{print $NF}')"
 done
+# the folded couplings (-pc_hfem_fold, default) in the fused passes against LU and against the sparse D, D^T, with point
+# loads of 1e8 at macro-grid nodes (the packed back substitution must scale Y_E past Z_I's scale or half overflows)
+ctest hfem_fold_gpu ./tests/gpu_hfem
 ./tutorials/ex4 -dm_vec_type cuda -dm_brick_refine 7 -nrhs 64 -pc_hfem_precision half -max_residual 1e-2 >"$OUT/hfem_ex4_half.log" 2>&1
 result hfem_ex4_half $? "$(grep 'largest relative residual' "$OUT/hfem_ex4_half.log")"
 ./tutorials/ex1 -dm_vec_type cuda -dm_brick_degree 1 -dm_brick_cells 4,4 -dm_brick_refine 3 -fmg 0 -ksp_rtol 1e-10 -mg_coarse_pc_type hfem >"$OUT/hfem_mg_coarse.log" 2>&1

@@ -1,6 +1,6 @@
 static const char help[] = "Checks PCHFEM (2D Q1 Poisson): the direct solve against an LU factorization of the assembled matrix (1e-12) for\n"
                            "every macro level, on square and non-square boxes, also without prehandling; the node-set sizes against eq. 6-8 of\n"
-                           "[RTRZ21]; KSPMatSolve against single solves (also in several passes); the stencil transform against the sparse one; single, TF32, half and bfloat16 (host\n"
+                           "[RTRZ21]; KSPMatSolve against single solves (also in several passes); the stencil transform against the sparse one; the couplings folded into the C^-1 products against sparse D, D^T; single, TF32, half and bfloat16 (host\n"
                            "emulation) against LU and as CG preconditioners to 1e-10. Options: -refine n (of a -cells coarse grid, default 2,2 and 2,3).\n";
 
 #include "checks.h"
@@ -124,6 +124,23 @@ static PetscErrorCode CheckLevel(const PetscInt cells[], PetscInt refine, PetscI
     PetscCall(MatDestroy(&Xt));
   }
   {
+    /* the couplings folded into the C^-1 products (default) = the sparse D, D^T (-pc_hfem_fold false); PCView says which */
+    PetscBool folded;
+    PetscInt  entries;
+    PetscCall(KSPSolve(ksp, b, x));
+    PetscCall(PCHFEMGetFolded(pc, &folded, &entries));
+    PetscCall(PetscOptionsSetValue(NULL, "-pc_hfem_fold", "false"));
+    PetscCall(KSPSetFromOptions(ksp));
+    PetscCall(KSPSolve(ksp, b, y));
+    PetscCall(PetscOptionsClearValue(NULL, "-pc_hfem_fold"));
+    PetscCall(RelativeDifference(x, y, &rel));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "HFEM %" PetscInt_FMT " x %" PetscInt_FMT ", macro level %" PetscInt_FMT ": folded couplings (D_s^T: %" PetscInt_FMT " entries) = sparse D, D^T (-pc_hfem_fold false) %.1e", nx, ny, m, entries, (double)rel));
+    PetscCall(CheckTrue(what, (PetscBool)(rel <= 1e-13 && (folded == (PetscBool)(nE > 0)))));
+    PetscCall(PetscOptionsSetValue(NULL, "-pc_hfem_fold", "true"));
+    PetscCall(KSPSetFromOptions(ksp));
+    PetscCall(PetscOptionsClearValue(NULL, "-pc_hfem_fold"));
+  }
+  {
     /* the nodal variant (-pc_hfem_prehandle false) is the same direct solve */
     PetscCall(KSPSolve(lu, b, y));
     PetscCall(PetscOptionsSetValue(NULL, "-pc_hfem_prehandle", "false"));
@@ -187,13 +204,37 @@ static PetscErrorCode CheckPrecision(const char *prec, PetscBool tf32, PetscReal
   PetscCall(PCSetType(pc, PCHFEM));
   PetscCall(PetscOptionsSetValue(NULL, "-pc_hfem_precision", prec));
   if (tf32) PetscCall(PetscOptionsSetValue(NULL, "-pc_hfem_tf32", "1"));
-  PetscCall(KSPSetFromOptions(ksp));
+  /* both forms of the E-I couplings: sparse, then folded into the C^-1 products (the default, kept for CG below) */
+  for (PetscInt fold = 0; fold < 2; fold++) {
+    PetscCall(PetscOptionsSetValue(NULL, "-pc_hfem_fold", fold ? "true" : "false"));
+    PetscCall(KSPSetFromOptions(ksp));
+    PetscCall(KSPSolve(ksp, b, x));
+    PetscCall(RelativeDifference(x, y, &rel));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "HFEM in %s%s (host emulation), 64 x 64, %s couplings: direct solve vs LU %.2e in [%.0e, %.0e]", prec, tf32 ? " (TF32)" : "", fold ? "folded" : "sparse", (double)rel, (double)lo, (double)hi));
+    PetscCall(CheckTrue(what, (PetscBool)(rel >= lo && rel <= hi)));
+  }
+  {
+    /* a point load at the centre, a macro-grid node: Z_I = 0 in every cell while Y_E is not (the folded back
+       substitution's packed columns then hold Y_E alone, scaled past the Z_I scale of 1) */
+    Vec      bp, yp;
+    PetscInt centre = 31 + 63 * 31;
+    PetscCall(VecDuplicate(b, &bp));
+    PetscCall(VecDuplicate(b, &yp));
+    PetscCall(VecZeroEntries(bp));
+    PetscCall(VecSetValue(bp, centre, 1e8, INSERT_VALUES)); /* large: unscaled, Y_E would overflow half */
+    PetscCall(VecAssemblyBegin(bp));
+    PetscCall(VecAssemblyEnd(bp));
+    PetscCall(KSPSolve(lu, bp, yp));
+    PetscCall(KSPSolve(ksp, bp, x));
+    PetscCall(RelativeDifference(x, yp, &rel));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "HFEM in %s%s (host emulation), 64 x 64, folded couplings, point load at a macro-grid node: vs LU %.2e <= %.0e", prec, tf32 ? " (TF32)" : "", (double)rel, (double)hi));
+    PetscCall(CheckTrue(what, (PetscBool)(rel <= hi)));
+    PetscCall(VecDestroy(&bp));
+    PetscCall(VecDestroy(&yp));
+  }
   PetscCall(PetscOptionsClearValue(NULL, "-pc_hfem_precision"));
   PetscCall(PetscOptionsClearValue(NULL, "-pc_hfem_tf32"));
-  PetscCall(KSPSolve(ksp, b, x));
-  PetscCall(RelativeDifference(x, y, &rel));
-  PetscCall(PetscSNPrintf(what, sizeof(what), "HFEM in %s%s (host emulation), 64 x 64: direct solve vs LU %.2e in [%.0e, %.0e]", prec, tf32 ? " (TF32)" : "", (double)rel, (double)lo, (double)hi));
-  PetscCall(CheckTrue(what, (PetscBool)(rel >= lo && rel <= hi)));
+  PetscCall(PetscOptionsClearValue(NULL, "-pc_hfem_fold"));
   /* the preconditioner of CG in double */
   PetscCall(KSPSetType(ksp, KSPCG));
   PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED));

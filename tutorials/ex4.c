@@ -180,6 +180,20 @@ int main(int argc, char **argv)
     flops = 2.0 * nE * (PetscReal)nE + 4.0 * nb * nI + 4.0 * nC * (PetscReal)nE + 2.0 * nC * (PetscReal)nC;
   }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %.1f GFLOP/s, %.1f MDoF/s (%" PetscInt_FMT " unknowns per right-hand side, %.3g GFLOP each)\n", device ? "GPU" : "host", flops * nrhs / (t2 - t1) / 1e9, (double)(nC + nE + nI) * nrhs / (t2 - t1) / 1e6, nC + nE + nI, flops / 1e9));
+  {
+    /* with the couplings folded into the C^-1 products (-pc_hfem_fold; the GPU folds only in passes of 8 or more columns)
+       fewer flops are done than M1's count above: G^T Z_I (2 nb ns a cell) and [C^-1 | -G] (2 nb (nb + ns)) instead of
+       C^-1 twice, and no sparse D, D^T */
+    PetscBool folded;
+    PetscInt  per = PetscMin(nrhs, 256);
+    PetscCall(PCHFEMGetFolded(pc, &folded, NULL));
+    PetscCall(PetscOptionsGetInt(NULL, NULL, "-pc_hfem_columns", &per, NULL));
+    if (folded && (!device || PetscMin(per, nrhs) >= 8)) {
+      const PetscReal s = (PetscReal)((PetscInt)1 << (level - m)), nb = (s - 1) * (s - 1), ns = 4 * s;
+      const PetscReal done = flops - 4.0 * nb * nI + 2.0 * (nb + 2.0 * ns) * nI;
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  folded E-I couplings (-pc_hfem_fold): %.3g GFLOP done per right-hand side, %.1f GFLOP/s done\n", done / 1e9, done * nrhs / (t2 - t1) / 1e9));
+    }
+  }
   if (single > 0) {
     /* one right-hand side at a time (KSPSolve, PCApply): the memory-bound GEMV case */
     Vec b0, x0;

@@ -46,6 +46,7 @@ static PetscErrorCode PCReset_HFEM_Data(PC pc)
   PetscCall(MatDestroy(&hf->D));
   PetscCall(MatDestroy(&hf->Dt));
   PetscCall(PCHFEMResetTransform_Private(pc));
+  PetscCall(PCHFEMResetFold_Private(pc));
   PetscCall(PCHFEMReset_Host(pc));
 #if defined(VP_HAVE_CUDA)
   PetscCall(PCHFEMReset_Device(pc));
@@ -393,6 +394,12 @@ static PetscErrorCode PCSetFromOptions_HFEM(PC pc, PetscOptionItems *PetscOption
     hf->condition = cond;
   }
   PetscCall(PetscOptionsBool("-pc_hfem_fused", "GPU node-major solve: the hierarchical transform, set order, scaling and packing of C^-1's input done macro cell by macro cell in shared memory (macro cells of up to 64 x 64 fine cells in double and single, 128 x 128 in half and bfloat16; larger ones stay level by level, PCView says which); false: level by level over the whole grid", "PCHFEM", hf->fused, &hf->fused, NULL));
+  {
+    PetscBool fold = hf->fold;
+    PetscCall(PetscOptionsBool("-pc_hfem_fold", "Fold the E-I couplings D, D^T into the C^-1 products (G = C_1^-1 D_s^T: a product with 4 s rows for D C^-1 Z_I, and [C_1^-1 | -G] on [Z_I; Y_E] for the back substitution; host, and the GPU's fused passes); false: sparse products with D and D^T", "PCHFEM", fold, &fold, NULL));
+    if (fold != hf->fold) pc->setupcalled = 0;
+    hf->fold = fold;
+  }
   PetscCall(PetscOptionsBool("-pc_hfem_node_major", "GPU with the stencil transform and 8 or more right-hand sides per pass: the whole solve on node-major work arrays (each node's right-hand-side values contiguous); false: column-major work and separate stages", "PCHFEM", hf->nodemajor, &hf->nodemajor, NULL));
   {
     PetscBool timers = hf->timers;
@@ -442,6 +449,14 @@ static PetscErrorCode PCView_HFEM(PC pc, PetscViewer viewer)
                                      !(hf->stencil && hf->nodemajor) ? "" : (fused ? "; transform and packing fused per macro cell (-pc_hfem_fused)" : (hf->fused && hf->gpu ? "; transform level by level (a macro cell's closure does not fit the shared memory)" : "; transform level by level (-pc_hfem_fused false)"))));
   }
 #endif
+  if (hf->folded) {
+    PetscBool where = (PetscBool)!hf->device;
+#if defined(VP_HAVE_CUDA)
+    if (hf->device) PetscCall(PCHFEMFused_Device(pc, &where));
+#endif
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  E-I couplings: %s (-pc_hfem_fold): G = C_1^-1 D_s^T over the %" PetscInt_FMT " boundary slots of a macro cell (D_s^T has %" PetscInt_FMT " entries), alpha = %g\n",
+                                     where ? (hf->device ? "folded into the C^-1 products of the fused passes (8 or more columns; fewer: sparse D, D^T)" : "folded into the C^-1 products") : "sparse D, D^T (the GPU folds them only in the fused passes)", hf->ns, hf->nnzDs, (double)hf->alpha));
+  } else PetscCall(PetscViewerASCIIPrintf(viewer, "  E-I couplings: sparse D, D^T%s\n", hf->fold ? " (the macro cells' couplings differ: not folded)" : " (-pc_hfem_fold false)"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  many right-hand sides: up to %" PetscInt_FMT " per pass (-pc_hfem_columns)\n", hf->maxcols));
 #if defined(VP_HAVE_CUDA)
   if (hf->device) PetscCall(PCHFEMViewTimes_Device(pc, viewer));
@@ -500,6 +515,41 @@ PetscErrorCode PCHFEMGetSets(PC pc, PetscInt *nC, PetscInt *nE, PetscInt *nI, Pe
   if (nE) *nE = hf->nE;
   if (nI) *nI = hf->nI;
   if (macro_level) *macro_level = hf->m;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+   PCHFEMGetFolded - whether a set-up PCHFEM folded the E-I couplings into its C^-1 products (-pc_hfem_fold)
+
+   Not Collective
+
+   Input Parameter:
+.  pc - a set-up PC of type hfem
+
+   Output Parameters:
++  folded - whether the couplings are folded (false: -pc_hfem_fold false, no E nodes, or macro cells whose couplings differ)
+-  entries - the entries of the boundary block D_s^T shared by all macro cells (0 when not folded); may be NULL
+
+   Notes:
+   The host folds in every solve; the GPU folds in its fused node-major passes (8 or more right-hand sides per pass,
+   -pc_hfem_fused) and uses the sparse D, D^T otherwise.
+
+   Level: advanced
+
+.seealso: `PCHFEM`, `PCHFEMGetSets()`
+@*/
+PetscErrorCode PCHFEMGetFolded(PC pc, PetscBool *folded, PetscInt *entries)
+{
+  PetscBool is;
+  PC_HFEM  *hf;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCHFEM, &is));
+  PetscCheck(is, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONG, "PCHFEMGetFolded() needs a PC of type hfem");
+  PetscCheck(pc->setupcalled, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONGSTATE, "PCHFEMGetFolded(): call PCSetUp() first");
+  hf = (PC_HFEM *)pc->data;
+  if (folded) *folded = hf->folded;
+  if (entries) *entries = hf->nnzDs;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -608,6 +658,7 @@ PetscErrorCode PCHFEMGetCounts(PC pc, PetscInt macro_level, PetscInt *nC, PetscI
 .  -pc_hfem_transform <stencil>    - the hierarchical transform as level-wise stencils, or sparse (the explicit matrices)
 .  -pc_hfem_node_major <true>      - GPU with the stencils: the whole solve on node-major work arrays (false: column-major stages)
 .  -pc_hfem_fused <true>           - node-major GPU solve: transform and packing macro cell by macro cell in shared memory (false: level by level)
+.  -pc_hfem_fold <true>            - fold the E-I couplings into the C^-1 products (host, and the GPU's fused passes; false: sparse D, D^T)
 .  -pc_hfem_gpu_timers             - GPU: time the steps of the dense stages (for profiles; printed by PCView and at reset)
 -  -pc_hfem_condition              - compute kappa(C_1) and kappa(Pi) at setup and show them in PCView
 
@@ -637,6 +688,8 @@ PETSC_EXTERN PetscErrorCode PCCreate_HFEM(PC pc)
   hf->maxcols              = 256;
   hf->nodemajor            = PETSC_TRUE;
   hf->fused                = PETSC_TRUE;
+  hf->fold                 = PETSC_TRUE;
+  hf->alpha                = 1.0;
   pc->data                 = hf;
   pc->ops->setup           = PCSetUp_HFEM;
   pc->ops->apply           = PCApply_HFEM;

@@ -39,6 +39,12 @@ PetscErrorCode PCHFEMSetUpDense_Device(PC pc, const PCHFEMParts *parts, PetscSca
   PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "PCHFEM: CUDA error in VPCudaHFEMSetTimers: %s", VPCudaErrorString(err));
   err = VPCudaHFEMSetCinv(h, Cinv);
   PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "PCHFEM: CUDA error storing C_1^-1: %s", VPCudaErrorString(err));
+  if (hf->folded) {
+    PetscBLASInt ns;
+    PetscCall(PetscBLASIntCast(hf->ns, &ns));
+    err = VPCudaHFEMSetFold(h, ns, (double)hf->alpha, Cinv, hf->Gs);
+    PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "PCHFEM: CUDA error storing the folded couplings (-pc_hfem_fold): %s", VPCudaErrorString(err));
+  }
   PetscCall(PetscFree(Cinv));
   PetscCall(IntCopy(parts->nnz, parts->ei, &ei));
   PetscCall(IntCopy(parts->nnz, parts->ej, &ej));
@@ -174,8 +180,10 @@ PetscErrorCode PCHFEMSolveNodeMajor_Device(PC pc, PetscInt n, const PetscScalar 
   if (fused) err = VPCudaHFEMSolveCells((VPCudaHFEM)hf->gpu, (VPCudaHFEMTransform)hf->gputransform, (int)n, b, (size_t)ldb, x, (size_t)ldx);
   else err = VPCudaHFEMSolveNM((VPCudaHFEM)hf->gpu, (VPCudaHFEMTransform)hf->gputransform, (int)n, b, (size_t)ldb, x, (size_t)ldx);
   PetscCall(PetscLogGpuTimeEnd());
-  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "PCHFEM: CUDA error in the node-major solve (-pc_hfem_node_major%s): %s (code %d)", fused ? ", -pc_hfem_fused" : "", VPCudaErrorString(err), err);
-  PetscCall(PetscLogGpuFlops(n * (2.0 * hf->nE * hf->nE + 4.0 * hf->nb * hf->nb * hf->ncell + 4.0 * hf->nC * hf->nE + 2.0 * hf->nC * hf->nC + 2.0 * (hf->nnzD + hf->nnzDt))));
+  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "PCHFEM: CUDA error in the node-major solve (-pc_hfem_node_major%s%s): %s (code %d)", fused ? ", -pc_hfem_fused" : "", fused && hf->folded ? ", -pc_hfem_fold" : "", VPCudaErrorString(err), err);
+  /* the flops done: with the folded couplings (fused path) G^T Z_I and [C^-1 | -G] for each cell (no sparse D, D^T) */
+  if (fused && hf->folded) PetscCall(PetscLogGpuFlops(n * (2.0 * hf->nE * hf->nE + 2.0 * hf->nb * (hf->nb + 2.0 * hf->ns) * hf->ncell + 4.0 * hf->nC * hf->nE + 2.0 * hf->nC * hf->nC)));
+  else PetscCall(PetscLogGpuFlops(n * (2.0 * hf->nE * hf->nE + 4.0 * hf->nb * hf->nb * hf->ncell + 4.0 * hf->nC * hf->nE + 2.0 * hf->nC * hf->nC + 2.0 * (hf->nnzD + hf->nnzDt))));
   PetscCall(PetscLogEventEnd(PC_HFEMApplyDense, pc, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -19,12 +19,15 @@ static inline float RoundBits(float v, int bits, int emin)
   return ldexpf(nearbyintf(ldexpf(v, bits - e)), e - bits);
 }
 
-/* the rounding of the inputs of a product: none (double, single), TF32, half, bfloat16 */
-static inline float RoundInput(PC_HFEM *hf, float v)
+/* the rounding of the inputs of a product: none (double, single), TF32, half (past its largest finite value, 65504:
+   infinite, as the GPU's conversion), bfloat16 */
+float PCHFEMRoundInput_Private(PC_HFEM *hf, float v)
 {
   switch (hf->precision) {
-  case PC_HFEM_HALF:
-    return RoundBits(v, 11, -13);
+  case PC_HFEM_HALF: {
+    const float r = RoundBits(v, 11, -13);
+    return PetscAbsReal(r) > 65504.0f ? (r > 0 ? PETSC_INFINITY : PETSC_NINFINITY) : r;
+  }
   case PC_HFEM_BFLOAT16:
     return RoundBits(v, 8, -125);
   default:
@@ -32,8 +35,8 @@ static inline float RoundInput(PC_HFEM *hf, float v)
   }
 }
 
-/* a (n x n, double, taken) as the store: itself for double, else a float copy of a / s rounded to the format */
-static PetscErrorCode Store(PC pc, PetscInt n, PetscScalar *a, PetscScalar **dstore, float **fstore, PetscReal *s)
+/* a (nv entries, double, taken) as the store: itself for double, else a float copy of a / s rounded to the format */
+PetscErrorCode PCHFEMStore_Private(PC pc, PetscInt nv, PetscScalar *a, PetscScalar **dstore, float **fstore, PetscReal *s)
 {
   PC_HFEM *hf = (PC_HFEM *)pc->data;
 
@@ -45,11 +48,11 @@ static PetscErrorCode Store(PC pc, PetscInt n, PetscScalar *a, PetscScalar **dst
   }
   if (hf->precision == PC_HFEM_HALF || hf->precision == PC_HFEM_BFLOAT16) {
     PetscReal m = 0.0;
-    for (PetscInt q = 0; q < n * n; q++) m = PetscMax(m, PetscAbsScalar(a[q]));
+    for (PetscInt q = 0; q < nv; q++) m = PetscMax(m, PetscAbsScalar(a[q]));
     *s = m > 0.0 ? m : 1.0;
   }
-  PetscCall(PetscMalloc1(n * n + 1, fstore));
-  for (PetscInt q = 0; q < n * n; q++) (*fstore)[q] = RoundInput(hf, (float)(PetscRealPart(a[q]) / *s));
+  PetscCall(PetscMalloc1(nv + 1, fstore));
+  for (PetscInt q = 0; q < nv; q++) (*fstore)[q] = PCHFEMRoundInput_Private(hf, (float)(PetscRealPart(a[q]) / *s));
   PetscCall(PetscFree(a));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -67,13 +70,13 @@ PetscErrorCode PCHFEMSetUpDense_Host(PC pc, const PCHFEMParts *parts, PetscScala
     PetscCall(PetscBLASIntCast(hf->nE, &bnE));
     BLAStrsm_("L", "L", "N", "N", &bnC, &bnE, &one, hf->LC, &bnC, hf->B, &bnC); /* B = L_C^-1 Ap_CE */
   }
-  PetscCall(Store(pc, hf->nb, Cinv, &hf->Cinv, &hf->Cinvf, &hf->sC));
+  PetscCall(PCHFEMStore_Private(pc, hf->nb * hf->nb, Cinv, &hf->Cinv, &hf->Cinvf, &hf->sC));
   PetscCall(PetscMalloc1(hf->nE * hf->nE + 1, &Pi));
   PetscCall(PCHFEMAssemblePi_Private(pc, parts, Pi));
   if (hf->condition) PetscCall(PCHFEMCondition_Private(hf->nE, Pi, &hf->kappaPi));
   PetscCall(PCHFEMInvertSPD_Private(hf->nE, Pi, "Pi"));
   PetscCall(PetscLogFlops((double)hf->nE * hf->nE * hf->nE + 2.0 * hf->nC * hf->nE * hf->nE));
-  PetscCall(Store(pc, hf->nE, Pi, &hf->Piinv, &hf->Piinvf, &hf->sPi));
+  PetscCall(PCHFEMStore_Private(pc, hf->nE * hf->nE, Pi, &hf->Piinv, &hf->Piinvf, &hf->sPi));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -112,7 +115,7 @@ static PetscErrorCode ApplyInverse(PC pc, const PetscScalar *Md, const float *Mf
         s = m > 0.0 ? m : 1.0;
       }
       colscale[c] = (float)s;
-      for (PetscInt r = 0; r < rows; r++) hf->pack[(size_t)c * rows + r] = RoundInput(hf, (float)(PetscRealPart(x[r]) / s));
+      for (PetscInt r = 0; r < rows; r++) hf->pack[(size_t)c * rows + r] = PCHFEMRoundInput_Private(hf, (float)(PetscRealPart(x[r]) / s));
     }
     sgemm_("N", "N", &br, &bc, &br, &one, Mf, &br, hf->pack, &br, &zero, hf->packout, &br);
     for (PetscInt c = 0; c < ncols; c++) {
@@ -137,7 +140,8 @@ static PetscErrorCode Forward(PC pc, PetscInt n, PetscScalar *Z, PetscScalar *Y,
   PetscCall(PetscBLASIntCast(n, &bn));
   PetscCall(PetscBLASIntCast(ld, &bld));
   if (nC) BLAStrsm_("L", "L", "N", "N", &bnC, &bn, &one, hf->LC, &bnC, Z, &bld);
-  PetscCall(ApplyInverse(pc, hf->Cinv, hf->Cinvf, hf->sC, hf->nb, hf->ncell, n, Z + nC + nE, ld, Y + nC + nE, ld));
+  if (hf->folded) PetscCall(PCHFEMFoldCouple_Host(pc, n, Z, ld)); /* Z_E -= D C^-1 Z_I, as G^T Z_I */
+  else PetscCall(ApplyInverse(pc, hf->Cinv, hf->Cinvf, hf->sC, hf->nb, hf->ncell, n, Z + nC + nE, ld, Y + nC + nE, ld));
   if (nC && nE) BLASgemm_("T", "N", &bnE, &bn, &bnC, &mone, hf->B, &bnC, Z, &bld, &one, Z + nC, &bld);
   PetscCall(PetscLogFlops(n * (1.0 * nC * nC + 2.0 * nC * nE)));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -156,8 +160,9 @@ static PetscErrorCode Middle(PC pc, PetscInt n, PetscScalar *Z, PetscScalar *Y, 
   PetscCall(PetscBLASIntCast(nE, &bnE));
   PetscCall(PetscBLASIntCast(n, &bn));
   PetscCall(PetscBLASIntCast(ld, &bld));
-  for (PetscInt j = 0; j < n; j++)
-    for (PetscInt e = nC; e < nC + nE; e++) Z[e + j * ld] -= W[e + j * ld];
+  if (W)
+    for (PetscInt j = 0; j < n; j++)
+      for (PetscInt e = nC; e < nC + nE; e++) Z[e + j * ld] -= W[e + j * ld];
   PetscCall(ApplyInverse(pc, hf->Piinv, hf->Piinvf, hf->sPi, nE, 1, n, Z + nC, ld, Y + nC, ld));
   if (nC) BLASgemm_("N", "N", &bnC, &bn, &bnE, &mone, hf->B, &bnC, Y + nC, &bld, &one, Z, &bld);
   PetscCall(PetscLogFlops(n * (2.0 * nC * nE + nE)));
@@ -175,7 +180,8 @@ static PetscErrorCode Backward(PC pc, PetscInt n, PetscScalar *Z, PetscScalar *Y
   PetscCall(PetscBLASIntCast(nC, &bnC));
   PetscCall(PetscBLASIntCast(n, &bn));
   PetscCall(PetscBLASIntCast(ld, &bld));
-  if (nE) {
+  if (nE && hf->folded) PetscCall(PCHFEMFoldBack_Host(pc, n, Z, Y, ld)); /* Y_I = C^-1 (Z_I - D^T Y_E) as [C^-1 | -G] */
+  else if (nE) {
     for (PetscInt j = 0; j < n; j++)
       for (PetscInt i = nC + nE; i < nC + nE + nI; i++) Z[i + j * ld] -= W[i + j * ld];
     PetscCall(ApplyInverse(pc, hf->Cinv, hf->Cinvf, hf->sC, hf->nb, hf->ncell, n, Z + nC + nE, ld, Y + nC + nE, ld));
@@ -193,7 +199,7 @@ PetscErrorCode PCHFEMSolveStages_Host(PC pc)
 {
   PC_HFEM           *hf = (PC_HFEM *)pc->data;
   PetscScalar       *z, *y;
-  const PetscScalar *w;
+  const PetscScalar *w = NULL;
   PetscInt           ld;
 
   PetscFunctionBegin;
@@ -206,27 +212,31 @@ PetscErrorCode PCHFEMSolveStages_Host(PC pc)
   PetscCall(MatDenseRestoreArray(hf->Y, &y));
   PetscCall(MatDenseRestoreArray(hf->Z, &z));
   PetscCall(PetscLogEventEnd(PC_HFEMApplyDense, pc, 0, 0, 0));
-  PetscCall(PetscLogEventBegin(PC_HFEMApplyD, pc, 0, 0, 0));
-  PetscCall(MatProductNumeric(hf->W));
-  PetscCall(PetscLogEventEnd(PC_HFEMApplyD, pc, 0, 0, 0));
+  if (!hf->folded) {
+    PetscCall(PetscLogEventBegin(PC_HFEMApplyD, pc, 0, 0, 0));
+    PetscCall(MatProductNumeric(hf->W));
+    PetscCall(PetscLogEventEnd(PC_HFEMApplyD, pc, 0, 0, 0));
+  }
   PetscCall(PetscLogEventBegin(PC_HFEMApplyDense, pc, 0, 0, 0));
   PetscCall(MatDenseGetArray(hf->Z, &z));
   PetscCall(MatDenseGetArray(hf->Y, &y));
-  PetscCall(MatDenseGetArrayRead(hf->W, &w));
-  PetscCall(Middle(pc, hf->wcols, z, y, w, ld));
-  PetscCall(MatDenseRestoreArrayRead(hf->W, &w));
+  if (!hf->folded) PetscCall(MatDenseGetArrayRead(hf->W, &w));
+  PetscCall(Middle(pc, hf->wcols, z, y, hf->folded ? NULL : w, ld));
+  if (!hf->folded) PetscCall(MatDenseRestoreArrayRead(hf->W, &w));
   PetscCall(MatDenseRestoreArray(hf->Y, &y));
   PetscCall(MatDenseRestoreArray(hf->Z, &z));
   PetscCall(PetscLogEventEnd(PC_HFEMApplyDense, pc, 0, 0, 0));
-  PetscCall(PetscLogEventBegin(PC_HFEMApplyD, pc, 0, 0, 0));
-  PetscCall(MatProductNumeric(hf->W2));
-  PetscCall(PetscLogEventEnd(PC_HFEMApplyD, pc, 0, 0, 0));
+  if (!hf->folded) {
+    PetscCall(PetscLogEventBegin(PC_HFEMApplyD, pc, 0, 0, 0));
+    PetscCall(MatProductNumeric(hf->W2));
+    PetscCall(PetscLogEventEnd(PC_HFEMApplyD, pc, 0, 0, 0));
+  }
   PetscCall(PetscLogEventBegin(PC_HFEMApplyDense, pc, 0, 0, 0));
   PetscCall(MatDenseGetArray(hf->Z, &z));
   PetscCall(MatDenseGetArray(hf->Y, &y));
-  PetscCall(MatDenseGetArrayRead(hf->W2, &w));
-  PetscCall(Backward(pc, hf->wcols, z, y, w, ld));
-  PetscCall(MatDenseRestoreArrayRead(hf->W2, &w));
+  if (!hf->folded) PetscCall(MatDenseGetArrayRead(hf->W2, &w));
+  PetscCall(Backward(pc, hf->wcols, z, y, hf->folded ? NULL : w, ld));
+  if (!hf->folded) PetscCall(MatDenseRestoreArrayRead(hf->W2, &w));
   PetscCall(MatDenseRestoreArray(hf->Y, &y));
   PetscCall(MatDenseRestoreArray(hf->Z, &z));
   PetscCall(PetscLogEventEnd(PC_HFEMApplyDense, pc, 0, 0, 0));

@@ -58,6 +58,7 @@ typedef struct {
   PetscBool       timers;    /* GPU: time the steps of the dense stages (-pc_hfem_gpu_timers) */
   PetscBool       nodemajor; /* GPU with the stencils: the whole solve on node-major work arrays (-pc_hfem_node_major) */
   PetscBool       fused;     /* node-major: the transform and the packing macro cell by macro cell (-pc_hfem_fused) */
+  PetscBool       fold;      /* the E-I couplings folded into the C^-1 products (-pc_hfem_fold, hfemfold.c) */
   PCHFEMTransform transform; /* as set (-pc_hfem_transform) */
 
   /* setup */
@@ -77,6 +78,20 @@ typedef struct {
   PetscScalar *LC;                 /* Cholesky factor of the (hierarchical) C-C block (lower, column-major) */
   PetscScalar *B;                  /* prehandled C-E block, nC x nE, column-major (the host backend applies L_C^-1 to it) */
   PetscReal    kappaC, kappaPi;    /* with -pc_hfem_condition */
+
+  /* the folded couplings (hfemfold.c): every macro cell couples to the E nodes of its boundary through the same block
+     D_s^T (nb x ns) at the ns = 4 s slots of its boundary (bottom, right, top, left; the corners are C nodes), and
+     G = C_1^-1 D_s^T. Host store: FA = G^T (ns x nb) and FB = [C_1^-1 | -G / alpha] (nb x (nb + ns)), column-major,
+     double, or float (scaled by sFA, sFB and rounded to the format as the inverses) */
+  PetscBool    folded;   /* this setup folded them (-pc_hfem_fold and every cell's D_k^T is D_s^T at its slots) */
+  PetscInt     ns;       /* slots of a macro cell's boundary (4 s) */
+  PetscInt    *slotE;    /* ncell x ns: the E place (0..nE-1) at each slot of each cell, -1 for none */
+  PetscScalar *Gs;       /* G (nb x ns), kept for the GPU's store */
+  PetscReal    alpha;    /* the weight of Y_E in the packed back substitution (a power of 2) */
+  PetscInt     nnzDs;    /* entries of D_s^T */
+  PetscScalar *FA, *FB;
+  float       *FAf, *FBf;
+  PetscReal    sFA, sFB;
 
   /* the host's dense store: double, or float (single; half and bfloat16 emulated: values rounded to the format) */
   PetscScalar *Cinv, *Piinv;
@@ -105,6 +120,12 @@ PETSC_INTERN PetscErrorCode PCHFEMTransformBackward_Private(PC);
 PETSC_INTERN PetscErrorCode PCHFEMSetUpTransformDevice_Private(PC);
 PETSC_INTERN PetscErrorCode PCHFEMResetTransform_Private(PC);
 
+PETSC_INTERN PetscErrorCode PCHFEMSetUpFold_Private(PC, const PetscScalar *);
+PETSC_INTERN PetscErrorCode PCHFEMResetFold_Private(PC);
+PETSC_INTERN PetscErrorCode PCHFEMFoldCouple_Host(PC, PetscInt, PetscScalar *, PetscInt);
+PETSC_INTERN PetscErrorCode PCHFEMFoldBack_Host(PC, PetscInt, const PetscScalar *, PetscScalar *, PetscInt);
+PETSC_INTERN float          PCHFEMRoundInput_Private(PC_HFEM *, float);
+PETSC_INTERN PetscErrorCode PCHFEMStore_Private(PC, PetscInt, PetscScalar *, PetscScalar **, float **, PetscReal *);
 PETSC_INTERN PetscErrorCode PCHFEMSetUpDense_Host(PC, const PCHFEMParts *, PetscScalar *);
 PETSC_INTERN PetscErrorCode PCHFEMSolveStages_Host(PC);
 PETSC_INTERN PetscErrorCode PCHFEMReset_Host(PC);

@@ -501,6 +501,7 @@ PetscErrorCode PCHFEMSetUpCells_Private(PC pc, PCHFEMParts *parts, PetscScalar *
   PetscCall(PetscArraycpy(Cinv, parts->C1, hf->nb * hf->nb));
   PetscCall(PCHFEMInvertSPD_Private(hf->nb, Cinv, "a macro cell's I-I block"));
   PetscCall(PCHFEMCellBlocks(pc, Cinv, parts));
+  PetscCall(PCHFEMSetUpFold_Private(pc, Cinv));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
