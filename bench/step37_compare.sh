@@ -7,7 +7,9 @@
 # 1 and 2 MPI ranks, and ours also with THREADS OpenMP threads per rank (-dm_brick_threads, -pc_vertexpatch_threads).
 # BUILDS: "portable" (this checkout's build, the default) and/or "native" (a NATIVE=yes copy of the checkout built under
 # $OUT/native: -march=native, AVX2 vectors on an AVX2 machine); deal.II is Debian's build in both.
-# Usage: [DEGREES="2 3 4 5 6"] [RANKS="1 2"] [THREADS="1 2"] [BUILDS="portable native"] bash bench/step37_compare.sh > table.md
+# REPEAT: runs of each row (default 1); with more, each row is the run with the median solve time, followed by the solve
+# times of all runs (this VM's timings vary by up to 1.5x from run to run: the medians are what the efficiency figures use).
+# Usage: [DEGREES="2 3 4 5 6"] [RANKS="1 2"] [THREADS="1 2"] [BUILDS="portable native"] [REPEAT=3] bash bench/step37_compare.sh > table.md
 # Needs: apt-get install libdeal.ii-dev libdeal.ii-doc cmake (the script installs them on Debian when missing, as root).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +17,7 @@ DEGREES=${DEGREES:-"2 3 4 5 6"}
 RANKS=${RANKS:-"1 2"}
 THREADS=${THREADS:-"1"}
 BUILDS=${BUILDS:-"portable"}
+REPEAT=${REPEAT:-1}
 OUT=${OUT_DIR:-bench/out-step37}
 SRC=/usr/share/doc/libdeal.ii-doc/examples/step-37
 [ "$(id -u)" = 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -44,34 +47,48 @@ exe() { # build: our ex1 of that build
 }
 if [[ " $BUILDS " == *" native "* ]]; then
   mkdir -p "$OUT/native"
-  git ls-files -co --exclude-standard | grep -v '^\.gpu/' | rsync -a --files-from=- ./ "$OUT/native/"
+  git ls-files -co --exclude-standard | grep -v '^\.gpu/' | tar -cf - -T - | tar -xf - -C "$OUT/native/"
   make -C "$OUT/native" -j"$(nproc)" NATIVE=yes lib/libpetscvpatch.so tutorials/ex1 >"$OUT/native-build.log" 2>&1 || { echo "NATIVE=yes build failed ($OUT/native-build.log)" >&2; exit 1; }
 fi
 echo "# Our CPU backend beside deal.II step-37: 3D Poisson, Q_k on 32^3 cells, f = 1, CG to 1e-9"
 echo
 echo "- date: $(date -u +%F), machine: $(nproc) cores ($(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)), PETSc $(pkg-config --modversion PETSc 2>/dev/null), deal.II $(dpkg-query -W -f='${Version}' libdeal.ii-dev 2>/dev/null), commit $(git rev-parse --short HEAD 2>/dev/null)"
-echo "- command: \`DEGREES=\"$DEGREES\" RANKS=\"$RANKS\" THREADS=\"$THREADS\" BUILDS=\"$BUILDS\" bash bench/step37_compare.sh\`; logs in $OUT"
+echo "- command: \`DEGREES=\"$DEGREES\" RANKS=\"$RANKS\" THREADS=\"$THREADS\" BUILDS=\"$BUILDS\" REPEAT=$REPEAT bash bench/step37_compare.sh\`; logs in $OUT"
+echo "- each row: $REPEAT run(s); the row is the run with the median solve time, the last column lists every run's solve time"
 echo "- ours: \`./tutorials/ex1 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_refine 4 -dm_brick_degree k -rhs one -fmg 0 -ksp_rtol 1e-9 [-smoother chebyshev]\`; deal.II: step-37 patched (see the script)"
 echo "- DoFs: deal.II counts the boundary nodes ((32k+1)^3), ours only the interior ((32k-1)^3); MDoF/s = our DoFs / solve time for both"
 echo
-echo "| k | ranks | threads per rank | build | solver | DoFs | iterations | setup s | solve s | MDoF/s (solve) |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| k | ranks | threads per rank | build | solver | DoFs | iterations | setup s | solve s | MDoF/s (solve) | solve s, each run |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
+# repeat LOG_PREFIX AWK_ROW_PROGRAM command...: runs the command REPEAT times (logs LOG_PREFIX_r1.log ...), then prints the
+# row of the run whose solve time is the median (the program's line, with the runs' solve times appended); the program
+# prints "row<TAB>solve seconds"
+repeat() {
+  local prefix=$1 prog=$2; shift 2
+  local r rows=""
+  for r in $(seq "$REPEAT"); do
+    "$@" >"${prefix}_r$r.log" 2>&1
+    rows+="$(awk "$prog" "${prefix}_r$r.log")"$'\n'
+  done
+  printf '%s' "$rows" | awk -F'\t' 'NF == 2 {row[NR] = $1; t[NR] = $2 + 0; all = all (all == "" ? "" : ", ") $2; n++}
+    END {if (!n) exit; for (i = 1; i <= n; i++) {below = 0; for (j = 1; j <= n; j++) if (t[j] < t[i] || (t[j] == t[i] && j < i)) below++; if (below == int((n - 1) / 2)) m = i}
+         print row[m] " " all " |"}'
+}
 for k in $DEGREES; do
   build $k || { echo "| $k | | | | deal.II step-37 | build failed ($OUT/step37-k$k) | | | | |"; continue; }
   nours=$(( (32 * k - 1) ** 3 ))
   for n in $RANKS; do
-    log="$OUT/step37_k${k}_n$n.log"
-    (cd "$OUT/step37-k$k" && run $n ./step-37) >"$log" 2>&1
-    awk -v k=$k -v n=$n -v nd=$nours '/Vectorization over/{vec = $3 " double(s)"} /Number of degrees of freedom/{d = $NF} /Total setup time/{s = $NF; sub("s", "", s)} /Time solve/{it = $3; sub(/\(/, "", it); t = $NF; sub(/.*\//, "", t); sub("s", "", t)}
-      END {printf "| %s | %s | 1 | Debian | deal.II step-37 (GMG, Chebyshev(5)/Jacobi, float levels; vectorization over %s) | %s | %s | %s | %s | %.2f |\n", k, n, vec, d, it, s, t, (t > 0 ? nd / t / 1e6 : 0)}' "$log"
+    repeat "$OUT/step37_k${k}_n$n" '/Vectorization over/{vec = $3 " double(s)"} /Number of degrees of freedom/{d = $NF} /Total setup time/{s = $NF; sub("s", "", s)} /Time solve/{it = $3; sub(/\(/, "", it); t = $NF; sub(/.*\//, "", t); sub("s", "", t)}
+      END {printf "| '$k' | '$n' | 1 | Debian | deal.II step-37 (GMG, Chebyshev(5)/Jacobi, float levels; vectorization over %s) | %s | %s | %s | %s | %.2f |\t%s\n", vec, d, it, s, t, (t > 0 ? '$nours' / t / 1e6 : 0), t}' \
+      bash -c "cd '$OUT/step37-k$k' && $( [ "$n" = 1 ] && echo "./step-37" || echo "mpirun -n $n ./step-37")"
     for b in $BUILDS; do
     for t in $THREADS; do
       for sm in vertexpatch chebyshev; do
         opt=""; [ $sm = chebyshev ] && opt="-smoother chebyshev"
-        log="$OUT/ours_${b}_${sm}_k${k}_n${n}_t$t.log"
-        OMP_NUM_THREADS=$t run $n "$(exe $b)" -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_refine 4 -dm_brick_degree $k -rhs one -fmg 0 -ksp_rtol 1e-9 -dm_brick_threads $t -mg_levels_pc_vertexpatch_threads $t $opt >"$log" 2>&1
-        awk -v k=$k -v n=$n -v th=$t -v sm=$sm -v b=$b '/^  DoFs:/{d = $2} /iterations [0-9]/{for (i = 1; i < NF; i++) if ($i == "iterations") it = $(i + 1)} /^solve time/{t = $3; s = $9}
-          END {printf "| %s | %s | %s | %s | ours, %s | %s | %s | %s | %s | %.2f |\n", k, n, th, b, (sm == "vertexpatch" ? "vertex-patch V-cycle (FGMRES)" : "Chebyshev/Jacobi V-cycle (CG)"), d, it, s, t, (t > 0 ? d / t / 1e6 : 0)}' "$log"
+        name=$([ $sm = vertexpatch ] && echo "vertex-patch V-cycle (FGMRES)" || echo "Chebyshev/Jacobi V-cycle (CG)")
+        OMP_NUM_THREADS=$t repeat "$OUT/ours_${b}_${sm}_k${k}_n${n}_t$t" '/^  DoFs:/{d = $2} /iterations [0-9]/{for (i = 1; i < NF; i++) if ($i == "iterations") it = $(i + 1)} /^solve time/{t = $3; s = $9}
+          END {printf "| '$k' | '$n' | '$t' | '$b' | ours, '"$name"' | %s | %s | %s | %s | %.2f |\t%s\n", d, it, s, t, (t > 0 ? d / t / 1e6 : 0), t}' \
+          run $n "$(exe $b)" -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_refine 4 -dm_brick_degree $k -rhs one -fmg 0 -ksp_rtol 1e-9 -dm_brick_threads $t -mg_levels_pc_vertexpatch_threads $t $opt
       done
     done
     done

@@ -11,6 +11,13 @@
 #  include <vpatch_cuda.h>
 #endif
 
+/* The 1D prolongation along one direction, row by row for the fine nodes of the fine box: row i has cnt[i] weights
+   P1[w[i] ..] for the coarse box nodes start[i] .. (the nonzero range of the node's row of P1, found at setup, so that
+   an application does no index arithmetic and no division per node). */
+typedef struct {
+  PetscInt *start, *cnt, *w;
+} BrickTransferLine;
+
 typedef struct {
   DM           dmc, dmf;
   Vec          cbox;                                                    /* the coarse nodes of stage[0] (boundary nodes: 0) */
@@ -20,6 +27,9 @@ typedef struct {
   PetscReal    P1[(2 * BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)]; /* one coarse cell into its two children */
   BrickBox     stage[4];                                                /* stage[0]: coarse nodes read; stage[d+1]: after direction d */
   PetscScalar *buf[4];                                                  /* host boxes of the stages (buf[0]: direct only) */
+  BrickTransferLine line[3];                                            /* per direction: each owned fine node's coarse nodes and weights */
+  PetscBool         fineowned;                                          /* the fine box is the owned array, node for node: the last stage writes
+                                                                           (the first of the transpose reads) the vector's array, no buf[dim] */
   void        *gpu; /* the CUDA transfer (VP_HAVE_CUDA), made at the first transfer of VECCUDA vectors */
 } BrickTransfer;
 
@@ -147,40 +157,86 @@ static inline void BrickTransferCell(PetscInt k, PetscInt Nc, PetscInt F, PetscI
   *row = F - 2 * k * (*c);
 }
 
-/* One direction of the prolongation (forward: coarse box -> fine box) or of its transpose (fine box ->
-   coarse box, accumulated into a zeroed output). cbox/fbox differ only along dir. */
-static void BrickTransfer1D(PetscInt dir, PetscInt k, PetscInt Nc, const PetscReal P1[], const BrickBox *cbox, const BrickBox *fbox, PetscBool transpose, const PetscScalar in[], PetscScalar out[])
+/* One direction of the prolongation (forward: coarse box -> fine box) or of its transpose (fine box -> coarse box,
+   accumulated into a zeroed output), from the direction's row table L. cbox/fbox differ only along dir. Along x (inner = 1)
+   a row is a short dot product (forward) or axpy (transpose) on one line; along y and z each weight scales a contiguous
+   plane segment of length inner, which the compiler vectorizes. The sums run in the same order either way. */
+static void BrickTransfer1D(PetscInt dir, const BrickTransferLine *L, const PetscReal P1[], const BrickBox *cbox, const BrickBox *fbox, PetscBool transpose, const PetscScalar in[], PetscScalar out[])
 {
   const BrickBox *ibox = transpose ? fbox : cbox, *obox = transpose ? cbox : fbox;
-  PetscInt        inner = 1, outer = 1, nin = ibox->hi[dir] - ibox->lo[dir] + 1, nout = obox->hi[dir] - obox->lo[dir] + 1;
+  const PetscInt  nf = fbox->hi[dir] - fbox->lo[dir] + 1, nin = ibox->hi[dir] - ibox->lo[dir] + 1, nout = obox->hi[dir] - obox->lo[dir] + 1;
+  PetscInt        inner = 1, outer = 1;
 
   for (PetscInt d = 0; d < dir; d++) inner *= ibox->hi[d] - ibox->lo[d] + 1;
   for (PetscInt d = dir + 1; d < 3; d++) outer *= ibox->hi[d] - ibox->lo[d] + 1;
-  for (PetscInt i = 0; i < inner * nout * outer; i++) out[i] = 0.0;
+  if (transpose)
+    for (PetscInt i = 0; i < inner * nout * outer; i++) out[i] = 0.0;
   for (PetscInt o = 0; o < outer; o++) {
     const PetscScalar *src = in + o * nin * inner;
     PetscScalar       *dst = out + o * nout * inner;
-    for (PetscInt F = fbox->lo[dir]; F <= fbox->hi[dir]; F++) {
-      PetscInt c, row;
-      BrickTransferCell(k, Nc, F, &c, &row);
-      for (PetscInt j = 0; j <= k; j++) {
-        const PetscReal w = P1[row * (k + 1) + j];
-        const PetscInt  C = c * k + j - cbox->lo[dir], Fi = F - fbox->lo[dir];
-        if (w == 0.0) continue;
-        if (transpose) {
-          for (PetscInt a = 0; a < inner; a++) dst[C * inner + a] += w * src[Fi * inner + a];
-        } else {
-          for (PetscInt a = 0; a < inner; a++) dst[Fi * inner + a] += w * src[C * inner + a];
+    if (inner == 1 && !transpose) {
+      for (PetscInt i = 0; i < nf; i++) {
+        const PetscReal   *w   = P1 + L->w[i];
+        const PetscScalar *x   = src + L->start[i];
+        PetscScalar        sum = 0.0;
+        for (PetscInt j = 0; j < L->cnt[i]; j++) sum += w[j] * x[j];
+        dst[i] = sum;
+      }
+    } else if (inner == 1) {
+      for (PetscInt i = 0; i < nf; i++) {
+        const PetscReal  *w = P1 + L->w[i];
+        PetscScalar      *y = dst + L->start[i];
+        const PetscScalar v = src[i];
+        for (PetscInt j = 0; j < L->cnt[i]; j++) y[j] += w[j] * v;
+      }
+    } else {
+      for (PetscInt i = 0; i < nf; i++) {
+        const PetscReal *w = P1 + L->w[i];
+        for (PetscInt j = 0; j < L->cnt[i]; j++) {
+          const PetscReal    wj = w[j];
+          const PetscScalar *x  = transpose ? src + i * inner : src + (L->start[i] + j) * inner;
+          PetscScalar       *y  = transpose ? dst + (L->start[i] + j) * inner : dst + i * inner;
+          if (transpose || j) {
+            for (PetscInt a = 0; a < inner; a++) y[a] += wj * x[a];
+          } else {
+            for (PetscInt a = 0; a < inner; a++) y[a] = wj * x[a];
+          }
         }
       }
     }
   }
 }
 
+/* The row tables of the directions: for each owned fine node along d, the nonzero range of its row of P1 and the coarse
+   box node it starts at. */
+static PetscErrorCode BrickTransferLinesCreate(BrickTransfer *t)
+{
+  DM_Brick      *cb = (DM_Brick *)t->dmc->data, *fb = (DM_Brick *)t->dmf->data;
+  const PetscInt k  = fb->degree;
+  const BrickBox fbox = t->stage[fb->dim];
+
+  PetscFunctionBegin;
+  for (PetscInt d = 0; d < fb->dim; d++) {
+    const PetscInt    nf = PetscMax(fbox.hi[d] - fbox.lo[d] + 1, 0);
+    BrickTransferLine *L = &t->line[d];
+    PetscCall(PetscMalloc3(PetscMax(nf, 1), &L->start, PetscMax(nf, 1), &L->cnt, PetscMax(nf, 1), &L->w));
+    for (PetscInt i = 0; i < nf; i++) {
+      PetscInt c, row, jlo = 0, jhi = k;
+      BrickTransferCell(k, cb->cells[d], fbox.lo[d] + i, &c, &row);
+      while (jlo < k && t->P1[row * (k + 1) + jlo] == 0.0) jlo++;
+      while (jhi > jlo && t->P1[row * (k + 1) + jhi] == 0.0) jhi--;
+      L->start[i] = c * k + jlo - t->stage[0].lo[d];
+      L->cnt[i]   = jhi - jlo + 1;
+      L->w[i]     = row * (k + 1) + jlo;
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatMult_BrickTransfer(Mat P, Vec xc, Vec yf)
 {
   BrickTransfer     *t;
-  DM_Brick          *cb, *fb;
+  DM_Brick          *fb;
   const PetscScalar *xl;
   PetscScalar       *y;
   PetscBool          done;
@@ -193,7 +249,6 @@ static PetscErrorCode MatMult_BrickTransfer(Mat P, Vec xc, Vec yf)
     PetscCall(PetscLogEventEnd(DMBRICK_Interpolate, P, xc, yf, 0));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  cb = (DM_Brick *)t->dmc->data;
   fb = (DM_Brick *)t->dmf->data;
   if (t->direct) {
     const PetscScalar *xa;
@@ -208,11 +263,11 @@ static PetscErrorCode MatMult_BrickTransfer(Mat P, Vec xc, Vec yf)
     PetscCall(VecScatterEnd(t->gather, xc, t->cbox, INSERT_VALUES, SCATTER_FORWARD));
     PetscCall(VecGetArrayRead(t->cbox, &xl));
   }
-  for (PetscInt d = 0; d < fb->dim; d++) BrickTransfer1D(d, fb->degree, cb->cells[d], t->P1, &t->stage[d], &t->stage[d + 1], PETSC_FALSE, d ? t->buf[d] : xl, t->buf[d + 1]);
+  PetscCall(VecGetArrayWrite(yf, &y));
+  for (PetscInt d = 0; d < fb->dim; d++) BrickTransfer1D(d, &t->line[d], t->P1, &t->stage[d], &t->stage[d + 1], PETSC_FALSE, d ? t->buf[d] : xl, d + 1 == fb->dim && t->fineowned ? y : t->buf[d + 1]);
   if (!t->direct) PetscCall(VecRestoreArrayRead(t->cbox, &xl));
-  PetscCall(VecGetArray(yf, &y));
-  PetscCall(DMBrickBoxToGlobal_Private(t->dmf, &t->stage[fb->dim], t->buf[fb->dim], y));
-  PetscCall(VecRestoreArray(yf, &y));
+  if (!t->fineowned) PetscCall(DMBrickBoxToGlobal_Private(t->dmf, &t->stage[fb->dim], t->buf[fb->dim], y));
+  PetscCall(VecRestoreArrayWrite(yf, &y));
   PetscCall(PetscLogEventEnd(DMBRICK_Interpolate, P, xc, yf, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -220,8 +275,8 @@ static PetscErrorCode MatMult_BrickTransfer(Mat P, Vec xc, Vec yf)
 static PetscErrorCode MatMultTranspose_BrickTransfer(Mat P, Vec xf, Vec yc)
 {
   BrickTransfer     *t;
-  DM_Brick          *cb, *fb;
-  const PetscScalar *x;
+  DM_Brick          *fb;
+  const PetscScalar *x, *xb;
   PetscScalar       *yl;
   PetscBool          done;
 
@@ -233,26 +288,26 @@ static PetscErrorCode MatMultTranspose_BrickTransfer(Mat P, Vec xf, Vec yc)
     PetscCall(PetscLogEventEnd(DMBRICK_Restrict, P, xf, yc, 0));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  cb = (DM_Brick *)t->dmc->data;
   fb = (DM_Brick *)t->dmf->data;
   PetscCall(VecGetArrayRead(xf, &x));
-  PetscCall(DMBrickGlobalToBox_Private(t->dmf, x, &t->stage[fb->dim], t->buf[fb->dim]));
-  PetscCall(VecRestoreArrayRead(xf, &x));
+  if (!t->fineowned) PetscCall(DMBrickGlobalToBox_Private(t->dmf, x, &t->stage[fb->dim], t->buf[fb->dim]));
+  xb = t->fineowned ? x : t->buf[fb->dim];
   if (t->direct) { /* the box holds every coarse node once: its interior nodes are the coarse vector */
     PetscScalar *ya;
-    for (PetscInt d = fb->dim - 1; d >= 0; d--) BrickTransfer1D(d, fb->degree, cb->cells[d], t->P1, &t->stage[d], &t->stage[d + 1], PETSC_TRUE, t->buf[d + 1], t->buf[d]);
+    for (PetscInt d = fb->dim - 1; d >= 0; d--) BrickTransfer1D(d, &t->line[d], t->P1, &t->stage[d], &t->stage[d + 1], PETSC_TRUE, d + 1 == fb->dim ? xb : t->buf[d + 1], t->buf[d]);
     PetscCall(VecGetArrayWrite(yc, &ya));
     PetscCall(DMBrickBoxToGlobal_Private(t->dmc, &t->stage[0], t->buf[0], ya));
     PetscCall(VecRestoreArrayWrite(yc, &ya));
   } else {
     PetscCall(VecGetArrayWrite(t->cbox, &yl));
-    for (PetscInt d = fb->dim - 1; d >= 0; d--) BrickTransfer1D(d, fb->degree, cb->cells[d], t->P1, &t->stage[d], &t->stage[d + 1], PETSC_TRUE, t->buf[d + 1], d ? t->buf[d] : yl);
+    for (PetscInt d = fb->dim - 1; d >= 0; d--) BrickTransfer1D(d, &t->line[d], t->P1, &t->stage[d], &t->stage[d + 1], PETSC_TRUE, d + 1 == fb->dim ? xb : t->buf[d + 1], d ? t->buf[d] : yl);
     PetscCall(VecRestoreArrayWrite(t->cbox, &yl));
     t->cboxdirty = PETSC_TRUE;
     PetscCall(VecZeroEntries(yc));
     PetscCall(VecScatterBegin(t->gather, t->cbox, yc, ADD_VALUES, SCATTER_REVERSE));
     PetscCall(VecScatterEnd(t->gather, t->cbox, yc, ADD_VALUES, SCATTER_REVERSE));
   }
+  PetscCall(VecRestoreArrayRead(xf, &x));
   PetscCall(PetscLogEventEnd(DMBRICK_Restrict, P, xf, yc, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -272,6 +327,7 @@ static PetscErrorCode BrickTransferDestroy(void *ctx)
   PetscCall(VecDestroy(&t->cbox));
   PetscCall(VecScatterDestroy(&t->gather));
   for (PetscInt i = 0; i < 4; i++) PetscCall(PetscFree(t->buf[i]));
+  for (PetscInt d = 0; d < 3; d++) PetscCall(PetscFree3(t->line[d].start, t->line[d].cnt, t->line[d].w));
   PetscCall(DMDestroy(&t->dmc));
   PetscCall(DMDestroy(&t->dmf));
   PetscCall(PetscFree(t));
@@ -382,9 +438,14 @@ static PetscErrorCode BrickTransferCreateShell(DM dmc, DM dmf, Mat *P)
       t->stage[s].hi[d] = d < s ? t->stage[fb->dim].hi[d] : t->stage[0].hi[d];
     }
   }
-  t->direct = (PetscBool)(cb->nactive == 1 && fb->nactive == 1);
-  for (PetscInt s = t->direct ? 0 : 1; s <= fb->dim; s++) PetscCall(PetscMalloc1(PetscMax(BrickBoxSize(&t->stage[s]), 1), &t->buf[s]));
+  t->direct    = (PetscBool)(cb->nactive == 1 && fb->nactive == 1);
+  t->fineowned = PETSC_TRUE;
+  for (PetscInt d = 0; d < fb->dim; d++)
+    if (t->stage[fb->dim].lo[d] - 1 != fb->ostart[d] || t->stage[fb->dim].hi[d] - t->stage[fb->dim].lo[d] + 1 != fb->owidth[d]) t->fineowned = PETSC_FALSE;
+  for (PetscInt s = t->direct ? 0 : 1; s <= fb->dim; s++)
+    if (s < fb->dim || !t->fineowned) PetscCall(PetscMalloc1(PetscMax(BrickBoxSize(&t->stage[s]), 1), &t->buf[s]));
   if (!t->direct) PetscCall(BrickTransferCreateGather(t));
+  PetscCall(BrickTransferLinesCreate(t));
 
   PetscCall(DMBrickTransferShell_Private(dmc, dmf, t, BrickTransferDestroy, MatMult_BrickTransfer, MatMultTranspose_BrickTransfer, MatView_BrickTransfer, P));
   PetscFunctionReturn(PETSC_SUCCESS);

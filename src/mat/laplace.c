@@ -214,6 +214,7 @@ static PetscErrorCode MatGetDiagonal_BrickLaplace(Mat A, Vec diag)
   BrickLaplace *ctx;
   DM_Brick     *brick;
   PetscScalar  *yl;
+  PetscReal     cell[729]; /* the element matrix's diagonal: the same for every cell of a Cartesian level */
   PetscInt      idx[729], nloc, n;
   BrickBox      cells;
   PetscBool     done;
@@ -229,13 +230,14 @@ static PetscErrorCode MatGetDiagonal_BrickLaplace(Mat A, Vec diag)
   PetscCall(BrickLaplaceWorkVectors(ctx));
   PetscCall(VecZeroEntries(ctx->yl));
   PetscCall(VecGetArray(ctx->yl, &yl));
+  for (PetscInt i = 0; i < nloc; i++) cell[i] = BrickLaplaceEntry(brick->dim, n, ctx->M, ctx->K, i, i);
   for (PetscInt cz = cells.lo[2]; cz <= cells.hi[2]; cz++)
     for (PetscInt cy = cells.lo[1]; cy <= cells.hi[1]; cy++)
       for (PetscInt cx = cells.lo[0]; cx <= cells.hi[0]; cx++) {
-        const PetscInt cell[3] = {cx, cy, cz};
-        PetscCall(BrickCellLocalIndices(ctx->dm, cell, idx));
+        const PetscInt c[3] = {cx, cy, cz};
+        PetscCall(BrickCellLocalIndices(ctx->dm, c, idx));
         for (PetscInt i = 0; i < nloc; i++)
-          if (idx[i] >= 0) yl[idx[i]] += BrickLaplaceEntry(brick->dim, n, ctx->M, ctx->K, i, i);
+          if (idx[i] >= 0) yl[idx[i]] += cell[i];
       }
   PetscCall(VecRestoreArray(ctx->yl, &yl));
   PetscCall(VecZeroEntries(diag));
@@ -281,6 +283,11 @@ static PetscErrorCode BrickLaplaceCreateShell(DM dm, Mat *A)
     BrickEvenOddCreate(((DM_Brick *)dm->data)->degree + 1, ctx->M[d], &ctx->Meo[d], &am);
     BrickEvenOddCreate(((DM_Brick *)dm->data)->degree + 1, ctx->K[d], &ctx->Keo[d], &ak);
     PetscCheck(am < 1e-12 && ak < 1e-12, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the 1D mass and stiffness matrices are not centro-symmetric (relative asymmetry %g, %g)", (double)am, (double)ak);
+  }
+  {
+    PetscBool device;
+    PetscCall(DMBrickOnDevice_Private(dm, &device));
+    if (!device) PetscCall(BrickLaplaceWorkVectors(ctx)); /* now, not in the first product of a solve (the GPU path has its own) */
   }
   PetscCall(BrickShellCreate(dm, ctx, BrickLaplaceDestroy, MatMult_BrickLaplace, MatGetDiagonal_BrickLaplace, A));
   PetscFunctionReturn(PETSC_SUCCESS);

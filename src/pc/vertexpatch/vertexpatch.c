@@ -218,6 +218,11 @@ static PetscErrorCode PCSetUp_VertexPatch(PC pc)
   }
   PetscCall(PCVertexPatchEstimateDamping(pc));
   PetscCall(PCVertexPatchSetUpGPU(pc));
+  {
+    PetscBool device;
+    PetscCall(DMBrickOnDevice_Private(dm, &device));
+    if (!device) PetscCall(PCVertexPatchSetUpHostWork(pc)); /* GPU levels keep theirs lazy: they may not need them at all */
+  }
   PetscCall(PetscLogEventEnd(PC_VertexPatchSetUp, pc, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -143,6 +143,26 @@ static PetscErrorCode VPProcessRange(PC_VertexPatch *vp, const VPLayout *L, Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+   PCVertexPatchSetUpHostWork - what the host steps of a set-up smoother use besides its patch data, made at setup so that the
+   first step of a solve neither allocates nor touches fresh memory: nothing for the one-rank multiplicative step with local
+   residuals (it works in place on the level's vectors), the ghost exchange (and its local vectors) for that step on several
+   ranks, the work vectors otherwise. Collective on the PC.
+*/
+PetscErrorCode PCVertexPatchSetUpHostWork(PC pc)
+{
+  PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
+  VPLayout        L;
+
+  PetscFunctionBegin;
+  if (vp->type == PC_VERTEXPATCH_MULTIPLICATIVE && vp->residual == PC_VERTEXPATCH_RESIDUAL_LOCAL) {
+    if (((DM_Brick *)vp->dm->data)->nactive <= 1) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCall(VPGetLayout(vp, &L));
+    PetscCall(PCVertexPatchSetUpGhostExchange(pc, &L));
+  } else PetscCall(PCVertexPatchGetWorkVectors(pc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* One multiplicative smoothing step x <- S(x, b). */
 PetscErrorCode PCVertexPatchSmooth(PC pc, Vec b, Vec x, PetscBool guesszero)
 {
@@ -162,7 +182,6 @@ PetscErrorCode PCVertexPatchSmooth(PC pc, Vec b, Vec x, PetscBool guesszero)
     PetscCall(PetscLogEventEnd(PC_VertexPatchSmooth, pc, b, x, 0));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(PCVertexPatchGetWorkVectors(pc));
   if (local && ((DM_Brick *)vp->dm->data)->nactive <= 1) {
     /* one rank holds the level: its global array has the local layout; update in place (the other ranks have nothing) */
     PetscScalar       *xa;
@@ -197,6 +216,7 @@ PetscErrorCode PCVertexPatchSmooth(PC pc, Vec b, Vec x, PetscBool guesszero)
     /* global residuals: one product per color, its corrections summed into the owners */
     PetscScalar       *da;
     const PetscScalar *ba;
+    PetscCall(PCVertexPatchGetWorkVectors(pc));
     for (PetscInt ic = 0; ic < vp->ncolors; ic++) {
       const PetscInt c = vp->reverse ? vp->ncolors - 1 - ic : ic;
       PetscCall(MatMult(pc->pmat, x, vp->r));

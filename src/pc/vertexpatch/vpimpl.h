@@ -141,6 +141,7 @@ PETSC_INTERN PetscErrorCode PCVertexPatchDestroyGPU(PC);
 PETSC_INTERN PetscErrorCode PCVertexPatchSetUpGPU(PC);
 PETSC_INTERN PetscErrorCode PCVertexPatchGetWorkVectors(PC);
 PETSC_INTERN PetscErrorCode PCVertexPatchSetUpGhostExchange(PC, const VPLayout *);
+PETSC_INTERN PetscErrorCode PCVertexPatchSetUpHostWork(PC);
 PETSC_INTERN PetscErrorCode PCVertexPatchDestroyGhostExchange(PC);
 PETSC_INTERN PetscErrorCode PCVertexPatchExchangeGhosts(PC, PetscInt, PetscBool, PetscScalar *);
 PETSC_INTERN PetscInt       PCVertexPatchClass(PetscInt, PetscInt);
