@@ -82,6 +82,16 @@ if [ -n "$(err_of "$OUT/ex1_separable.log")" ] && [ "$(its_of "$OUT/ex1_separabl
   result ex1_separable_equals_pointwise 0 "L2 error $(err_of "$OUT/ex1_separable.log")"
 else result ex1_separable_equals_pointwise 1; fi
 
+# ex1 -solves 3 on two ranks: three solves from the same start give the one-solve run's iterations, true residual and error,
+# and list two later solve times; -solves 0 is an error naming the option
+$MPIEXEC -n 2 $EX1 -dm_brick_dim 3 -dm_brick_refine 1 >"$OUT/ex1_solves1.log" 2>&1
+$MPIEXEC -n 2 $EX1 -dm_brick_dim 3 -dm_brick_refine 1 -solves 3 >"$OUT/ex1_solves3.log" 2>&1
+if [ -n "$(err_of "$OUT/ex1_solves1.log")" ] && [ "$(its_of "$OUT/ex1_solves1.log")" = "$(its_of "$OUT/ex1_solves3.log")" ] && [ "$(err_of "$OUT/ex1_solves1.log")" = "$(err_of "$OUT/ex1_solves3.log")" ] \
+   && [ "$(true_of "$OUT/ex1_solves1.log")" = "$(true_of "$OUT/ex1_solves3.log")" ] && [ "$(awk '/^later solves/{print NF - 5}' "$OUT/ex1_solves3.log")" = 2 ]; then
+  result ex1_solves_repeat 0 "$(its_of "$OUT/ex1_solves3.log") iterations, true residual $(true_of "$OUT/ex1_solves3.log"), $(grep '^later solves' "$OUT/ex1_solves3.log")"
+else result ex1_solves_repeat 1; fi
+expect_error bad_ex1_solves "-solves 0: allowed 1 to 17" $EX1 -solves 0
+
 echo "== L2 convergence order k+1 over three refinements (ex1, manufactured solution)"
 conv() { # dim k coarse-cells refinements...
   local dim=$1 k=$2 cells=$3; shift 3
