@@ -297,61 +297,59 @@ PetscErrorCode DMBrickOwnedNodeBox_Private(DM dm, BrickBox *box)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* For each direction, the array offset of every box node in a DMDA array with corner start[] and
-   width[] (interior numbering), or -1 for a boundary node. */
-static PetscErrorCode BrickBoxOffsets(DM dm, const BrickBox *box, const PetscInt start[], const PetscInt width[], PetscInt *off[3])
-{
-  DM_Brick *brick  = (DM_Brick *)dm->data;
-  PetscInt  stride = 1;
-
-  PetscFunctionBegin;
-  for (PetscInt d = 0; d < 3; d++) {
-    const PetscInt n = box->hi[d] - box->lo[d] + 1;
-    PetscCall(PetscMalloc1(n, &off[d]));
-    for (PetscInt i = 0; i < n; i++) {
-      const PetscInt f = box->lo[d] + i;
-      if (d >= brick->dim) off[d][i] = 0;
-      else if (f <= 0 || f >= brick->degree * brick->cells[d]) off[d][i] = -1;
-      else {
-        PetscCheck(f - 1 >= start[d] && f - 1 < start[d] + width[d], PETSC_COMM_SELF, PETSC_ERR_PLIB, "Brick box node %" PetscInt_FMT " along %c outside the array [%" PetscInt_FMT ", %" PetscInt_FMT ")", f, dirname[d], start[d] + 1,
-                   start[d] + width[d] + 1);
-        off[d][i] = (f - 1 - start[d]) * stride;
-      }
-    }
-    stride *= width[d];
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 typedef enum {
   BOX_FROM_ARRAY,
   BOX_INSERT_TO_ARRAY
 } BoxCopyMode;
 
+/* Copies between a box of full-grid nodes and a DMDA array with corner start[] and width[] (interior numbering: full-grid
+   node - 1), the owned or the ghosted one; boundary nodes read as zero and are not written. Along each direction the box's
+   interior nodes are one contiguous range [in0, in1), so a row of the box is zeros, one contiguous run of the array, zeros:
+   no index arrays, no allocation (the c0ip product and the transfers call this in every application). */
 static PetscErrorCode BrickBoxCopy(DM dm, PetscBool ghosted, const BrickBox *box, BoxCopyMode mode, PetscScalar boxv[], PetscScalar array[])
 {
-  DM_Brick *brick = (DM_Brick *)dm->data;
-  PetscInt *off[3], n[3], b = 0;
+  DM_Brick       *brick = (DM_Brick *)dm->data;
+  const PetscInt *start = ghosted ? brick->gstart : brick->ostart, *width = ghosted ? brick->gwidth : brick->owidth;
+  PetscInt        n[3], in0[3], in1[3], stride[3], s = 1, b = 0;
 
   PetscFunctionBegin;
   if (BrickBoxSize(box) <= 0) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(BrickBoxOffsets(dm, box, ghosted ? brick->gstart : brick->ostart, ghosted ? brick->gwidth : brick->owidth, off));
-  for (PetscInt d = 0; d < 3; d++) n[d] = box->hi[d] - box->lo[d] + 1;
+  for (PetscInt d = 0; d < 3; d++) {
+    n[d]      = box->hi[d] - box->lo[d] + 1;
+    stride[d] = s;
+    s *= width[d];
+    if (d >= brick->dim) {
+      in0[d] = 0;
+      in1[d] = n[d];
+      continue;
+    }
+    in0[d] = PetscMax(box->lo[d], 1) - box->lo[d];
+    in1[d] = PetscMin(box->hi[d], brick->degree * brick->cells[d] - 1) - box->lo[d] + 1;
+    if (in1[d] < in0[d]) in1[d] = in0[d];
+    PetscCheck(in1[d] == in0[d] || (box->lo[d] + in0[d] - 1 >= start[d] && box->lo[d] + in1[d] - 2 < start[d] + width[d]), PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "Brick box nodes %" PetscInt_FMT "..%" PetscInt_FMT " along %c outside the array [%" PetscInt_FMT ", %" PetscInt_FMT ")", box->lo[d] + in0[d], box->lo[d] + in1[d] - 1, dirname[d], start[d] + 1, start[d] + width[d] + 1);
+  }
   for (PetscInt iz = 0; iz < n[2]; iz++) {
-    for (PetscInt iy = 0; iy < n[1]; iy++) {
-      const PetscBool rowout = (PetscBool)(off[2][iz] < 0 || off[1][iy] < 0);
-      for (PetscInt ix = 0; ix < n[0]; ix++, b++) {
-        const PetscInt o = off[0][ix];
-        if (rowout || o < 0) {
-          if (mode == BOX_FROM_ARRAY) boxv[b] = 0.0;
-          continue;
-        }
-        if (mode == BOX_FROM_ARRAY) boxv[b] = array[o + off[1][iy] + off[2][iz]];
-        else array[o + off[1][iy] + off[2][iz]] = boxv[b];
+    for (PetscInt iy = 0; iy < n[1]; iy++, b += n[0]) {
+      const PetscBool inside = (PetscBool)(iz >= in0[2] && iz < in1[2] && iy >= in0[1] && iy < in1[1]);
+      PetscScalar    *row    = boxv + b;
+      PetscInt        o;
+
+      if (!inside || in1[0] == in0[0]) {
+        if (mode == BOX_FROM_ARRAY)
+          for (PetscInt ix = 0; ix < n[0]; ix++) row[ix] = 0.0;
+        continue;
       }
+      o = (box->lo[0] + in0[0] - 1 - start[0]) * stride[0];
+      if (brick->dim > 1) o += (box->lo[1] + iy - 1 - start[1]) * stride[1];
+      if (brick->dim > 2) o += (box->lo[2] + iz - 1 - start[2]) * stride[2];
+      if (mode == BOX_FROM_ARRAY) {
+        for (PetscInt ix = 0; ix < in0[0]; ix++) row[ix] = 0.0;
+        PetscCall(PetscArraycpy(row + in0[0], array + o, in1[0] - in0[0]));
+        for (PetscInt ix = in1[0]; ix < n[0]; ix++) row[ix] = 0.0;
+      } else PetscCall(PetscArraycpy(array + o, row + in0[0], in1[0] - in0[0]));
     }
   }
-  for (PetscInt d = 0; d < 3; d++) PetscCall(PetscFree(off[d]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
