@@ -18,6 +18,7 @@ RANKS=${RANKS:-"1 2"}
 THREADS=${THREADS:-"1"}
 BUILDS=${BUILDS:-"portable"}
 REPEAT=${REPEAT:-1}
+[[ $REPEAT =~ ^[1-9][0-9]*$ ]] || { echo "REPEAT=$REPEAT: allowed a positive integer (runs of each row)" >&2; exit 1; }
 OUT=${OUT_DIR:-bench/out-step37}
 SRC=/usr/share/doc/libdeal.ii-doc/examples/step-37
 [ "$(id -u)" = 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
