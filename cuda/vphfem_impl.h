@@ -19,6 +19,7 @@ struct VPCudaHFEMTransform_s {
   int    *order; // the node at each place of the set order
   int    *place; // and the place of each node (the inverse permutation)
   double *scale; // the prehandling's scaling at each place
+  float  *scalef; // and in float (the fused path's transform arithmetic for the 16-bit formats)
 };
 
 struct VPCudaHFEM_s {

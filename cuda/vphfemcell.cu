@@ -26,13 +26,10 @@ struct VPCellGeom {
   int nx, ny, s, ls, mx;  // fine cells per direction, fine cells per macro cell edge (s = 2^ls), macro cells per row
   int nC, nE, nb, prow;   // set sizes, inner nodes per macro cell and its padded count
   int kp;                 // rows of a cell's block of the packed input: prow, or prow + ns with the folded couplings
-  int st;                 // shared-memory stride of one node (columns of the chunk, padded against bank conflicts)
 };
-// Index maps use shifts (s and the chunk are powers of two; the closure's last row and column, index s, are loops of their
-// own) and the loops are unrolled, for several independent loads in flight per thread. Measured on an H100 (h = 1/1024, 256
-// columns, half): neither changed the kernels' time by itself; what did was more warps (512 threads a block, VP_CELL_THREADS)
-// and the D^T entries reading shared instead of global memory. The kernels still move their bytes at 19-39 % of DRAM
-// bandwidth (bench/results/gpu-hfem-fused-h100-2026-11-25.md).
+// Earlier measurements on an H100 (h = 1/1024, 256 columns, half): more warps (512 threads a block, VP_CELL_THREADS) and
+// the D^T entries in shared instead of global memory paid; unrolling the run-time-shaped loops did not
+// (bench/results/gpu-hfem-fused-h100-2026-11-25.md). The compile-time shapes of CellShape are the next step.
 
 template <typename T>
 __device__ __forceinline__ T Abs(T v)
@@ -55,99 +52,143 @@ __device__ __forceinline__ void BoundaryNode(int s, int ls, int p, int *li, int 
   *lj = side == 0 ? 0 : (side == 1 ? o : (side == 2 ? s : s - o));
 }
 
-// one right-hand-side value of the closure of macro cell (a, b), weighted by the share of this cell: 1 inside, 1/2 on an
-// edge, 1/4 at a corner (zero outside the domain and past the last column)
-__device__ __forceinline__ double Share(const VPCellGeom &g, int a, int b, int li, int lj, int col, int n, const double *__restrict__ B, size_t ldb)
+// The fused kernels' shape is known at compile time (template arguments LS and LCC: s = 2^LS fine cells per macro cell edge,
+// cc = 2^LCC columns per block, VP_CELL_THREADS threads): every index of a thread's loops is then a shift, a mask or a
+// constant stride, and each thread keeps its fine index and column across a loop (the loops step by whole rows). With s, the
+// chunk and the block size at run time the kernels spent their issue slots on that index arithmetic and on double <-> float
+// conversions (Nsight Compute on an H100: instruction-issue bound at 67-74 % SM throughput and a third of DRAM bandwidth,
+// bench/results/gpu-hfem-fold-h100-2026-11-25.md); now the arithmetic is done in TA (float for the 16-bit formats, with
+// the scaling in float) and a value is converted once on its way in and once on its way out.
+template <int LS, int LCC>
+struct CellShape {
+  static constexpr int S = 1 << LS, W = S + 1, CC = 1 << LCC, ST = CC > 1 ? CC + 1 : 1, NT = VP_CELL_THREADS;
+  static constexpr int NB = (S - 1) * (S - 1); // inner nodes
+};
+
+// stores of the packed input and of Z_I in their formats
+__device__ __forceinline__ void Put(double *p, double v)
 {
-  const int i = a * g.s + li, j = b * g.s + lj;
-  if (col >= n || i <= 0 || i >= g.nx || j <= 0 || j >= g.ny) return 0.0;
-  return ((li == 0 || li == g.s) ? 0.5 : 1.0) * ((lj == 0 || lj == g.s) ? 0.5 : 1.0) * B[(size_t)col * ldb + VPHFEMNode(g.nx, i, j)];
+  *p = v;
+}
+__device__ __forceinline__ void Put(float *p, double v)
+{
+  *p = (float)v;
+}
+__device__ __forceinline__ void Put(float *p, float v)
+{
+  *p = v;
+}
+__device__ __forceinline__ void Put(__half *p, float v)
+{
+  *p = __float2half_rn(v);
+}
+__device__ __forceinline__ void Put(__nv_bfloat16 *p, float v)
+{
+  *p = __float2bfloat16_rn(v);
 }
 
-// Forward: for macro cell q and the columns [c0, c0 + cc) (cc = 2^lcc; block q nch + c0 / cc, see Grid1D): the closure's
-// (s+1)^2 right-hand-side values -> S^T in shared memory -> z = scale T b: Z_I into cellZ (unless NULL: the folded
-// couplings need no copy) and, scaled by the column's largest |z| (SCALE), into the first prow of the kp rows of the cell's
-// block of the packed input P; the cell's shares of the E and C nodes added to Zec (zeroed before).
-template <typename TA, typename TZ, typename TP, bool SCALE>
-__global__ void __launch_bounds__(VP_CELL_THREADS) VPCellForward(VPCellGeom g, int n, int lcc, const double *__restrict__ B, size_t ldb, const double *__restrict__ scale, const int *__restrict__ place, TZ *__restrict__ ZI, TP *__restrict__ P, float *__restrict__ s1, double *__restrict__ Zec)
+// Forward: for macro cell q and the columns [c0, c0 + cc) (block q nch + c0 / cc, see Grid1D): the closure's (s+1)^2
+// right-hand-side values, weighted by this cell's share (1 inside, 1/2 on an edge, 1/4 at a corner; zero outside the
+// domain and past the last column) -> S^T in shared memory -> z = scale T b: Z_I into ZI (unless NULL: the folded couplings
+// need no copy) and, scaled by the column's largest |z| (SCALE), into the first prow of the kp rows of the cell's block of
+// the packed input P; the cell's shares of the E and C nodes added to Zec (zeroed before). scaleT: the scaling in TA.
+template <typename TA, typename TP, bool SCALE, int LS, int LCC>
+__global__ void __launch_bounds__(VP_CELL_THREADS) VPCellForward(VPCellGeom g, int n, const double *__restrict__ B, size_t ldb, const TA *__restrict__ scaleT, const double *__restrict__ scale, const int *__restrict__ place, TA *__restrict__ ZI, TP *__restrict__ P, float *__restrict__ s1, double *__restrict__ Zec)
 {
+  using K          = CellShape<LS, LCC>;
+  constexpr int S = K::S, W = K::W, CC = K::CC, ST = K::ST, NT = K::NT, NB = K::NB;
+  static_assert((S << LCC) <= NT, "a row of the closure, all columns of the chunk, fits the block");
   extern __shared__ __align__(16) unsigned char vp_smem[];
   TA            *sh = reinterpret_cast<TA *>(vp_smem);
-  __shared__ int colmax[16];
-  const int      cc = 1 << lcc, nch = (n + cc - 1) >> lcc, q = blockIdx.x / nch, a = q % g.mx, b = q / g.mx, c0 = (blockIdx.x % nch) * cc, s = g.s, ls = g.ls, w = s + 1, st = g.st;
-  const int      c = threadIdx.x & (cc - 1); // the column of this thread in the node-major loops (blockDim.x is a multiple of cc)
-  const size_t   base = (size_t)g.nC + g.nE;
-  // the closure, the fine index fastest (coalesced reads of B's columns): li < s, then the last column li = s
-#pragma unroll 4
-  for (int t = threadIdx.x; t < (s * w) << lcc; t += blockDim.x) {
-    const int li = t & (s - 1), r = t >> ls, cl = r & (cc - 1), lj = r >> lcc;
-    sh[(lj * w + li) * st + cl] = (TA)Share(g, a, b, li, lj, c0 + cl, n, B, ldb);
+  __shared__ int colmax[CC];
+  const int      tid = threadIdx.x, nch = (n + CC - 1) >> LCC, q = blockIdx.x / nch, c0 = (blockIdx.x - q * nch) << LCC, a = q % g.mx, b = q / g.mx;
+  const size_t   base = (size_t)g.nC + g.nE + (size_t)q * g.nb; // the set-order place of the cell's first inner node
+  // the closure's columns li < s: thread (li, cl) reads rows lj0, lj0 + RS, ... of column c0 + cl (coalesced along li)
+  {
+    constexpr int RS = NT >> (LS + LCC), KR = (W + RS - 1) / RS;
+    const int     li = tid & (S - 1), cl = (tid >> LS) & (CC - 1), lj0 = tid >> (LS + LCC), i = a * S + li, col = c0 + cl;
+    const bool    on = col < n && i > 0;
+    const TA      wi = li ? (TA)1 : (TA)0.5;
+    const double *Bc = B + (ptrdiff_t)(on ? col : 0) * ldb + (on ? i - 1 : 0);
+    const int     ldj = g.nx - 1;
+    TA           *d   = sh + (lj0 * W + li) * ST + cl;
+#pragma unroll 8
+    for (int k = 0; k < KR; k++) {
+      const int lj = lj0 + k * RS, j = b * S + lj;
+      if ((KR * RS > W) && lj >= W) break;
+      // the load unconditional (a row clamped into the domain, its value then weighted by zero; it is a value of B, finite
+      // where the solve's result is): a thread's loads go out together instead of one branch each
+      const int jj = min(max(j, 1), g.ny - 1);
+      const TA  wt = (on && j > 0 && j < g.ny) ? wi * ((lj == 0 || lj == S) ? (TA)0.5 : (TA)1) : (TA)0;
+      d[k * RS * W * ST] = wt * (TA)Bc[(ptrdiff_t)(jj - 1) * ldj];
+    }
   }
-  for (int t = threadIdx.x; t < w << lcc; t += blockDim.x) {
-    const int cl = t & (cc - 1), lj = t >> lcc;
-    sh[(lj * w + s) * st + cl] = (TA)Share(g, a, b, s, lj, c0 + cl, n, B, ldb);
+  // the closure's last column li = s (weight 1/2, and 1/2 again at its corners)
+  for (int t = tid; t < W * CC; t += NT) {
+    const int cl = t & (CC - 1), lj = t >> LCC, i = a * S + S, j = b * S + lj, col = c0 + cl;
+    TA        v = 0;
+    if (col < n && i < g.nx && j > 0 && j < g.ny) v = (TA)B[(size_t)col * ldb + VPHFEMNode(g.nx, i, j)] * (TA)0.5 * ((lj == 0 || lj == S) ? (TA)0.5 : (TA)1);
+    sh[(lj * W + S) * ST + cl] = v;
   }
-  if (threadIdx.x < 16) colmax[threadIdx.x] = 0;
+  if (tid < CC) colmax[tid] = 0;
   __syncthreads();
   // S^T, finest level first: each node of the spacing-2H grid of the closure gathers its spacing-H neighbours inside it
-  for (int H = 1; H < s; H *= 2) {
-    const int m = s / (2 * H) + 1;
-    for (int t = threadIdx.x; t < m * m * cc; t += blockDim.x) {
-      const int p = t >> lcc, li = 2 * H * (p % m), lj = 2 * H * (p / m);
-      TA       *v = sh + c;
+  const int c = tid & (CC - 1); // this thread's column in the node-major loops (the block size is a multiple of cc)
+#pragma unroll
+  for (int lh = 0; lh < LS; lh++) {
+    const int H = 1 << lh, M = (S >> (lh + 1)) + 1, oi = H * ST, oj = H * W * ST;
+    for (int t = tid; t < M * M * CC; t += NT) {
+      const int p = (unsigned)t >> LCC, x = (unsigned)p % M, y = (unsigned)p / M;
+      TA       *v = sh + ((2 * H * y) * W + 2 * H * x) * ST + c;
       TA        e = 0, d = 0;
-      const int o = lj * w + li;
-      if (li > 0) e += v[(o - H) * st];
-      if (li < s) e += v[(o + H) * st];
-      if (lj > 0) e += v[(o - H * w) * st];
-      if (lj < s) e += v[(o + H * w) * st];
-      if (li > 0 && lj > 0) d += v[(o - H - H * w) * st];
-      if (li < s && lj > 0) d += v[(o + H - H * w) * st];
-      if (li > 0 && lj < s) d += v[(o - H + H * w) * st];
-      if (li < s && lj < s) d += v[(o + H + H * w) * st];
-      v[o * st] += (TA)0.5 * e + (TA)0.25 * d;
+      if (x > 0) e += v[-oi];
+      if (x < M - 1) e += v[oi];
+      if (y > 0) e += v[-oj];
+      if (y < M - 1) e += v[oj];
+      if (x > 0 && y > 0) d += v[-oi - oj];
+      if (x < M - 1 && y > 0) d += v[oi - oj];
+      if (x > 0 && y < M - 1) d += v[-oi + oj];
+      if (x < M - 1 && y < M - 1) d += v[oi + oj];
+      *v += (TA)0.5 * e + (TA)0.25 * d;
     }
     __syncthreads();
   }
-  // inner nodes: z = scale T b, kept in shared memory for the packing
-  float mx = 0.0f;
+  // inner nodes (l = (lj - 1)(s - 1) + li - 1): z = scale T b, kept in shared memory for the packing
+  const int col = c0 + c;
+  float     mx  = 0.0f;
 #pragma unroll 4
-  for (int t = threadIdx.x; t < (s * s) << lcc; t += blockDim.x) {
-    const int p = t >> lcc, li = p & (s - 1), lj = p >> ls, col = c0 + c;
-    if (!li || !lj) continue;
-    const int    l = (lj - 1) * (s - 1) + li - 1;
-    const size_t k = base + (size_t)q * g.nb + l;
-    TA          *v = sh + (lj * w + li) * st + c;
-    const TA     z = (TA)scale[k] * *v;
-    *v             = z;
-    if (ZI && col < n) ZI[((size_t)q * g.nb + l) * n + col] = (TZ)z;
+  for (int t = tid; t < NB * CC; t += NT) {
+    const int l = (unsigned)t >> LCC, li = (unsigned)l % (S - 1) + 1, lj = (unsigned)l / (S - 1) + 1;
+    TA       *v = sh + (lj * W + li) * ST + c;
+    const TA  z = scaleT[base + l] * *v;
+    *v          = z;
+    if (ZI && col < n) ZI[(base - g.nC - g.nE + l) * n + col] = z;
     mx = fmaxf(mx, (float)Abs(z));
   }
   // the boundary of the closure: this cell's share of its E and C nodes (4 s nodes: bottom, right, top, left)
-  for (int t = threadIdx.x; t < (4 * s) << lcc; t += blockDim.x) {
+  for (int t = tid; t < 4 * S * CC; t += NT) {
     int li, lj;
-    BoundaryNode(s, ls, t >> lcc, &li, &lj);
-    const int i = a * s + li, j = b * s + lj, col = c0 + c;
+    BoundaryNode(S, LS, t >> LCC, &li, &lj);
+    const int i = a * S + li, j = b * S + lj;
     if (col < n && i > 0 && i < g.nx && j > 0 && j < g.ny) {
       const int k = place[VPHFEMNode(g.nx, i, j)];
-      atomicAdd(&Zec[(size_t)k * n + col], scale[k] * (double)sh[(lj * w + li) * st + c]);
+      atomicAdd(&Zec[(size_t)k * n + col], scale[k] * (double)sh[(lj * W + li) * ST + c]);
     }
   }
   if (SCALE) atomicMax(&colmax[c], __float_as_int(mx)); // non-negative floats order as their int bits
   __syncthreads();
   // the packed input of C^-1 and the scales of its columns; then its padding rows (zero)
-  if (c0 + c < n) {
-    const float f = SCALE ? 1.0f / ScaleOf(colmax, c) : 1.0f;
+  if (col < n) {
+    const TA f  = SCALE ? (TA)(1.0f / ScaleOf(colmax, c)) : (TA)1;
+    TP      *Pq = P + (size_t)q * g.kp * n + col;
 #pragma unroll 4
-    for (int t = threadIdx.x; t < (s * s) << lcc; t += blockDim.x) {
-      const int p = t >> lcc, li = p & (s - 1), lj = p >> ls;
-      if (!li || !lj) continue;
-      const int l = (lj - 1) * (s - 1) + li - 1;
-      P[((size_t)q * g.kp + l) * n + c0 + c] = FromDouble<TP>((double)sh[(lj * w + li) * st + c] * f);
+    for (int t = tid; t < NB * CC; t += NT) {
+      const int l = (unsigned)t >> LCC, li = (unsigned)l % (S - 1) + 1, lj = (unsigned)l / (S - 1) + 1;
+      Put(Pq + (size_t)l * n, sh[(lj * W + li) * ST + c] * f);
     }
-    for (int t = threadIdx.x; t < (g.prow - g.nb) << lcc; t += blockDim.x) P[((size_t)q * g.kp + g.nb + (t >> lcc)) * n + c0 + c] = FromDouble<TP>(0.0);
+    for (int t = tid; t < (g.prow - NB) * CC; t += NT) Put(Pq + (size_t)(NB + (t >> LCC)) * n, (TA)0);
   }
-  if (SCALE && threadIdx.x < cc && c0 + (int)threadIdx.x < n) s1[(size_t)q * n + c0 + threadIdx.x] = ScaleOf(colmax, threadIdx.x);
+  if (SCALE && tid < CC && c0 + tid < n) s1[(size_t)q * n + c0 + tid] = ScaleOf(colmax, tid);
 }
 
 // Backward packing: v = Z_I - D^T Y_E for the inner nodes of macro cell q, scaled by each column's largest |v| (SCALE), into
@@ -325,65 +366,73 @@ __global__ void VPCellSlots(int nnz, int nC, int nx, int s, int mx, int nb, cons
   }
 }
 
-// one solution value of the closure in the set order times its scaling: inner nodes from the product O (times sC and the
-// column's scale, f), E and C nodes from Yec, zero outside the domain
-template <typename TO>
-__device__ __forceinline__ double Solution(const VPCellGeom &g, int q, int a, int b, int li, int lj, int col, int n, double f, const TO *__restrict__ O, const double *__restrict__ scale, const int *__restrict__ place, const double *__restrict__ Yec)
+// Backward: the closure's solution in the set order (inner nodes from the product O times sC, the column's scale and the
+// scaling; E and C nodes from Yec times the scaling; zero outside the domain) -> S in shared memory -> x. The cell writes its
+// inner nodes and its left and bottom edges with their corner (the right and top ones belong to the neighbours or to the
+// boundary); edge values depend only on the edge, so both cells beside an edge compute the same.
+template <typename TA, typename TO, bool SCALE, int LS, int LCC>
+__global__ void __launch_bounds__(VP_CELL_THREADS) VPCellBackward(VPCellGeom g, int n, const TO *__restrict__ O, const float *__restrict__ s2, double sC, const TA *__restrict__ scaleT, const double *__restrict__ scale, const int *__restrict__ place, const double *__restrict__ Yec, double *__restrict__ X, size_t ldx)
 {
-  const int i = a * g.s + li, j = b * g.s + lj;
-  if (col >= n) return 0.0;
-  if (li > 0 && li < g.s && lj > 0 && lj < g.s) {
-    const int l = (lj - 1) * (g.s - 1) + li - 1;
-    return scale[(size_t)g.nC + g.nE + (size_t)q * g.nb + l] * f * (double)O[((size_t)q * g.prow + l) * n + col];
-  }
-  if (i <= 0 || i >= g.nx || j <= 0 || j >= g.ny) return 0.0;
-  const int k = place[VPHFEMNode(g.nx, i, j)];
-  return scale[k] * Yec[(size_t)k * n + col];
-}
-
-// Backward: the closure's solution in the set order (inner nodes from the product O, unscaled by sC and the column scales;
-// E and C nodes from Yec), times scale -> S in shared memory -> x. The cell writes its inner nodes and its left and bottom
-// edges with their corner (the right and top ones belong to the neighbours or to the boundary); edge values depend only on
-// the edge, so both cells beside an edge compute the same.
-template <typename TA, typename TO, bool SCALE>
-__global__ void __launch_bounds__(VP_CELL_THREADS) VPCellBackward(VPCellGeom g, int n, int lcc, const TO *__restrict__ O, const float *__restrict__ s2, double sC, const double *__restrict__ scale, const int *__restrict__ place, const double *__restrict__ Yec, double *__restrict__ X, size_t ldx)
-{
+  using K          = CellShape<LS, LCC>;
+  constexpr int S = K::S, W = K::W, CC = K::CC, ST = K::ST, NT = K::NT, NB = K::NB;
   extern __shared__ __align__(16) unsigned char vp_smem[];
   TA          *sh = reinterpret_cast<TA *>(vp_smem);
-  const int    cc = 1 << lcc, nch = (n + cc - 1) >> lcc, q = blockIdx.x / nch, a = q % g.mx, b = q / g.mx, c0 = (blockIdx.x % nch) * cc, s = g.s, ls = g.ls, w = s + 1, st = g.st;
-  const int    c = threadIdx.x & (cc - 1), col = c0 + c;
-  const double f = col < n ? sC * (SCALE ? (double)s2[(size_t)q * n + col] : 1.0) : 0.0;
-  // the closure, the column fastest (coalesced reads of the node-major O and Yec): rows lj = 0..s of li < s, then li = s
+  const int    tid = threadIdx.x, nch = (n + CC - 1) >> LCC, q = blockIdx.x / nch, c0 = (blockIdx.x - q * nch) << LCC, a = q % g.mx, b = q / g.mx;
+  const int    c = tid & (CC - 1), col = c0 + c;
+  const size_t base = (size_t)g.nC + g.nE + (size_t)q * g.nb;
+  const TA     f    = col < n ? (TA)(sC * (SCALE ? (double)s2[(size_t)q * n + col] : 1.0)) : (TA)0;
+  // inner nodes from the product, the column fastest (coalesced reads of the node-major O)
+  {
+    const TO *Oq = O + (size_t)q * g.prow * n + (col < n ? col : 0);
 #pragma unroll 4
-  for (int t = threadIdx.x; t < (w * s) << lcc; t += blockDim.x) {
-    const int p = t >> lcc, li = p & (s - 1), lj = p >> ls;
-    sh[(lj * w + li) * st + c] = (TA)Solution(g, q, a, b, li, lj, col, n, f, O, scale, place, Yec);
+    for (int t = tid; t < NB * CC; t += NT) {
+      const int l = (unsigned)t >> LCC, li = (unsigned)l % (S - 1) + 1, lj = (unsigned)l / (S - 1) + 1;
+      sh[(lj * W + li) * ST + c] = scaleT[base + l] * f * (TA)Oq[(size_t)l * n];
+    }
   }
-  for (int t = threadIdx.x; t < w << lcc; t += blockDim.x) {
-    const int lj = t >> lcc;
-    sh[(lj * w + s) * st + c] = (TA)Solution(g, q, a, b, s, lj, col, n, f, O, scale, place, Yec);
+  // the closure's boundary (4 s nodes: bottom, right, top, left) from Yec
+  for (int t = tid; t < 4 * S * CC; t += NT) {
+    int li, lj;
+    BoundaryNode(S, LS, t >> LCC, &li, &lj);
+    const int i = a * S + li, j = b * S + lj;
+    TA        v = 0;
+    if (col < n && i > 0 && i < g.nx && j > 0 && j < g.ny) {
+      const int k = place[VPHFEMNode(g.nx, i, j)];
+      v           = (TA)(scale[k] * Yec[(size_t)k * n + col]);
+    }
+    sh[(lj * W + li) * ST + c] = v;
   }
   __syncthreads();
   // S, coarsest level first: each node new on level H adds 1/2 of the two ends of the coarse edge it halves or 1/4 of
   // the corners of the coarse cell it centres (all in the closure; the boundary's are zero)
-  for (int H = s / 2; H >= 1; H /= 2) {
-    const int m = s / H + 1;
-    for (int t = threadIdx.x; t < m * m * cc; t += blockDim.x) {
-      const int  p = t >> lcc, x = p % m, y = p / m, o = (H * y) * w + H * x;
+#pragma unroll
+  for (int lh = LS - 1; lh >= 0; lh--) {
+    const int H = 1 << lh, M = (S >> lh) + 1, oi = H * ST, oj = H * W * ST;
+    for (int t = tid; t < M * M * CC; t += NT) {
+      const int  p = (unsigned)t >> LCC, x = (unsigned)p % M, y = (unsigned)p / M;
       const bool oldx = !(x & 1), oldy = !(y & 1);
-      TA        *v = sh + c;
+      TA        *v = sh + ((H * y) * W + H * x) * ST + c;
       if (oldx && oldy) continue;
-      if (oldx) v[o * st] += (TA)0.5 * (v[(o - H * w) * st] + v[(o + H * w) * st]);
-      else if (oldy) v[o * st] += (TA)0.5 * (v[(o - H) * st] + v[(o + H) * st]);
-      else v[o * st] += (TA)0.25 * (v[(o - H - H * w) * st] + v[(o + H - H * w) * st] + v[(o - H + H * w) * st] + v[(o + H + H * w) * st]);
+      if (oldx) *v += (TA)0.5 * (v[-oj] + v[oj]);
+      else if (oldy) *v += (TA)0.5 * (v[-oi] + v[oi]);
+      else *v += (TA)0.25 * (v[-oi - oj] + v[oi - oj] + v[-oi + oj] + v[oi + oj]);
     }
     __syncthreads();
   }
-  // the solution, the fine index fastest (coalesced writes of X's columns)
-#pragma unroll 4
-  for (int t = threadIdx.x; t < (s * s) << lcc; t += blockDim.x) {
-    const int li = t & (s - 1), r = t >> ls, lj = r & (s - 1), cl = r >> ls, i = a * s + li, j = b * s + lj;
-    if (c0 + cl < n && i > 0 && j > 0) X[(size_t)(c0 + cl) * ldx + VPHFEMNode(g.nx, i, j)] = (double)sh[(lj * w + li) * st + cl];
+  // the solution, the fine index fastest (coalesced writes of X's columns): thread (li, cl), rows lj0, lj0 + RS, ...
+  {
+    constexpr int RS = NT >> (LS + LCC), KR = (S + RS - 1) / RS;
+    const int     li = tid & (S - 1), cl = (tid >> LS) & (CC - 1), lj0 = tid >> (LS + LCC), i = a * S + li;
+    const bool    on = c0 + cl < n && i > 0;
+    double       *Xc = X + (ptrdiff_t)(on ? c0 + cl : 0) * ldx + (on ? i - 1 : 0);
+    const int     ldj = g.nx - 1;
+    const TA     *d   = sh + (lj0 * W + li) * ST + cl;
+#pragma unroll 8
+    for (int k = 0; k < KR; k++) {
+      const int lj = lj0 + k * RS, j = b * S + lj;
+      if ((KR * RS > S) && lj >= S) break;
+      if (on && j > 0) Xc[(ptrdiff_t)(j - 1) * ldj] = (double)d[k * RS * W * ST];
+    }
   }
 }
 
@@ -400,7 +449,7 @@ static unsigned Grid1D(int ncell, int n, int cc)
 
 // columns per block: the largest power of two <= 2^lmax whose shared memory (bytes per column, padded: cc + 1 columns'
 // worth) fits; -1: none fits
-static int ChunkLog(size_t bytes_per_column, int lmax = 4)
+static constexpr int ChunkLog(size_t bytes_per_column, int lmax = 4)
 {
   for (int l = lmax; l >= 0; l--) {
     const size_t cc = (size_t)1 << l, st = cc > 1 ? cc + 1 : 1;
@@ -427,27 +476,61 @@ extern "C" int VPCudaHFEMCellsFit(VPCudaHFEM h, VPCudaHFEMTransform t)
   return t->s >= 2 && ChunkLog((size_t)(t->s + 1) * (t->s + 1) * ta) >= 0 && ChunkLog(PackBytes(h, t->s, ta)) >= 0;
 }
 
+// the forward (stage 0) or backward (stage 2) kernel of s = 2^LS, its chunk of columns fixed at compile time by the shared
+// memory of the closure (ChunkLog)
+template <typename TA, typename TP, typename TO, bool SCALE, int LS>
+static int CellTransform(VPCudaHFEM h, VPCudaHFEMTransform tr, VPCellGeom g, int stage, int n, const double *B, size_t ldb, double *Zec, double *Yec, double *X, size_t ldx)
+{
+  constexpr int LCC = ChunkLog((size_t)((1 << LS) + 1) * ((1 << LS) + 1) * sizeof(TA));
+  if constexpr (LCC < 0) return (int)cudaErrorInvalidValue; // does not fit (VPCudaHFEMCellsFit says so first)
+  else {
+    using K               = CellShape<LS, LCC>;
+    const size_t   sm     = (size_t)K::W * K::W * K::ST * sizeof(TA);
+    const unsigned grid   = Grid1D(h->ncell, n, K::CC);
+    const TA      *scaleT = reinterpret_cast<const TA *>(sizeof(TA) == sizeof(double) ? (const void *)tr->scale : (const void *)tr->scalef);
+    const float   *s1 = h->cellscale, *s2 = h->cellscale + (size_t)h->ncell * n;
+    if (stage == 0) {
+      TP *P = (TP *)(h->ns ? h->cellpack : h->pack); // the folded path keeps its packed input through the Pi^-1 stage
+      VP_CHECK(cudaFuncSetAttribute(VPCellForward<TA, TP, SCALE, LS, LCC>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm));
+      VPCellForward<TA, TP, SCALE, LS, LCC><<<grid, VP_CELL_THREADS, sm>>>(g, n, B, ldb, scaleT, tr->scale, tr->place, h->ns ? NULL : (TA *)h->cellZ, P, (float *)s1, Zec);
+    } else {
+      VP_CHECK(cudaFuncSetAttribute(VPCellBackward<TA, TO, SCALE, LS, LCC>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm));
+      VPCellBackward<TA, TO, SCALE, LS, LCC><<<grid, VP_CELL_THREADS, sm>>>(g, n, (const TO *)h->out, s2, h->ns ? h->sFB : h->sC, scaleT, tr->scale, tr->place, Yec, X, ldx);
+    }
+    VP_CHECK(cudaGetLastError());
+    return 0;
+  }
+}
+
 // the per-cell kernels of one precision, by stage (see CellStage)
 template <typename TA, typename TP, typename TO, bool SCALE>
 static int CellStages(VPCudaHFEM h, VPCudaHFEMTransform tr, int stage, int n, const double *B, size_t ldb, double *Zec, double *Yec, double *X, size_t ldx)
 {
-  const int    s = tr->s, w = s + 1;
+  const int    s = tr->s;
   int          ls = 0;
   while ((1 << ls) < s) ls++;
-  VPCellGeom g = {tr->nx, tr->ny, s, ls, tr->nx / s, h->nC, h->nE, h->nb, Padded(h->nb), Padded(h->nb) + h->ns, 0};
+  VPCellGeom g = {tr->nx, tr->ny, s, ls, tr->nx / s, h->nC, h->nE, h->nb, Padded(h->nb), Padded(h->nb) + h->ns};
   TP          *P  = (TP *)(h->ns ? h->cellpack : h->pack); // the folded path keeps its packed input through the Pi^-1 stage
   const float *s1 = h->cellscale, *s2 = h->cellscale + (size_t)h->ncell * n;
   if (stage == 0 || stage == 2) {
-    const int    l  = ChunkLog((size_t)w * w * sizeof(TA)), cc = 1 << l;
-    const size_t sm = (size_t)w * w * (cc > 1 ? cc + 1 : 1) * sizeof(TA);
-    const unsigned grid = Grid1D(h->ncell, n, cc);
-    g.st = cc > 1 ? cc + 1 : 1;
-    if (stage == 0) {
-      VP_CHECK(cudaFuncSetAttribute(VPCellForward<TA, TA, TP, SCALE>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm));
-      VPCellForward<TA, TA, TP, SCALE><<<grid, VP_CELL_THREADS, sm>>>(g, n, l, B, ldb, tr->scale, tr->place, h->ns ? NULL : (TA *)h->cellZ, P, (float *)s1, Zec);
-    } else {
-      VP_CHECK(cudaFuncSetAttribute(VPCellBackward<TA, TO, SCALE>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm));
-      VPCellBackward<TA, TO, SCALE><<<grid, VP_CELL_THREADS, sm>>>(g, n, l, (const TO *)h->out, s2, h->ns ? h->sFB : h->sC, tr->scale, tr->place, Yec, X, ldx);
+    if (g.nb != (s - 1) * (s - 1)) return (int)cudaErrorInvalidValue;
+    switch (ls) {
+    case 1:
+      return CellTransform<TA, TP, TO, SCALE, 1>(h, tr, g, stage, n, B, ldb, Zec, Yec, X, ldx);
+    case 2:
+      return CellTransform<TA, TP, TO, SCALE, 2>(h, tr, g, stage, n, B, ldb, Zec, Yec, X, ldx);
+    case 3:
+      return CellTransform<TA, TP, TO, SCALE, 3>(h, tr, g, stage, n, B, ldb, Zec, Yec, X, ldx);
+    case 4:
+      return CellTransform<TA, TP, TO, SCALE, 4>(h, tr, g, stage, n, B, ldb, Zec, Yec, X, ldx);
+    case 5:
+      return CellTransform<TA, TP, TO, SCALE, 5>(h, tr, g, stage, n, B, ldb, Zec, Yec, X, ldx);
+    case 6:
+      return CellTransform<TA, TP, TO, SCALE, 6>(h, tr, g, stage, n, B, ldb, Zec, Yec, X, ldx);
+    case 7:
+      return CellTransform<TA, TP, TO, SCALE, 7>(h, tr, g, stage, n, B, ldb, Zec, Yec, X, ldx);
+    default:
+      return (int)cudaErrorInvalidValue; // VPCudaHFEMCellsFit: no closure past s = 128 fits the shared memory
     }
   } else if (stage == 1) {
     // 8 columns: 3 blocks of 512 threads an SM (with 16 the shared memory allows 2; the pack ran at half occupancy)

@@ -94,6 +94,12 @@ extern "C" int VPCudaHFEMTransformCreate(int nx, int ny, int s, const int *order
     VP_CHECK(cudaMalloc(&t->place, sizeof(int) * ((size_t)t->N + 1)));
     VP_CHECK(cudaMemcpy(t->place, place.data(), sizeof(int) * ((size_t)t->N + 1), cudaMemcpyHostToDevice));
   }
+  {
+    std::vector<float> scalef((size_t)t->N + 1);
+    for (int k = 0; k < t->N; k++) scalef[k] = (float)scale[k];
+    VP_CHECK(cudaMalloc(&t->scalef, sizeof(float) * ((size_t)t->N + 1)));
+    VP_CHECK(cudaMemcpy(t->scalef, scalef.data(), sizeof(float) * ((size_t)t->N + 1), cudaMemcpyHostToDevice));
+  }
   return 0;
 }
 
@@ -286,6 +292,7 @@ extern "C" int VPCudaHFEMTransformDestroy(VPCudaHFEMTransform *tp)
   VP_CHECK(cudaFree(t->order));
   VP_CHECK(cudaFree(t->place));
   VP_CHECK(cudaFree(t->scale));
+  VP_CHECK(cudaFree(t->scalef));
   delete t;
   return 0;
 }
