@@ -87,6 +87,23 @@ __device__ __forceinline__ void Put(__nv_bfloat16 *p, float v)
   *p = __float2bfloat16_rn(v);
 }
 
+// a product's value in the transform's arithmetic
+template <typename TA, typename TO>
+__device__ __forceinline__ TA Widen(TO v)
+{
+  return (TA)v;
+}
+template <>
+__device__ __forceinline__ float Widen<float, __half>(__half v)
+{
+  return __half2float(v);
+}
+template <>
+__device__ __forceinline__ float Widen<float, __nv_bfloat16>(__nv_bfloat16 v)
+{
+  return __bfloat162float(v);
+}
+
 // Forward: for macro cell q and the columns [c0, c0 + cc) (block q nch + c0 / cc, see Grid1D): the closure's (s+1)^2
 // right-hand-side values, weighted by this cell's share (1 inside, 1/2 on an edge, 1/4 at a corner; zero outside the
 // domain and past the last column) -> S^T in shared memory -> z = scale T b: Z_I into ZI (unless NULL: the folded couplings
@@ -387,7 +404,7 @@ __global__ void __launch_bounds__(VP_CELL_THREADS) VPCellBackward(VPCellGeom g, 
 #pragma unroll 4
     for (int t = tid; t < NB * CC; t += NT) {
       const int l = (unsigned)t >> LCC, li = (unsigned)l % (S - 1) + 1, lj = (unsigned)l / (S - 1) + 1;
-      sh[(lj * W + li) * ST + c] = scaleT[base + l] * f * (TA)Oq[(size_t)l * n];
+      sh[(lj * W + li) * ST + c] = scaleT[base + l] * f * Widen<TA>(Oq[(size_t)l * n]);
     }
   }
   // the closure's boundary (4 s nodes: bottom, right, top, left) from Yec
@@ -404,18 +421,27 @@ __global__ void __launch_bounds__(VP_CELL_THREADS) VPCellBackward(VPCellGeom g, 
   }
   __syncthreads();
   // S, coarsest level first: each node new on level H adds 1/2 of the two ends of the coarse edge it halves or 1/4 of
-  // the corners of the coarse cell it centres (all in the closure; the boundary's are zero)
+  // the corners of the coarse cell it centres (all in the closure; the boundary's are zero). The three kinds of new node
+  // read only coarse nodes, so they are three loops without a barrier between them, each the same arithmetic on every lane
+  // (one loop over all nodes of the level with a branch per kind ran the three branches one after the other in each warp,
+  // and a quarter of its lanes, the coarse nodes, idle: the largest part of this kernel's instructions)
 #pragma unroll
   for (int lh = LS - 1; lh >= 0; lh--) {
-    const int H = 1 << lh, M = (S >> lh) + 1, oi = H * ST, oj = H * W * ST;
-    for (int t = tid; t < M * M * CC; t += NT) {
-      const int  p = (unsigned)t >> LCC, x = (unsigned)p % M, y = (unsigned)p / M;
-      const bool oldx = !(x & 1), oldy = !(y & 1);
-      TA        *v = sh + ((H * y) * W + H * x) * ST + c;
-      if (oldx && oldy) continue;
-      if (oldx) *v += (TA)0.5 * (v[-oj] + v[oj]);
-      else if (oldy) *v += (TA)0.5 * (v[-oi] + v[oi]);
-      else *v += (TA)0.25 * (v[-oi - oj] + v[oi - oj] + v[-oi + oj] + v[oi + oj]);
+    const int H = 1 << lh, MC = (S >> (lh + 1)) + 1, oi = H * ST, oj = H * W * ST; // MC coarse nodes a direction
+    for (int t = tid; t < (MC - 1) * MC * CC; t += NT) { // edge midpoints along x: (2x + 1, 2y) H
+      const int p = (unsigned)t >> LCC, x = (unsigned)p % (MC - 1), y = (unsigned)p / (MC - 1);
+      TA       *v = sh + ((2 * H * y) * W + 2 * H * x + H) * ST + c;
+      *v += (TA)0.5 * (v[-oi] + v[oi]);
+    }
+    for (int t = tid; t < MC * (MC - 1) * CC; t += NT) { // along y: (2x, 2y + 1) H
+      const int p = (unsigned)t >> LCC, x = (unsigned)p % MC, y = (unsigned)p / MC;
+      TA       *v = sh + ((2 * H * y + H) * W + 2 * H * x) * ST + c;
+      *v += (TA)0.5 * (v[-oj] + v[oj]);
+    }
+    for (int t = tid; t < (MC - 1) * (MC - 1) * CC; t += NT) { // centres: (2x + 1, 2y + 1) H
+      const int p = (unsigned)t >> LCC, x = (unsigned)p % (MC - 1), y = (unsigned)p / (MC - 1);
+      TA       *v = sh + ((2 * H * y + H) * W + 2 * H * x + H) * ST + c;
+      *v += (TA)0.25 * (v[-oi - oj] + v[oi - oj] + v[-oi + oj] + v[oi + oj]);
     }
     __syncthreads();
   }
@@ -478,7 +504,7 @@ extern "C" int VPCudaHFEMCellsFit(VPCudaHFEM h, VPCudaHFEMTransform t)
 
 // the forward (stage 0) or backward (stage 2) kernel of s = 2^LS, its chunk of columns fixed at compile time by the shared
 // memory of the closure (ChunkLog)
-template <typename TA, typename TP, typename TO, bool SCALE, int LS>
+template <typename TA, typename TP, typename TO, typename TOB, bool SCALE, int LS>
 static int CellTransform(VPCudaHFEM h, VPCudaHFEMTransform tr, VPCellGeom g, int stage, int n, const double *B, size_t ldb, double *Zec, double *Yec, double *X, size_t ldx)
 {
   constexpr int LCC = ChunkLog((size_t)((1 << LS) + 1) * ((1 << LS) + 1) * sizeof(TA));
@@ -493,9 +519,12 @@ static int CellTransform(VPCudaHFEM h, VPCudaHFEMTransform tr, VPCellGeom g, int
       TP *P = (TP *)(h->ns ? h->cellpack : h->pack); // the folded path keeps its packed input through the Pi^-1 stage
       VP_CHECK(cudaFuncSetAttribute(VPCellForward<TA, TP, SCALE, LS, LCC>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm));
       VPCellForward<TA, TP, SCALE, LS, LCC><<<grid, VP_CELL_THREADS, sm>>>(g, n, B, ldb, scaleT, tr->scale, tr->place, h->ns ? NULL : (TA *)h->cellZ, P, (float *)s1, Zec);
+    } else if (h->ns) { // the folded back substitution's product, in TOB
+      VP_CHECK(cudaFuncSetAttribute(VPCellBackward<TA, TOB, SCALE, LS, LCC>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm));
+      VPCellBackward<TA, TOB, SCALE, LS, LCC><<<grid, VP_CELL_THREADS, sm>>>(g, n, (const TOB *)h->out, s2, h->sFB, scaleT, tr->scale, tr->place, Yec, X, ldx);
     } else {
       VP_CHECK(cudaFuncSetAttribute(VPCellBackward<TA, TO, SCALE, LS, LCC>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm));
-      VPCellBackward<TA, TO, SCALE, LS, LCC><<<grid, VP_CELL_THREADS, sm>>>(g, n, (const TO *)h->out, s2, h->ns ? h->sFB : h->sC, scaleT, tr->scale, tr->place, Yec, X, ldx);
+      VPCellBackward<TA, TO, SCALE, LS, LCC><<<grid, VP_CELL_THREADS, sm>>>(g, n, (const TO *)h->out, s2, h->sC, scaleT, tr->scale, tr->place, Yec, X, ldx);
     }
     VP_CHECK(cudaGetLastError());
     return 0;
@@ -503,7 +532,7 @@ static int CellTransform(VPCudaHFEM h, VPCudaHFEMTransform tr, VPCellGeom g, int
 }
 
 // the per-cell kernels of one precision, by stage (see CellStage)
-template <typename TA, typename TP, typename TO, bool SCALE>
+template <typename TA, typename TP, typename TO, typename TOB, bool SCALE>
 static int CellStages(VPCudaHFEM h, VPCudaHFEMTransform tr, int stage, int n, const double *B, size_t ldb, double *Zec, double *Yec, double *X, size_t ldx)
 {
   const int    s = tr->s;
@@ -516,19 +545,19 @@ static int CellStages(VPCudaHFEM h, VPCudaHFEMTransform tr, int stage, int n, co
     if (g.nb != (s - 1) * (s - 1)) return (int)cudaErrorInvalidValue;
     switch (ls) {
     case 1:
-      return CellTransform<TA, TP, TO, SCALE, 1>(h, tr, g, stage, n, B, ldb, Zec, Yec, X, ldx);
+      return CellTransform<TA, TP, TO, TOB, SCALE, 1>(h, tr, g, stage, n, B, ldb, Zec, Yec, X, ldx);
     case 2:
-      return CellTransform<TA, TP, TO, SCALE, 2>(h, tr, g, stage, n, B, ldb, Zec, Yec, X, ldx);
+      return CellTransform<TA, TP, TO, TOB, SCALE, 2>(h, tr, g, stage, n, B, ldb, Zec, Yec, X, ldx);
     case 3:
-      return CellTransform<TA, TP, TO, SCALE, 3>(h, tr, g, stage, n, B, ldb, Zec, Yec, X, ldx);
+      return CellTransform<TA, TP, TO, TOB, SCALE, 3>(h, tr, g, stage, n, B, ldb, Zec, Yec, X, ldx);
     case 4:
-      return CellTransform<TA, TP, TO, SCALE, 4>(h, tr, g, stage, n, B, ldb, Zec, Yec, X, ldx);
+      return CellTransform<TA, TP, TO, TOB, SCALE, 4>(h, tr, g, stage, n, B, ldb, Zec, Yec, X, ldx);
     case 5:
-      return CellTransform<TA, TP, TO, SCALE, 5>(h, tr, g, stage, n, B, ldb, Zec, Yec, X, ldx);
+      return CellTransform<TA, TP, TO, TOB, SCALE, 5>(h, tr, g, stage, n, B, ldb, Zec, Yec, X, ldx);
     case 6:
-      return CellTransform<TA, TP, TO, SCALE, 6>(h, tr, g, stage, n, B, ldb, Zec, Yec, X, ldx);
+      return CellTransform<TA, TP, TO, TOB, SCALE, 6>(h, tr, g, stage, n, B, ldb, Zec, Yec, X, ldx);
     case 7:
-      return CellTransform<TA, TP, TO, SCALE, 7>(h, tr, g, stage, n, B, ldb, Zec, Yec, X, ldx);
+      return CellTransform<TA, TP, TO, TOB, SCALE, 7>(h, tr, g, stage, n, B, ldb, Zec, Yec, X, ldx);
     default:
       return (int)cudaErrorInvalidValue; // VPCudaHFEMCellsFit: no closure past s = 128 fits the shared memory
     }
@@ -558,13 +587,13 @@ static int CellStage(VPCudaHFEM h, VPCudaHFEMTransform t, int stage, int n, cons
 {
   switch (h->prec) {
   case VPC_HFEM_DOUBLE:
-    return CellStages<double, double, double, false>(h, t, stage, n, B, ldb, Zec, Yec, X, ldx);
+    return CellStages<double, double, double, double, false>(h, t, stage, n, B, ldb, Zec, Yec, X, ldx);
   case VPC_HFEM_SINGLE: // the transform in double: in float it would raise the residual of the single solve 10-fold
-    return CellStages<double, float, float, false>(h, t, stage, n, B, ldb, Zec, Yec, X, ldx);
+    return CellStages<double, float, float, float, false>(h, t, stage, n, B, ldb, Zec, Yec, X, ldx);
   case VPC_HFEM_HALF:
-    return CellStages<float, __half, float, true>(h, t, stage, n, B, ldb, Zec, Yec, X, ldx);
+    return CellStages<float, __half, float, __half, true>(h, t, stage, n, B, ldb, Zec, Yec, X, ldx);
   default:
-    return CellStages<float, __nv_bfloat16, float, true>(h, t, stage, n, B, ldb, Zec, Yec, X, ldx);
+    return CellStages<float, __nv_bfloat16, float, __nv_bfloat16, true>(h, t, stage, n, B, ldb, Zec, Yec, X, ldx);
   }
 }
 
@@ -574,7 +603,10 @@ static int FoldProduct(VPCudaHFEM h, int which, int n)
 {
   const int                 prow = Padded(h->nb), K = prow + h->ns, rows = which ? prow : h->ns;
   const cudaDataType_t      t  = h->prec == VPC_HFEM_DOUBLE ? CUDA_R_64F : (h->prec == VPC_HFEM_SINGLE ? CUDA_R_32F : (h->prec == VPC_HFEM_HALF ? CUDA_R_16F : CUDA_R_16BF));
-  const cudaDataType_t      to = h->prec == VPC_HFEM_DOUBLE ? CUDA_R_64F : CUDA_R_32F;
+  // the back substitution's product (which 1) in the storage format: for the 16-bit formats half the bytes that its GEMM
+  // writes and the backward kernel reads (|O| <= prow + ns VP_FOLD_RANGE: the inputs scaled to at most 1, alpha Y_E to at
+  // most VP_FOLD_RANGE, the stores to at most 1); W (which 0) stays float, it is summed into Z_E in double
+  const cudaDataType_t      to = h->prec == VPC_HFEM_DOUBLE ? CUDA_R_64F : (which && (h->prec == VPC_HFEM_HALF || h->prec == VPC_HFEM_BFLOAT16) ? t : CUDA_R_32F);
   const cublasComputeType_t ct = h->prec == VPC_HFEM_DOUBLE ? CUBLAS_COMPUTE_64F : (h->prec == VPC_HFEM_SINGLE && h->tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F);
   const double              oned = 1.0, zerod = 0.0;
   const float               onef = 1.0f, zerof = 0.0f;
