@@ -20,6 +20,8 @@ struct VPCudaHFEMTransform_s {
   int    *place; // and the place of each node (the inverse permutation)
   double *scale; // the prehandling's scaling at each place
   float  *scalef; // and in float (the fused path's transform arithmetic for the 16-bit formats)
+  int     cellscale; // 1: the scaling of the inner nodes (the last (nx/s)(ny/s) blocks of (s-1)^2 places, cell by cell) is the
+                     // same in every macro cell (congruent cells: it is), so the fused kernels read one block, from cache
 };
 
 struct VPCudaHFEM_s {

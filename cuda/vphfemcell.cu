@@ -26,6 +26,8 @@ struct VPCellGeom {
   int nx, ny, s, ls, mx;  // fine cells per direction, fine cells per macro cell edge (s = 2^ls), macro cells per row
   int nC, nE, nb, prow;   // set sizes, inner nodes per macro cell and its padded count
   int kp;                 // rows of a cell's block of the packed input: prow, or prow + ns with the folded couplings
+  int sstride;            // the scaling of cell q's inner nodes starts at nC + nE + q sstride: 0 where all cells have the
+                          // same (VPCudaHFEMTransform_s.cellscale), nb otherwise
 };
 // Earlier measurements on an H100 (h = 1/1024, 256 columns, half): more warps (512 threads a block, VP_CELL_THREADS) and
 // the D^T entries in shared instead of global memory paid; unrolling the run-time-shaped loops did not
@@ -64,6 +66,37 @@ struct CellShape {
   static constexpr int S = 1 << LS, W = S + 1, CC = 1 << LCC, ST = CC > 1 ? CC + 1 : 1, NT = VP_CELL_THREADS;
   static constexpr int NB = (S - 1) * (S - 1); // inner nodes
 };
+
+// for (t = tid; t < TOTAL; t += NT) as a loop of TOTAL / NT (rounded up) trips, a constant: the compiler unrolls it and
+// issues the loads of the unrolled trips before their uses (a loop from tid has a trip count only known at run time)
+#define VP_CELL_FOR(t, TOTAL) \
+  for (int t##_k = 0, t = tid; t##_k < ((TOTAL) + NT - 1) / NT; t##_k++, t += NT) \
+    if ((TOTAL) % NT == 0 || t < (TOTAL))
+
+// The inner nodes' loops (l = (lj - 1)(s - 1) + li - 1, the column fastest): body(l, li, lj) for every inner node and this
+// thread's column. A warp holds two nodes of 16 columns; at the 17-word node stride consecutive nodes put them 17 words
+// apart, on overlapping banks (two shared-memory wavefronts, Nsight Compute: 44-46 % of the kernels' wavefronts were
+// excess). For s = 32 with 16 columns (the 16-bit formats' shape) the warp's halves take nodes li and li + 16 of one row
+// instead, 272 = 16 (mod 32) words apart: disjoint banks. Other shapes keep consecutive nodes.
+template <int LS, int LCC, typename F>
+__device__ __forceinline__ void ForInner(int tid, F body)
+{
+  using K       = CellShape<LS, LCC>;
+  constexpr int S = K::S, CC = K::CC, NT = K::NT;
+  if constexpr (S == 32 && CC == 16 && NT == 512 && K::ST == 17) {
+    const int li = ((tid >> 5) & 15) | (((tid >> 4) & 1) << 4); // one row a trip: the 32 li of a row times 16 columns
+    if (li) {
+#pragma unroll 8
+      for (int lj = 1; lj < S; lj++) body((lj - 1) * (S - 1) + li - 1, li, lj);
+    }
+  } else {
+#pragma unroll 8
+    VP_CELL_FOR(t, K::NB * CC) {
+      const int l = (unsigned)t >> LCC, li = (unsigned)l % (S - 1) + 1, lj = (unsigned)l / (S - 1) + 1;
+      body(l, li, lj);
+    }
+  }
+}
 
 // stores of the packed input and of Z_I in their formats
 __device__ __forceinline__ void Put(double *p, double v)
@@ -119,7 +152,7 @@ __global__ void __launch_bounds__(VP_CELL_THREADS) VPCellForward(VPCellGeom g, i
   TA            *sh = reinterpret_cast<TA *>(vp_smem);
   __shared__ int colmax[CC];
   const int      tid = threadIdx.x, nch = (n + CC - 1) >> LCC, q = blockIdx.x / nch, c0 = (blockIdx.x - q * nch) << LCC, a = q % g.mx, b = q / g.mx;
-  const size_t   base = (size_t)g.nC + g.nE + (size_t)q * g.nb; // the set-order place of the cell's first inner node
+  const TA      *scaleI = scaleT + g.nC + g.nE + (size_t)q * g.sstride; // the scaling of the cell's inner nodes
   // the closure's columns li < s: thread (li, cl) reads rows lj0, lj0 + RS, ... of column c0 + cl (coalesced along li)
   {
     constexpr int RS = NT >> (LS + LCC), KR = (W + RS - 1) / RS;
@@ -154,7 +187,8 @@ __global__ void __launch_bounds__(VP_CELL_THREADS) VPCellForward(VPCellGeom g, i
 #pragma unroll
   for (int lh = 0; lh < LS; lh++) {
     const int H = 1 << lh, M = (S >> (lh + 1)) + 1, oi = H * ST, oj = H * W * ST;
-    for (int t = tid; t < M * M * CC; t += NT) {
+#pragma unroll 8
+    VP_CELL_FOR(t, M * M * CC) {
       const int p = (unsigned)t >> LCC, x = (unsigned)p % M, y = (unsigned)p / M;
       TA       *v = sh + ((2 * H * y) * W + 2 * H * x) * ST + c;
       TA        e = 0, d = 0;
@@ -173,24 +207,21 @@ __global__ void __launch_bounds__(VP_CELL_THREADS) VPCellForward(VPCellGeom g, i
   // inner nodes (l = (lj - 1)(s - 1) + li - 1): z = scale T b, kept in shared memory for the packing
   const int col = c0 + c;
   float     mx  = 0.0f;
-#pragma unroll 4
-  for (int t = tid; t < NB * CC; t += NT) {
-    const int l = (unsigned)t >> LCC, li = (unsigned)l % (S - 1) + 1, lj = (unsigned)l / (S - 1) + 1;
-    TA       *v = sh + (lj * W + li) * ST + c;
-    const TA  z = scaleT[base + l] * *v;
-    *v          = z;
-    if (ZI && col < n) ZI[(base - g.nC - g.nE + l) * n + col] = z;
+  ForInner<LS, LCC>(tid, [&](int l, int li, int lj) {
+    TA      *v = sh + (lj * W + li) * ST + c;
+    const TA z = scaleI[l] * *v;
+    *v         = z;
+    if (ZI && col < n) ZI[((size_t)q * g.nb + l) * n + col] = z;
     mx = fmaxf(mx, (float)Abs(z));
-  }
+  });
   // the boundary of the closure: this cell's share of its E and C nodes (4 s nodes: bottom, right, top, left)
-  for (int t = tid; t < 4 * S * CC; t += NT) {
+#pragma unroll 8
+  VP_CELL_FOR(t, 4 * S * CC) {
     int li, lj;
     BoundaryNode(S, LS, t >> LCC, &li, &lj);
     const int i = a * S + li, j = b * S + lj;
-    if (col < n && i > 0 && i < g.nx && j > 0 && j < g.ny) {
-      const int k = place[VPHFEMNode(g.nx, i, j)];
-      atomicAdd(&Zec[(size_t)k * n + col], scale[k] * (double)sh[(lj * W + li) * ST + c]);
-    }
+    const int k = place[VPHFEMNode(g.nx, min(max(i, 1), g.nx - 1), min(max(j, 1), g.ny - 1))]; // unconditional, as in the backward kernel
+    if (col < n && i > 0 && i < g.nx && j > 0 && j < g.ny) atomicAdd(&Zec[(size_t)k * n + col], scale[k] * (double)sh[(lj * W + li) * ST + c]);
   }
   if (SCALE) atomicMax(&colmax[c], __float_as_int(mx)); // non-negative floats order as their int bits
   __syncthreads();
@@ -198,11 +229,7 @@ __global__ void __launch_bounds__(VP_CELL_THREADS) VPCellForward(VPCellGeom g, i
   if (col < n) {
     const TA f  = SCALE ? (TA)(1.0f / ScaleOf(colmax, c)) : (TA)1;
     TP      *Pq = P + (size_t)q * g.kp * n + col;
-#pragma unroll 4
-    for (int t = tid; t < NB * CC; t += NT) {
-      const int l = (unsigned)t >> LCC, li = (unsigned)l % (S - 1) + 1, lj = (unsigned)l / (S - 1) + 1;
-      Put(Pq + (size_t)l * n, sh[(lj * W + li) * ST + c] * f);
-    }
+    ForInner<LS, LCC>(tid, [&](int l, int li, int lj) { Put(Pq + (size_t)l * n, sh[(lj * W + li) * ST + c] * f); });
     for (int t = tid; t < (g.prow - NB) * CC; t += NT) Put(Pq + (size_t)(NB + (t >> LCC)) * n, (TA)0);
   }
   if (SCALE && tid < CC && c0 + tid < n) s1[(size_t)q * n + c0 + tid] = ScaleOf(colmax, tid);
@@ -391,33 +418,29 @@ template <typename TA, typename TO, bool SCALE, int LS, int LCC>
 __global__ void __launch_bounds__(VP_CELL_THREADS) VPCellBackward(VPCellGeom g, int n, const TO *__restrict__ O, const float *__restrict__ s2, double sC, const TA *__restrict__ scaleT, const double *__restrict__ scale, const int *__restrict__ place, const double *__restrict__ Yec, double *__restrict__ X, size_t ldx)
 {
   using K          = CellShape<LS, LCC>;
-  constexpr int S = K::S, W = K::W, CC = K::CC, ST = K::ST, NT = K::NT, NB = K::NB;
+  constexpr int S = K::S, W = K::W, CC = K::CC, ST = K::ST, NT = K::NT;
   extern __shared__ __align__(16) unsigned char vp_smem[];
   TA          *sh = reinterpret_cast<TA *>(vp_smem);
   const int    tid = threadIdx.x, nch = (n + CC - 1) >> LCC, q = blockIdx.x / nch, c0 = (blockIdx.x - q * nch) << LCC, a = q % g.mx, b = q / g.mx;
-  const int    c = tid & (CC - 1), col = c0 + c;
-  const size_t base = (size_t)g.nC + g.nE + (size_t)q * g.nb;
+  const int    c = tid & (CC - 1), col = c0 + c, cc = col < n ? col : 0, ncol = n;
+  const TA    *scaleI = scaleT + g.nC + g.nE + (size_t)q * g.sstride; // the scaling of the cell's inner nodes
   const TA     f    = col < n ? (TA)(sC * (SCALE ? (double)s2[(size_t)q * n + col] : 1.0)) : (TA)0;
-  // inner nodes from the product, the column fastest (coalesced reads of the node-major O)
-  {
-    const TO *Oq = O + (size_t)q * g.prow * n + (col < n ? col : 0);
-#pragma unroll 4
-    for (int t = tid; t < NB * CC; t += NT) {
-      const int l = (unsigned)t >> LCC, li = (unsigned)l % (S - 1) + 1, lj = (unsigned)l / (S - 1) + 1;
-      sh[(lj * W + li) * ST + c] = scaleT[base + l] * f * Widen<TA>(Oq[(size_t)l * n]);
-    }
-  }
-  // the closure's boundary (4 s nodes: bottom, right, top, left) from Yec
-  for (int t = tid; t < 4 * S * CC; t += NT) {
+  // the closure's boundary (4 s nodes: bottom, right, top, left) from Yec, first: two dependent loads each (place, then
+  // Yec), made unconditional (a node clamped into the domain, weighted by zero outside it) so that the unrolled trips'
+  // loads go out together
+#pragma unroll 8
+  VP_CELL_FOR(t, 4 * S * CC) {
     int li, lj;
     BoundaryNode(S, LS, t >> LCC, &li, &lj);
     const int i = a * S + li, j = b * S + lj;
-    TA        v = 0;
-    if (col < n && i > 0 && i < g.nx && j > 0 && j < g.ny) {
-      const int k = place[VPHFEMNode(g.nx, i, j)];
-      v           = (TA)(scale[k] * Yec[(size_t)k * n + col]);
-    }
-    sh[(lj * W + li) * ST + c] = v;
+    const int k = place[VPHFEMNode(g.nx, min(max(i, 1), g.nx - 1), min(max(j, 1), g.ny - 1))];
+    const TA  m = (col < n && i > 0 && i < g.nx && j > 0 && j < g.ny) ? (TA)1 : (TA)0;
+    sh[(lj * W + li) * ST + c] = m * (TA)(scale[k] * Yec[(size_t)k * ncol + cc]);
+  }
+  // inner nodes from the product, the column fastest (coalesced reads of the node-major O)
+  {
+    const TO *Oq = O + (size_t)q * g.prow * n + (col < n ? col : 0);
+    ForInner<LS, LCC>(tid, [&](int l, int li, int lj) { sh[(lj * W + li) * ST + c] = scaleI[l] * f * Widen<TA>(Oq[(size_t)l * n]); });
   }
   __syncthreads();
   // S, coarsest level first: each node new on level H adds 1/2 of the two ends of the coarse edge it halves or 1/4 of
@@ -428,17 +451,20 @@ __global__ void __launch_bounds__(VP_CELL_THREADS) VPCellBackward(VPCellGeom g, 
 #pragma unroll
   for (int lh = LS - 1; lh >= 0; lh--) {
     const int H = 1 << lh, MC = (S >> (lh + 1)) + 1, oi = H * ST, oj = H * W * ST; // MC coarse nodes a direction
-    for (int t = tid; t < (MC - 1) * MC * CC; t += NT) { // edge midpoints along x: (2x + 1, 2y) H
+#pragma unroll 8
+    VP_CELL_FOR(t, (MC - 1) * MC * CC) { // edge midpoints along x: (2x + 1, 2y) H
       const int p = (unsigned)t >> LCC, x = (unsigned)p % (MC - 1), y = (unsigned)p / (MC - 1);
       TA       *v = sh + ((2 * H * y) * W + 2 * H * x + H) * ST + c;
       *v += (TA)0.5 * (v[-oi] + v[oi]);
     }
-    for (int t = tid; t < MC * (MC - 1) * CC; t += NT) { // along y: (2x, 2y + 1) H
+#pragma unroll 8
+    VP_CELL_FOR(t, MC * (MC - 1) * CC) { // along y: (2x, 2y + 1) H
       const int p = (unsigned)t >> LCC, x = (unsigned)p % MC, y = (unsigned)p / MC;
       TA       *v = sh + ((2 * H * y + H) * W + 2 * H * x) * ST + c;
       *v += (TA)0.5 * (v[-oj] + v[oj]);
     }
-    for (int t = tid; t < (MC - 1) * (MC - 1) * CC; t += NT) { // centres: (2x + 1, 2y + 1) H
+#pragma unroll 8
+    VP_CELL_FOR(t, (MC - 1) * (MC - 1) * CC) { // centres: (2x + 1, 2y + 1) H
       const int p = (unsigned)t >> LCC, x = (unsigned)p % (MC - 1), y = (unsigned)p / (MC - 1);
       TA       *v = sh + ((2 * H * y + H) * W + 2 * H * x + H) * ST + c;
       *v += (TA)0.25 * (v[-oi - oj] + v[oi - oj] + v[-oi + oj] + v[oi + oj]);
@@ -538,7 +564,7 @@ static int CellStages(VPCudaHFEM h, VPCudaHFEMTransform tr, int stage, int n, co
   const int    s = tr->s;
   int          ls = 0;
   while ((1 << ls) < s) ls++;
-  VPCellGeom g = {tr->nx, tr->ny, s, ls, tr->nx / s, h->nC, h->nE, h->nb, Padded(h->nb), Padded(h->nb) + h->ns};
+  VPCellGeom g = {tr->nx, tr->ny, s, ls, tr->nx / s, h->nC, h->nE, h->nb, Padded(h->nb), Padded(h->nb) + h->ns, tr->cellscale ? 0 : h->nb};
   TP          *P  = (TP *)(h->ns ? h->cellpack : h->pack); // the folded path keeps its packed input through the Pi^-1 stage
   const float *s1 = h->cellscale, *s2 = h->cellscale + (size_t)h->ncell * n;
   if (stage == 0 || stage == 2) {

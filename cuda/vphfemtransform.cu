@@ -100,6 +100,16 @@ extern "C" int VPCudaHFEMTransformCreate(int nx, int ny, int s, const int *order
     VP_CHECK(cudaMalloc(&t->scalef, sizeof(float) * ((size_t)t->N + 1)));
     VP_CHECK(cudaMemcpy(t->scalef, scalef.data(), sizeof(float) * ((size_t)t->N + 1), cudaMemcpyHostToDevice));
   }
+  if (s >= 2 && nx % s == 0 && ny % s == 0) { // the same inner scaling in every macro cell, compared exactly
+    const size_t nb = (size_t)(s - 1) * (s - 1), ncell = (size_t)(nx / s) * (ny / s), base = (size_t)t->N - ncell * nb;
+    t->cellscale = ncell * nb <= (size_t)t->N;
+    for (size_t q = 1; t->cellscale && q < ncell; q++)
+      for (size_t l = 0; l < nb; l++)
+        if (scale[base + q * nb + l] != scale[base + l]) {
+          t->cellscale = 0;
+          break;
+        }
+  }
   return 0;
 }
 
