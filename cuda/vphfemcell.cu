@@ -433,9 +433,10 @@ __global__ void __launch_bounds__(VP_CELL_THREADS) VPCellBackward(VPCellGeom g, 
     int li, lj;
     BoundaryNode(S, LS, t >> LCC, &li, &lj);
     const int i = a * S + li, j = b * S + lj;
-    const int k = place[VPHFEMNode(g.nx, min(max(i, 1), g.nx - 1), min(max(j, 1), g.ny - 1))];
-    const TA  m = (col < n && i > 0 && i < g.nx && j > 0 && j < g.ny) ? (TA)1 : (TA)0;
-    sh[(lj * W + li) * ST + c] = m * (TA)(scale[k] * Yec[(size_t)k * ncol + cc]);
+    const bool in = col < n && i > 0 && i < g.nx && j > 0 && j < g.ny;
+    const int  kc = place[VPHFEMNode(g.nx, min(max(i, 1), g.nx - 1), min(max(j, 1), g.ny - 1))];
+    const int  k  = in ? kc : 0; // a clamped node may be an inner one, past Yec's rows: row 0 instead, weighted by zero
+    sh[(lj * W + li) * ST + c] = (in ? (TA)1 : (TA)0) * (TA)(scale[k] * Yec[(size_t)k * ncol + cc]);
   }
   // inner nodes from the product, the column fastest (coalesced reads of the node-major O)
   {
