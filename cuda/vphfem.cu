@@ -540,7 +540,7 @@ __global__ void VPNMPack(int rows, int prow, int groups, int n, const double *__
   for (unsigned int t = blockIdx.x * blockDim.x + threadIdx.x; t < total; t += gridDim.x * blockDim.x) {
     const unsigned int c = t % n, r = t / n, i = r % prow, q = r / prow;
     double             v = i < (unsigned int)rows ? X[((size_t)q * rows + i) * n + c] : 0.0;
-    if (SCALE) v /= scale[q * n + c];
+    if (SCALE) v *= (double)(1.0f / scale[q * n + c]); // a float reciprocal, not a double division per value (16-bit formats)
     P[t] = FromDouble<T>(v);
   }
 }
@@ -554,6 +554,28 @@ __global__ void VPNMUnpack(int rows, int prow, int groups, int n, const TO *__re
     const unsigned int c = t % n, r = t / n, i = r % rows, q = r / rows;
     const double       f = SCALE ? s * (double)scale[q * n + c] : s;
     Y[t] = f * (double)O[TRANS ? (size_t)c * prow + i : ((size_t)q * prow + i) * n + c];
+  }
+}
+
+// the same for one block with O column-major (TRANS above) through 32 x 32 tiles in shared memory: the reads of O run along
+// its columns and the writes of Y along its rows (the element-wise TRANS read walked O with a stride of prow per thread,
+// one sector per value). Block (32, 8), tile (blockIdx.x: 32 rows, blockIdx.y: 32 columns).
+template <typename TO, bool SCALE>
+__global__ void __launch_bounds__(256) VPNMUnpackTiled(int rows, int prow, int n, const TO *__restrict__ O, const float *__restrict__ scale, double s, double *__restrict__ Y)
+{
+  __shared__ TO tile[32][33];
+  const int     i0 = blockIdx.x * 32, c0 = blockIdx.y * 32, tx = threadIdx.x, ty = threadIdx.y;
+  for (int k = ty; k < 32; k += 8) {
+    const int c = c0 + k, i = i0 + tx;
+    if (c < n && i < rows) tile[k][tx] = O[(size_t)c * prow + i];
+  }
+  __syncthreads();
+  const int c = c0 + tx;
+  if (c >= n) return;
+  const double f = SCALE ? s * (double)scale[c] : s;
+  for (int k = ty; k < 32; k += 8) {
+    const int i = i0 + k;
+    if (i < rows) Y[(size_t)i * n + c] = f * (double)tile[tx][k];
   }
 }
 
@@ -638,7 +660,12 @@ int VPHFEMApplyInverseNM(VPCudaHFEM h, const void *M, double sM, int rows, int g
   VP_TOCK(step + 1);
   VP_TICK();
   const size_t vals = (size_t)groups * rows * n;
-  if (trans) {
+  if (trans && (n + 31) / 32 <= 65535) {
+    const dim3 grid((unsigned)((rows + 31) / 32), (unsigned)((n + 31) / 32)), block(32, 8);
+    if (h->prec == VPC_HFEM_DOUBLE) VPNMUnpackTiled<double, false><<<grid, block>>>(rows, prow, n, (const double *)h->out, h->colscale, sM, Y);
+    else if (scaled) VPNMUnpackTiled<float, true><<<grid, block>>>(rows, prow, n, (const float *)h->out, h->colscale, sM, Y);
+    else VPNMUnpackTiled<float, false><<<grid, block>>>(rows, prow, n, (const float *)h->out, h->colscale, sM, Y);
+  } else if (trans) {
     if (h->prec == VPC_HFEM_DOUBLE) VPNMUnpack<double, false, true><<<BlocksNM(vals), 256>>>(rows, prow, groups, n, (const double *)h->out, h->colscale, sM, Y);
     else if (scaled) VPNMUnpack<float, true, true><<<BlocksNM(vals), 256>>>(rows, prow, groups, n, (const float *)h->out, h->colscale, sM, Y);
     else VPNMUnpack<float, false, true><<<BlocksNM(vals), 256>>>(rows, prow, groups, n, (const float *)h->out, h->colscale, sM, Y);
