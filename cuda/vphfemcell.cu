@@ -342,21 +342,6 @@ __device__ __forceinline__ float ToFloat<__nv_bfloat16>(__nv_bfloat16 v)
 
 #define VP_FOLD_RANGE 64.0f // as PCHFEM_FOLD_RANGE in hfemfold.c
 
-// Y_E at boundary slot p of macro cell (a, b) for column col: zero at a corner, off the domain and past the last column.
-// The loads are unconditional (such a slot reads place 0 and row 0, then weighted by zero; Yec's values are finite), so a
-// thread's unrolled trips issue theirs together.
-__device__ __forceinline__ double FoldSlotY(const VPCellGeom &g, int a, int b, int p, int n, int col, const int *__restrict__ place, const double *__restrict__ Yec)
-{
-  int li, lj;
-  BoundaryNode(g.s, g.ls, p, &li, &lj);
-  const int  i = a * g.s + li, j = b * g.s + lj;
-  const bool corner = (li == 0 || li == g.s) && (lj == 0 || lj == g.s);
-  const bool in     = col < n && !corner && i > 0 && i < g.nx && j > 0 && j < g.ny;
-  const int  kc     = place[VPHFEMNode(g.nx, min(max(i, 1), g.nx - 1), min(max(j, 1), g.ny - 1))];
-  const int  k      = in ? kc : 0; // a clamped node may be an inner one, past Yec's rows
-  return (in ? 1.0 : 0.0) * Yec[(size_t)k * n + (col < n ? col : 0)];
-}
-
 // Back-substitution packing of the folded couplings: rows prow .. prow + ns - 1 of cell q's block of P get alpha Y_E at
 // the cell's boundary slots (zero at corners and on the domain's boundary) divided by the column's scale s2 = s1 r; r > 1
 // (a power of 2, SCALE only) where alpha Y_E exceeds VP_FOLD_RANGE times s1, and then the column's packed Z_I rows are
@@ -370,9 +355,13 @@ __global__ void __launch_bounds__(256) VPCellFoldPack(VPCellGeom g, int n, int n
   if (threadIdx.x < 32) ymax[threadIdx.x] = 0;
   __syncthreads();
   float my = 0.0f;
-  // the loads unconditional (a slot off the domain or at a corner reads row 0, weighted by zero), four trips' at a time
-#pragma unroll 4
-  for (int p = threadIdx.x >> 5; p < ns; p += blockDim.x >> 5) my = fmaxf(my, (float)fabs(alpha * FoldSlotY(g, a, b, p, n, col, place, Yec)));
+  for (int p = threadIdx.x >> 5; p < ns; p += blockDim.x >> 5) {
+    int li, lj;
+    BoundaryNode(g.s, g.ls, p, &li, &lj);
+    const int  i = a * g.s + li, j = b * g.s + lj;
+    const bool corner = (li == 0 || li == g.s) && (lj == 0 || lj == g.s);
+    if (col < n && !corner && i > 0 && i < g.nx && j > 0 && j < g.ny) my = fmaxf(my, (float)fabs(alpha * Yec[(size_t)place[VPHFEMNode(g.nx, i, j)] * n + col]));
+  }
   if (SCALE) atomicMax(&ymax[c], __float_as_int(my));
   __syncthreads();
   if (threadIdx.x < 32) {
@@ -395,8 +384,14 @@ __global__ void __launch_bounds__(256) VPCellFoldPack(VPCellGeom g, int n, int n
   TP          *Pq = P + (size_t)q * g.kp * n + col;
   if (SCALE && r > 1.0f)
     for (int l = threadIdx.x >> 5; l < g.nb; l += blockDim.x >> 5) Pq[(size_t)l * n] = FromDouble<TP>((double)(ToFloat(Pq[(size_t)l * n]) / r));
-#pragma unroll 4
-  for (int p = threadIdx.x >> 5; p < ns; p += blockDim.x >> 5) Pq[(size_t)(g.prow + p) * n] = FromDouble<TP>(alpha * FoldSlotY(g, a, b, p, n, col, place, Yec) * f);
+  for (int p = threadIdx.x >> 5; p < ns; p += blockDim.x >> 5) {
+    int li, lj;
+    BoundaryNode(g.s, g.ls, p, &li, &lj);
+    const int  i = a * g.s + li, j = b * g.s + lj;
+    const bool corner = (li == 0 || li == g.s) && (lj == 0 || lj == g.s);
+    const double y = (!corner && i > 0 && i < g.nx && j > 0 && j < g.ny) ? alpha * Yec[(size_t)place[VPHFEMNode(g.nx, i, j)] * n + col] : 0.0;
+    Pq[(size_t)(g.prow + p) * n] = FromDouble<TP>(y * f);
+  }
 }
 
 // the boundary position (BoundaryNode) of the E node of each entry of D^T in the macro cell of its row; -1 if it is not on
