@@ -14,7 +14,8 @@
 //   cellZ (TZ)          Z_I, the transformed right-hand side of the inner nodes (double for double and single, float for
 //                       the 16-bit formats, as the transform's arithmetic)
 //   pack (TP), out (TO) C^-1's input (ncell blocks of prow x n, scaled per block and column for the 16-bit formats) and
-//                       its product, twice: forward (Z_I) and backward (Z_I - D^T Y_E)
+//                       its product, twice: forward (Z_I) and backward (Z_I - D^T Y_E); with the folded couplings the back
+//                       substitution's product is in TOB (the storage format TP for half and bfloat16, see FoldProduct)
 // B = L_C^-1 Ap_CE is applied through the sparse Ap_CE and A_CC^-1 = L_C^-T L_C^-1 (one DGEMM) instead of the dense B.
 #include "vphfem_impl.h"
 #include <vector>
@@ -29,9 +30,10 @@ struct VPCellGeom {
   int sstride;            // the scaling of cell q's inner nodes starts at nC + nE + q sstride: 0 where all cells have the
                           // same (VPCudaHFEMTransform_s.cellscale), nb otherwise
 };
-// Earlier measurements on an H100 (h = 1/1024, 256 columns, half): more warps (512 threads a block, VP_CELL_THREADS) and
-// the D^T entries in shared instead of global memory paid; unrolling the run-time-shaped loops did not
-// (bench/results/gpu-hfem-fused-h100-2026-11-25.md). The compile-time shapes of CellShape are the next step.
+// Measured on an H100 (h = 1/1024, 256 columns, half): more warps (512 threads a block, VP_CELL_THREADS) and the D^T entries
+// in shared instead of global memory paid; unrolling run-time-shaped loops did not (bench/results/gpu-hfem-fused-h100-2026-11-25.md);
+// the compile-time shapes of CellShape took the forward and backward kernels from 5.3 to 3.1 ms a pass
+// (bench/results/gpu-hfem-shapes-h100-2026-11-25.md).
 
 template <typename T>
 __device__ __forceinline__ T Abs(T v)
