@@ -813,6 +813,8 @@ if [ -f /opt/petsc-cuda/lib/petsc/conf/petscvariables ]; then
     V322_TOL=1e-9 v322 petsc322_ex1_chebyshev ./tutorials/ex1 -smoother chebyshev
     V322_TOL=1e-8 v322 petsc322_ex2_fgmres ./tutorials/ex2
     V322_TOL=1e-9 v322 petsc322_ex1_single_fgmres ./tutorials/ex1 -mg_levels_pc_vertexpatch_precision single -fmg 0
+    # PCHFEM's host setup (its S_j^T A_j S_j ask PETSc's product API for the "rap" PtAP by name)
+    V322_TOL=1e-10 v322 petsc322_ex1_hfem_cg ./tutorials/ex1 -dm_brick_degree 1 -dm_brick_cells 1,1 -dm_brick_refine 6 -fmg 0 -ksp_type cg -ksp_norm_type unpreconditioned -ksp_rtol 1e-10 -pc_type hfem
     [ -x "$tmp/tutorials/ex3" ] && V322_TOL=1e-8 v322 petsc322_ex3_dirichlet ./tutorials/ex3 -dm_brick_dim 3 -local_space dirichlet
   fi
   rm -rf "$tmp"
