@@ -100,7 +100,7 @@ __device__ __forceinline__ void ForInner(int tid, F body)
   }
 }
 
-// stores of the packed input and of Z_I in their formats
+// stores of the packed input in its format (from TA: double for double and single, float for the 16-bit formats)
 __device__ __forceinline__ void Put(double *p, double v)
 {
   *p = v;
@@ -108,10 +108,6 @@ __device__ __forceinline__ void Put(double *p, double v)
 __device__ __forceinline__ void Put(float *p, double v)
 {
   *p = (float)v;
-}
-__device__ __forceinline__ void Put(float *p, float v)
-{
-  *p = v;
 }
 __device__ __forceinline__ void Put(__half *p, float v)
 {
