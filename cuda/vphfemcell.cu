@@ -556,6 +556,16 @@ static int CellTransform(VPCudaHFEM h, VPCudaHFEMTransform tr, VPCellGeom g, int
   }
 }
 
+// CellTransform of the run-time ls (s = 2^ls), tried from LS up to 7 (VPCudaHFEMCellsFit: no closure past s = 128 fits the
+// shared memory)
+template <typename TA, typename TP, typename TO, typename TOB, bool SCALE, int LS = 1>
+static int CellTransformOf(int ls, VPCudaHFEM h, VPCudaHFEMTransform tr, VPCellGeom g, int stage, int n, const double *B, size_t ldb, double *Zec, double *Yec, double *X, size_t ldx)
+{
+  if constexpr (LS > 7) return (int)cudaErrorInvalidValue;
+  else if (ls == LS) return CellTransform<TA, TP, TO, TOB, SCALE, LS>(h, tr, g, stage, n, B, ldb, Zec, Yec, X, ldx);
+  else return CellTransformOf<TA, TP, TO, TOB, SCALE, LS + 1>(ls, h, tr, g, stage, n, B, ldb, Zec, Yec, X, ldx);
+}
+
 // the per-cell kernels of one precision, by stage (see CellStage)
 template <typename TA, typename TP, typename TO, typename TOB, bool SCALE>
 static int CellStages(VPCudaHFEM h, VPCudaHFEMTransform tr, int stage, int n, const double *B, size_t ldb, double *Zec, double *Yec, double *X, size_t ldx)
@@ -568,24 +578,7 @@ static int CellStages(VPCudaHFEM h, VPCudaHFEMTransform tr, int stage, int n, co
   const float *s1 = h->cellscale, *s2 = h->cellscale + (size_t)h->ncell * n;
   if (stage == 0 || stage == 2) {
     if (g.nb != (s - 1) * (s - 1)) return (int)cudaErrorInvalidValue;
-    switch (ls) {
-    case 1:
-      return CellTransform<TA, TP, TO, TOB, SCALE, 1>(h, tr, g, stage, n, B, ldb, Zec, Yec, X, ldx);
-    case 2:
-      return CellTransform<TA, TP, TO, TOB, SCALE, 2>(h, tr, g, stage, n, B, ldb, Zec, Yec, X, ldx);
-    case 3:
-      return CellTransform<TA, TP, TO, TOB, SCALE, 3>(h, tr, g, stage, n, B, ldb, Zec, Yec, X, ldx);
-    case 4:
-      return CellTransform<TA, TP, TO, TOB, SCALE, 4>(h, tr, g, stage, n, B, ldb, Zec, Yec, X, ldx);
-    case 5:
-      return CellTransform<TA, TP, TO, TOB, SCALE, 5>(h, tr, g, stage, n, B, ldb, Zec, Yec, X, ldx);
-    case 6:
-      return CellTransform<TA, TP, TO, TOB, SCALE, 6>(h, tr, g, stage, n, B, ldb, Zec, Yec, X, ldx);
-    case 7:
-      return CellTransform<TA, TP, TO, TOB, SCALE, 7>(h, tr, g, stage, n, B, ldb, Zec, Yec, X, ldx);
-    default:
-      return (int)cudaErrorInvalidValue; // VPCudaHFEMCellsFit: no closure past s = 128 fits the shared memory
-    }
+    return CellTransformOf<TA, TP, TO, TOB, SCALE>(ls, h, tr, g, stage, n, B, ldb, Zec, Yec, X, ldx);
   } else if (stage == 1) {
     // 8 columns: 3 blocks of 512 threads an SM (with 16 the shared memory allows 2; the pack ran at half occupancy)
     const int    l = ChunkLog(PackBytes(h, s, sizeof(TA)), 3), cc = 1 << l;
