@@ -131,16 +131,16 @@ int VPCudaTransferDestroy(VPCudaTransfer *t);
    order. line: per direction 7 matrices (k+1) x (k+1), row-major: the cell mass, the cell's block with itself by
    boundary class (none, lower, upper, both), the block with its upper neighbour, with its lower neighbour. */
 typedef struct VPCudaDG_s *VPCudaDG;
-int VPCudaDGCreate(int dim, int k, const int grid[3], const int c0[3], const int cells[3], const VPCudaBox *xbox, const double *line, VPCudaDG *op);
-int VPCudaDGApply(VPCudaDG op, int single, const double *x, double *y);
-int VPCudaDGDestroy(VPCudaDG *op);
+int                        VPCudaDGCreate(int dim, int k, const int grid[3], const int c0[3], const int cells[3], const VPCudaBox *xbox, const double *line, VPCudaDG *op);
+int                        VPCudaDGApply(VPCudaDG op, int single, const double *x, double *y);
+int                        VPCudaDGDestroy(VPCudaDG *op);
 /* The DG vertex-patch steps: per direction and class (lower boundary + 2 upper boundary) a slot of VPC_DG_SLOT doubles:
    Q (np x m), at np^2: Q^T (m x np), at 2 np^2: lambda (m), at 2 np^2 + np: the residual's 1D form (np x np), at
    3 np^2 + np: the 1D mass (np x np); np = 2(k+1), m[d][cls] the local dimension. base[p]: offset of patch p's first
    value in the local arrays, rel: the offsets of its np^d values from there. */
 #define VPC_DG_SLOT (4 * 18 * 18 + 18)
 typedef struct VPCudaDGSmoother_s *VPCudaDGSmoother;
-int VPCudaDGSmootherCreate(int dim, int k, const int grid[3], const int m[3][4], const double *data, int npatches, const int *vertex, const int *base, const int *rel, VPCudaDGSmoother *sm);
+int                                VPCudaDGSmootherCreate(int dim, int k, const int grid[3], const int m[3][4], const double *data, int npatches, const int *vertex, const int *base, const int *rel, VPCudaDGSmoother *sm);
 /* patches [start, end): target[patch] += omega E A_j^-1 E^T r_j, r_j from ul and bl (localres; ul NULL: zero) or rl;
    atomic: overlapping patches (additive) */
 int VPCudaDGSmootherPatches(VPCudaDGSmoother sm, int start, int end, int localres, int atomic, int single, double omega, const double *ul, const double *bl, const double *rl, double *target);
@@ -148,7 +148,7 @@ int VPCudaDGSmootherDestroy(VPCudaDGSmoother *sm);
 /* The DG grid transfer per owned fine cell: parent[f] its parent's position in the gathered coarse cells, child[f] the
    child bits (x: 1, y: 2, z: 4); mat: child[0], child[1], child[0]^T, child[1]^T ((k+1) x (k+1) each) */
 typedef struct VPCudaDGTransfer_s *VPCudaDGTransfer;
-int VPCudaDGTransferCreate(int dim, int k, int ncells, const int *parent, const int *child, const double *mat, VPCudaDGTransfer *t);
+int                                VPCudaDGTransferCreate(int dim, int k, int ncells, const int *parent, const int *child, const double *mat, VPCudaDGTransfer *t);
 /* restrict_ 0: out (owned fine cells) = P in (gathered coarse cells); 1: out (gathered coarse cells, zeroed) += P^T in */
 int VPCudaDGTransferApply(VPCudaDGTransfer t, int restrict_, int single, const double *in, double *out);
 int VPCudaDGTransferDestroy(VPCudaDGTransfer *t);
@@ -183,7 +183,7 @@ int VPCudaSeparableL2Error(const VPCudaSeparableL2Data *g, const double *u, cons
 #define VPC_ERR_NOT_SPD   30000 /* a Cholesky factorization or an eigensolve failed */
 #define VPC_ERR_LAYOUT    40000 /* PCHFEM's fused path: a coupling that is not on its macro cell's boundary */
 typedef struct VPCudaHFEM_s *VPCudaHFEM;
-int VPCudaHFEMCreate(int nC, int nE, int nb, int ncell, int precision, int tf32, const double *LC, const double *B, VPCudaHFEM *h);
+int                          VPCudaHFEMCreate(int nC, int nE, int nb, int ncell, int precision, int tf32, const double *LC, const double *B, VPCudaHFEM *h);
 /* C_1^-1 (host, nb x nb, double): stored in the precision */
 int VPCudaHFEMSetCinv(VPCudaHFEM h, const double *Cinv);
 /* the E-I couplings folded into the C^-1 products of the fused path (see src/pc/hfem/hfemfold.c): G = C_1^-1 D_s^T (host,
@@ -208,22 +208,22 @@ int VPCudaHFEMDestroy(VPCudaHFEM *h);
 /* timers of the steps of the three stages (cudaEvents, synchronizing after each step: for profiles only), summed over the
    solves and in the last solve, in milliseconds: the packing, product and unpacking of C^-1 and of Pi^-1, the macro-grid steps (L_C solves and B
    products, double); the subtractions of W are fused into the packing */
-#define VPC_HFEM_STEP_PACK_C   0
-#define VPC_HFEM_STEP_PACK_PI  3
-#define VPC_HFEM_STEP_MACRO    6
+#define VPC_HFEM_STEP_PACK_C    0
+#define VPC_HFEM_STEP_PACK_PI   3
+#define VPC_HFEM_STEP_MACRO     6
 #define VPC_HFEM_STEP_TRANSFORM 7 /* node-major solve only: the transform with the transposes in and out */
-#define VPC_HFEM_STEP_COUPLE   8  /* node-major solve only: D and D^T */
-#define VPC_HFEM_NSTEP         9
+#define VPC_HFEM_STEP_COUPLE    8 /* node-major solve only: D and D^T */
+#define VPC_HFEM_NSTEP          9
 int VPCudaHFEMSetTimers(VPCudaHFEM h, int on);
 int VPCudaHFEMGetTimes(VPCudaHFEM h, double ms[], double last[]);
 /* PCHFEM's hierarchical transform as level-wise stencils (cuda/vphfemtransform.cu) on an nx x ny-cell grid with macro cells
    of s x s cells: order (the node at each place of the set order) and scale (N = (nx-1)(ny-1) each, host arrays).
    Forward: z = diag(scale) P S^T b, work an N x n scratch; backward: x = S P^T diag(scale) y; n columns, leading dimension ld */
 typedef struct VPCudaHFEMTransform_s *VPCudaHFEMTransform;
-int VPCudaHFEMTransformCreate(int nx, int ny, int s, const int *order, const double *scale, VPCudaHFEMTransform *t);
-int VPCudaHFEMTransformForward(VPCudaHFEMTransform t, int n, const double *b, double *work, double *z, size_t ld);
-int VPCudaHFEMTransformBackward(VPCudaHFEMTransform t, int n, const double *y, double *x, size_t ld);
-int VPCudaHFEMTransformDestroy(VPCudaHFEMTransform *t);
+int                                   VPCudaHFEMTransformCreate(int nx, int ny, int s, const int *order, const double *scale, VPCudaHFEMTransform *t);
+int                                   VPCudaHFEMTransformForward(VPCudaHFEMTransform t, int n, const double *b, double *work, double *z, size_t ld);
+int                                   VPCudaHFEMTransformBackward(VPCudaHFEMTransform t, int n, const double *y, double *x, size_t ld);
+int                                   VPCudaHFEMTransformDestroy(VPCudaHFEMTransform *t);
 /* the same with node-major work arrays (element (node k, column c) at k n + c): forward from the column-major B (ldb) into
    z, w scratch; backward from y into the column-major X (ldx); N n < 2^31 */
 int VPCudaHFEMTransformForwardNM(VPCudaHFEMTransform t, int n, const double *B, size_t ldb, double *w, double *z);
@@ -238,6 +238,21 @@ int VPCudaHFEMSolveNM(VPCudaHFEM h, VPCudaHFEMTransform t, int n, const double *
    precision (macro cells of up to 64 x 64 fine cells in double and single, 128 x 128 in half and bfloat16) */
 int VPCudaHFEMCellsFit(VPCudaHFEM h, VPCudaHFEMTransform t);
 int VPCudaHFEMSolveCells(VPCudaHFEM h, VPCudaHFEMTransform t, int n, const double *B, size_t ldb, double *X, size_t ldx);
+
+/* Device-to-device messages between the processes of one host (cuda/vpexchange.cu). A rank's receive buffer is one
+   cudaMalloc exported through CUDA IPC (handle: VPC_IPC_HANDLE_BYTES bytes); its peers open it and their pack kernels
+   store into it directly. Pack: dst[k bs + c] = src[idx[k] bs + c]. Move: dst[didx[k] bs + c] = (add: +=, atomic)
+   src[sidx[k] bs + c] (sidx NULL: src[k bs + c]). Sync: the legacy default stream, before a rank tells its peers. */
+#define VPC_IPC_HANDLE_BYTES 64
+int VPCudaExchangeAlloc(size_t nvalues, double **buf, void *handle);
+int VPCudaExchangeFree(double *buf);
+int VPCudaExchangeOpen(const void *handle, double **peer);
+int VPCudaExchangeClose(double *peer);
+int VPCudaExchangeIndices(size_t n, const int *host, int **dev);
+int VPCudaExchangeFreeIndices(int *dev);
+int VPCudaExchangePack(size_t n, int bs, const int *idx, const double *src, double *dst);
+int VPCudaExchangeMove(size_t n, int bs, int add, const int *sidx, const int *didx, const double *src, double *dst);
+int VPCudaExchangeSync(void);
 
 const char *VPCudaErrorString(int err);
 

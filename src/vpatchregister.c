@@ -7,7 +7,7 @@ PETSC_EXTERN PetscErrorCode PCCreate_VertexPatch(PC);
 PETSC_EXTERN PetscErrorCode PCCreate_HFEM(PC);
 PETSC_INTERN PetscErrorCode DMBrickOperatorListDestroy_Private(void);
 
-PetscLogEvent DMBRICK_Setup, DMBRICK_Assemble, DMBRICK_Interpolate, DMBRICK_Restrict, DMBRICK_LoadVector, DMBRICK_L2Error;
+PetscLogEvent DMBRICK_Setup, DMBRICK_Assemble, DMBRICK_Interpolate, DMBRICK_Restrict, DMBRICK_LoadVector, DMBRICK_L2Error, DMBRICK_Exchange, DMBRICK_ExchangeSetUp;
 PetscLogEvent PC_VertexPatchSetUp, PC_VertexPatchSmooth, PC_VertexPatchSchedule, PC_VertexPatchGPUSetUp;
 PetscLogEvent PC_HFEMSetUp, PC_HFEMApply, PC_HFEMTransform, PC_HFEMInvert, PC_HFEMApplyT, PC_HFEMApplyD, PC_HFEMApplyDense;
 
@@ -57,6 +57,8 @@ PetscErrorCode VPatchInitializePackage(void)
   PetscCall(PetscLogEventRegister("BrickRestrict", DM_CLASSID, &DMBRICK_Restrict));
   PetscCall(PetscLogEventRegister("BrickLoadVector", DM_CLASSID, &DMBRICK_LoadVector));
   PetscCall(PetscLogEventRegister("BrickL2Error", DM_CLASSID, &DMBRICK_L2Error));
+  PetscCall(PetscLogEventRegister("BrickGPUExchange", DM_CLASSID, &DMBRICK_Exchange));
+  PetscCall(PetscLogEventRegister("BrickGPUExchSetUp", DM_CLASSID, &DMBRICK_ExchangeSetUp));
   PetscCall(PetscLogEventRegister("VPatchSetUp", PC_CLASSID, &PC_VertexPatchSetUp));
   PetscCall(PetscLogEventRegister("VPatchSmooth", PC_CLASSID, &PC_VertexPatchSmooth));
   PetscCall(PetscLogEventRegister("VPatchSchedule", PC_CLASSID, &PC_VertexPatchSchedule));

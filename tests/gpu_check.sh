@@ -80,7 +80,9 @@ fi
 if want ranks; then
 MPIRUN=${MPIRUN:-mpirun}
 NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
-echo "several ranks: $NGPU GPU(s) on this machine"
+# rank counts of the several-rank checks: 1-3, and 4 where the machine has four GPUs
+RANKS_LIST=${RANKS_LIST:-$([ "$NGPU" -ge 4 ] && echo "1 2 3 4" || echo "1 2 3")}
+echo "several ranks: $NGPU GPU(s) on this machine; rank counts $RANKS_LIST"
 # fingerprints of one application of each operation (tests/test_ranks): every rank count and the GPU give the
 # vectors of the host on one rank (relative tol; the dot product relative to the norm)
 fpcmp() { # ref other tol
@@ -96,11 +98,11 @@ fprun() { # log ranks options...
 fpgpu() { # name tol options...
   local name=$1 tol=$2 ok=0 n; shift 2
   fprun "$OUT/$name.host1.log" 1 "$@" || ok=1
-  for n in 1 2 3; do
+  for n in $RANKS_LIST; do
     fprun "$OUT/$name.cuda$n.log" $n -dm_vec_type cuda "$@" || ok=1
     fpcmp "$OUT/$name.host1.log" "$OUT/$name.cuda$n.log" "$tol" || ok=1
   done
-  result "$name" $ok "GPU on 1, 2, 3 ranks = host on 1 rank, 5 operations to $tol"
+  result "$name" $ok "GPU on $RANKS_LIST ranks = host on 1 rank, 5 operations to $tol"
 }
 fpgpu ranks_fp_laplace_3d_k3 1e-12 -dim 3 -degree 3 -cells 2,2,2 -refine 2
 fpgpu ranks_fp_laplace_3d_k3_global 1e-12 -dim 3 -degree 3 -cells 2,2,2 -refine 2 -pc_vertexpatch_gpu_kernel global -pc_vertexpatch_residual global
@@ -109,6 +111,16 @@ fpgpu ranks_fp_laplace_3d_k2_agglomerated 1e-12 -dim 3 -degree 2 -cells 2,2,2 -r
 fpgpu ranks_fp_c0ip_3d_k2 1e-12 -dm_brick_operator c0ip -dim 3 -degree 2 -cells 2,2,2 -refine 2
 fpgpu ranks_fp_c0ip_2d_k3 1e-12 -dm_brick_operator c0ip -dim 2 -degree 3 -cells 3,3 -refine 2
 fpgpu ranks_fp_laplace_3d_k3_single 1e-5 -dim 3 -degree 3 -cells 2,2,2 -refine 2 -pc_vertexpatch_precision single
+# the ghost exchange of device vectors: GPU to GPU through CUDA IPC required (ipc: an error if it cannot serve), and
+# PETSc's PetscSF through the host (mpi); the default (auto) is IPC on one host, in every check above
+fpgpu ranks_fp_laplace_3d_k3_exchange_ipc 1e-12 -dim 3 -degree 3 -cells 2,2,2 -refine 2 -dm_brick_gpu_exchange ipc
+fpgpu ranks_fp_laplace_3d_k2_agglomerated_exchange_ipc 1e-12 -dim 3 -degree 2 -cells 2,2,2 -refine 1 -dm_brick_gpu_exchange ipc
+fpgpu ranks_fp_c0ip_3d_k2_exchange_ipc 1e-12 -dm_brick_operator c0ip -dim 3 -degree 2 -cells 2,2,2 -refine 2 -dm_brick_gpu_exchange ipc
+fpgpu ranks_fp_laplace_3d_k3_exchange_mpi 1e-12 -dim 3 -degree 3 -cells 2,2,2 -refine 2 -dm_brick_gpu_exchange mpi
+$MPIRUN -n 2 compute-sanitizer --tool memcheck --error-exitcode 9 ./tests/test_ranks -dm_vec_type cuda -dim 3 -degree 3 -cells 2,2,2 -refine 1 -dm_brick_gpu_exchange ipc >"$OUT/ranks_exchange_memcheck.log" 2>&1
+ok=$?
+grep -q "ERROR SUMMARY: 0 errors" "$OUT/ranks_exchange_memcheck.log" || ok=1
+result ranks_exchange_ipc_memcheck $ok "compute-sanitizer memcheck, 2 ranks, CUDA IPC exchange: $(grep -c 'ERROR SUMMARY: 0 errors' "$OUT/ranks_exchange_memcheck.log") of 2 ranks clean"
 
 # whole solves with VECCUDA on 1, 2 and 3 ranks: the iterations and L2 error of one rank
 # true residual ||b - A x||/||b|| as ex1 ("... |b| E") and ex2 ("... |b| = E)") print it
@@ -116,7 +128,7 @@ true_of() { awk '/true residual/{for (i = 1; i <= NF; i++) if ($i == "|b" ) { v 
 gpuranks() { # name program options...  (converged, with the true residual under the tutorial's default rtol)
   local name=$1 prog=$2 n ok=0 its="" first="" e1="" rtol=1e-9; shift 2
   [ "$prog" = ./tutorials/ex2 ] && rtol=1e-8
-  for n in 1 2 3; do
+  for n in $RANKS_LIST; do
     if [ $n = 1 ]; then $prog -dm_vec_type cuda "$@" >"$OUT/$name.n$n.log" 2>&1; else $MPIRUN -n $n $prog -dm_vec_type cuda "$@" >"$OUT/$name.n$n.log" 2>&1; fi || ok=1
     grep -q "^Linear solve converged" "$OUT/$name.n$n.log" || ok=1
     awk -v t="$(true_of "$OUT/$name.n$n.log")" -v r=$rtol 'BEGIN { exit !(t != "" && t + 0 <= r + 0) }' || ok=1
@@ -127,7 +139,7 @@ gpuranks() { # name program options...  (converged, with the true residual under
     # discretization error 1e-10 is close to what the tolerance leaves)
     awk -v a="$e1" -v b="$(awk '/^L2 error/{print $3}' "$OUT/$name.n$n.log")" 'BEGIN{d = a - b; if (d < 0) d = -d; exit !(a == "" || d <= 1e-4 * a)}' || ok=1
   done
-  result "$name" $ok "iterations on 1..3 ranks:$its, L2 error $e1, true residual <= $rtol"
+  result "$name" $ok "iterations on $RANKS_LIST ranks:$its, L2 error $e1, true residual <= $rtol"
 }
 gpuranks ranks_solve_ex1_3d_k3 ./tutorials/ex1 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 3 -dm_brick_refine 3 -fmg 0
 gpuranks ranks_solve_ex1_3d_k3_mixed ./tutorials/ex1 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 3 -dm_brick_refine 3 -fmg 0 -mg_levels_pc_vertexpatch_precision single -dm_brick_mg_precision single
@@ -145,10 +157,22 @@ result ranks_no_host_path_dense $?
 ./tutorials/ex1 -dm_vec_type cuda -mg_levels_pc_vertexpatch_schedule batched >"$OUT/nohost_batched.log" 2>&1
 [ $? != 0 ] && grep -q "pc_vertexpatch_schedule batched has no GPU implementation" "$OUT/nohost_batched.log"
 result ranks_no_host_path_batched $?
-# what crosses PCIe in a solve on 2 ranks: -log_view's copy counts of KSPSolve (the host-staged ghost messages)
-$MPIRUN -n 2 ./tutorials/ex1 -dm_vec_type cuda -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 3 -dm_brick_refine 4 -fmg 0 -log_view -log_view_gpu_time >"$OUT/ranks_log_view.log" 2>&1
-grep -q "^Linear solve converged" "$OUT/ranks_log_view.log"
-result ranks_log_view $? "$(its_of "$OUT/ranks_log_view.log") iterations; KSPSolve: $(grep -E '^KSPSolve ' "$OUT/ranks_log_view.log" | awk '{print "CpuToGpu", $(NF-4), $(NF-3), "GpuToCpu", $(NF-2), $(NF-1)}')"
+# what crosses PCIe in a solve on 2 ranks: -log_view's copy counts of KSPSolve. With the IPC exchange (default) the ghost
+# messages stay on the GPUs: fewer than 10 host<->device copies per V-cycle (one rank makes 2-3), and the device
+# exchange ran (BrickGPUExchange); through PetscSF (mpi) every ghost message is two copies (printed for comparison).
+copies_of() { awk '$1 == "KSPSolve" {print $(NF-4), $(NF-3), $(NF-2), $(NF-1)}' "$1"; }
+for exch in auto mpi; do
+  $MPIRUN -n 2 ./tutorials/ex1 -dm_vec_type cuda -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 3 -dm_brick_refine 4 -fmg 0 -dm_brick_gpu_exchange $exch -log_view -log_view_gpu_time >"$OUT/ranks_log_view_$exch.log" 2>&1
+done
+ok=0
+grep -q "^Linear solve converged" "$OUT/ranks_log_view_auto.log" || ok=1
+grep -q "^Linear solve converged" "$OUT/ranks_log_view_mpi.log" || ok=1
+[ "$(its_of "$OUT/ranks_log_view_auto.log")" = "$(its_of "$OUT/ranks_log_view_mpi.log")" ] || ok=1
+read -r h2d h2dmb d2h d2hmb <<<"$(copies_of "$OUT/ranks_log_view_auto.log")"
+awk -v a="$h2d" -v b="$d2h" -v i="$(its_of "$OUT/ranks_log_view_auto.log")" 'BEGIN { exit !(i > 0 && a + 0 < 10 * i && b + 0 < 10 * i) }' || ok=1
+nex=$(awk '$1 == "BrickGPUExchange" {s += $2} END {print s + 0}' "$OUT/ranks_log_view_auto.log")
+[ "${nex:-0}" -gt 0 ] || ok=1
+result ranks_log_view $ok "$(its_of "$OUT/ranks_log_view_auto.log") iterations both; KSPSolve copies (h2d n, MB, d2h n, MB): IPC $h2d $h2dmb $d2h $d2hmb ($nex device exchanges), PetscSF $(copies_of "$OUT/ranks_log_view_mpi.log")"
 fi
 
 # ---- DG (sipg): fingerprints of each operation against the host (each local space, double and float), solves with the

@@ -484,6 +484,9 @@ static PetscErrorCode DMSetFromOptions_Brick(DM dm, PetscOptionItems *PetscOptio
     PetscCall(DMBrickSetMGPrecision(dm, issingle ? DMBRICK_PRECISION_SINGLE : DMBRICK_PRECISION_DOUBLE));
   }
   PetscCall(PetscOptionsBool("-dm_brick_verify_convergence", "KSPs solving with the brick check a claimed convergence against the true residual", "DMBrickSetVerifyConvergence", brick->verify_convergence, &brick->verify_convergence, NULL));
+  PetscCall(PetscOptionsEnum("-dm_brick_gpu_exchange",
+                             "Ghost exchange of device vectors between ranks: auto (CUDA IPC, GPU to GPU, where all ranks share one host; else MPI), ipc (an error where it cannot), mpi (PetscSF, through the host without GPU-aware MPI)", "DMBRICK",
+                             DMBrickGPUExchanges, (PetscEnum)brick->gpu_exchange, (PetscEnum *)&brick->gpu_exchange, NULL));
   {
     PetscInt threads = brick->threads;
     PetscCall(PetscOptionsInt("-dm_brick_threads", "OpenMP threads per rank of the host operator product (laplace, c0ip, sipg; this brick and its PCMG levels)", "DMBrickSetThreads", threads, &threads, &flg));
@@ -566,6 +569,10 @@ static PetscErrorCode DMView_Brick(DM dm, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "  GPU arithmetic of the operator and transfers: %s on this level, %s on the coarser levels (host vectors: double)\n", DMBrickPrecisions[brick->precision], DMBrickPrecisions[brick->mg_precision]));
 #endif
   PetscCall(PetscViewerASCIIPrintf(viewer, "  KSPs solving with it %s a claimed convergence against the true residual (-dm_brick_verify_convergence)\n", brick->verify_convergence ? "check" : "do not check"));
+#if defined(VP_HAVE_CUDA)
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  ghost exchange of device vectors between ranks (-dm_brick_gpu_exchange %s): %" PetscInt_FMT " graph(s) GPU to GPU (CUDA IPC), %" PetscInt_FMT " through PetscSF so far\n",
+                                   DMBrickGPUExchanges[brick->gpu_exchange], brick->nexchange_ipc, brick->nexchange_mpi));
+#endif
   {
     PetscBool c0ip;
     PetscCall(PetscStrcmp(brick->opname, "c0ip", &c0ip));
@@ -630,7 +637,8 @@ PetscErrorCode DMBrickViewLevel_Private(DM dm, PetscViewer viewer)
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
   PetscCall(DMBrickOnDevice_Private(dm, &device));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  level %" PetscInt_FMT ": %" PetscInt_FMT " cells on %d of %d MPI rank(s)%s; runs on the %s in %s\n", brick->level, brick->cells[0] * brick->cells[1] * brick->cells[2], brick->nactive, size,
-                                   brick->nactive < size ? " (agglomerated: too few cells for all)" : "", device ? "GPU" : "host", device && brick->precision == DMBRICK_PRECISION_SINGLE ? "float (-dm_brick_mg_precision single of a finer brick)" : "double"));
+                                   brick->nactive < size ? " (agglomerated: too few cells for all)" : "", device ? "GPU" : "host",
+                                   device && brick->precision == DMBRICK_PRECISION_SINGLE ? "float (-dm_brick_mg_precision single of a finer brick)" : "double"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -666,6 +674,9 @@ static PetscErrorCode DMDestroy_Brick(DM dm)
                                           (`DMBrickSetVerifyConvergence()`)
 .  -dm_brick_threads <1>                 - OpenMP threads per rank of the host operator product (`DMBrickSetThreads()`)
 .  -dm_brick_simd <true>                 - host laplace and sipg products on SIMD groups of cells along x (`DMBrickSetSIMD()`)
+.  -dm_brick_gpu_exchange <auto>         - ghost exchange of device vectors between ranks: auto (GPU to GPU through CUDA IPC where
+                                          all ranks share one host, else PetscSF), ipc (an error where IPC cannot serve), mpi
+                                          (PetscSF: through the host when MPI is not GPU-aware)
 .  -dm_mat_type <shell>                  - matrix type of the finer levels: shell (matrix-free) or an assembled type
 -  -dm_vec_type <standard>               - vector type
 
@@ -686,10 +697,10 @@ PETSC_EXTERN PetscErrorCode DMCreate_Brick(DM dm)
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&brick));
-  dm->data      = brick;
-  brick->dim    = 2;
-  brick->degree = 1;
-  brick->family = DMBRICK_CG;
+  dm->data                  = brick;
+  brick->dim                = 2;
+  brick->degree             = 1;
+  brick->family             = DMBRICK_CG;
   brick->verify_convergence = PETSC_TRUE;
   brick->threads            = 1;
   brick->simd               = PETSC_TRUE;

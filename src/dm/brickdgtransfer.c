@@ -5,17 +5,17 @@
    keeps them (the two levels may be partitioned differently: agglomeration); restriction scatters back with ADD. */
 #include "brickimpl.h"
 #if defined(VP_HAVE_CUDA)
-  #include <vpatch_cuda.h>
-  #include <petscdevice_cuda.h>
+#  include <vpatch_cuda.h>
+#  include <petscdevice_cuda.h>
 #endif
 
 typedef struct {
-  DM          dmc, dmf;
-  BrickBox    parents; /* the coarse cells under this rank's fine cells */
-  Vec         cbox;    /* their values, cell by cell as in parents (x fastest), (k+1)^d each */
-  VecScatter  gather;  /* coarse global vector -> cbox */
-  PetscReal   child[2][(BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)], childT[2][(BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)];
-  void       *gpu; /* the CUDA transfer (VP_HAVE_CUDA: VPCudaDGTransfer), made at the first transfer of VECCUDA vectors */
+  DM         dmc, dmf;
+  BrickBox   parents; /* the coarse cells under this rank's fine cells */
+  Vec        cbox;    /* their values, cell by cell as in parents (x fastest), (k+1)^d each */
+  VecScatter gather;  /* coarse global vector -> cbox */
+  PetscReal  child[2][(BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)], childT[2][(BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)];
+  void      *gpu; /* the CUDA transfer (VP_HAVE_CUDA: VPCudaDGTransfer), made at the first transfer of VECCUDA vectors */
 } BrickDGTransfer;
 
 static inline PetscInt BrickDGParent(const BrickDGTransfer *, const PetscInt[], PetscInt[]);
@@ -62,8 +62,7 @@ static PetscErrorCode BrickDGTransferTryGPU(BrickDGTransfer *t, PetscBool prolon
       t->gpu = g;
     }
     if (prolong) {
-      PetscCall(VecScatterBegin(t->gather, x, t->cbox, INSERT_VALUES, SCATTER_FORWARD));
-      PetscCall(VecScatterEnd(t->gather, x, t->cbox, INSERT_VALUES, SCATTER_FORWARD));
+      PetscCall(DMBrickVecScatter_Private(t->dmc, t->gather, x, t->cbox, INSERT_VALUES, SCATTER_FORWARD));
       PetscCall(VecCUDAGetArrayRead(t->cbox, &in));
       PetscCall(VecCUDAGetArrayWrite(y, &out));
       PetscCall(PetscLogGpuTimeBegin());
@@ -81,8 +80,7 @@ static PetscErrorCode BrickDGTransferTryGPU(BrickDGTransfer *t, PetscBool prolon
       PetscCall(VecCUDARestoreArrayRead(x, &in));
       PetscCall(VecCUDARestoreArray(t->cbox, &out));
       PetscCall(VecZeroEntries(y));
-      PetscCall(VecScatterBegin(t->gather, t->cbox, y, ADD_VALUES, SCATTER_REVERSE));
-      PetscCall(VecScatterEnd(t->gather, t->cbox, y, ADD_VALUES, SCATTER_REVERSE));
+      PetscCall(DMBrickVecScatter_Private(t->dmc, t->gather, t->cbox, y, ADD_VALUES, SCATTER_REVERSE));
     }
     PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in the DG grid transfer: %s", VPCudaErrorString(err));
   }
@@ -136,8 +134,7 @@ static PetscErrorCode MatMult_BrickDGTransfer(Mat P, Vec xc, Vec yf)
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   fb = (DM_Brick *)t->dmf->data;
-  PetscCall(VecScatterBegin(t->gather, xc, t->cbox, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(VecScatterEnd(t->gather, xc, t->cbox, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(DMBrickVecScatter_Private(t->dmc, t->gather, xc, t->cbox, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(DMBrickOwnedCellBox_Private(t->dmf, &cells));
   PetscCall(VecGetArrayRead(t->cbox, &cv));
   PetscCall(VecGetArrayWrite(yf, &y));
@@ -191,8 +188,7 @@ static PetscErrorCode MatMultTranspose_BrickDGTransfer(Mat P, Vec xf, Vec yc)
   PetscCall(VecRestoreArrayRead(xf, &x));
   PetscCall(VecRestoreArray(t->cbox, &cv));
   PetscCall(VecZeroEntries(yc));
-  PetscCall(VecScatterBegin(t->gather, t->cbox, yc, ADD_VALUES, SCATTER_REVERSE));
-  PetscCall(VecScatterEnd(t->gather, t->cbox, yc, ADD_VALUES, SCATTER_REVERSE));
+  PetscCall(DMBrickVecScatter_Private(t->dmc, t->gather, t->cbox, yc, ADD_VALUES, SCATTER_REVERSE));
   PetscCall(PetscLogFlops(2.0 * fb->dof * (fb->degree + 1) * fb->dim * BrickBoxSize(&cells)));
   PetscCall(PetscLogEventEnd(DMBRICK_Restrict, P, xf, yc, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -291,6 +287,7 @@ static PetscErrorCode BrickDGTransferCreateShell(DM dmc, DM dmf, Mat *P)
   PetscCall(ISCreateGeneral(PETSC_COMM_SELF, m, from, PETSC_COPY_VALUES, &isfrom));
   PetscCall(ISCreateGeneral(PETSC_COMM_SELF, m, to, PETSC_COPY_VALUES, &isto));
   PetscCall(VecScatterCreate(vc, isfrom, t->cbox, isto, &t->gather));
+  PetscCall(DMBrickSetUpExchange_Private(t->dmc, t->gather, 0)); /* device vectors: the GPU-to-GPU exchange now */
   PetscCall(ISDestroy(&isfrom));
   PetscCall(ISDestroy(&isto));
   PetscCall(PetscFree2(from, to));
@@ -302,13 +299,13 @@ static PetscErrorCode BrickDGTransferCreateShell(DM dmc, DM dmf, Mat *P)
 /* The assembled prolongation: per owned fine cell, the Kronecker product of its child blocks against its parent. */
 static PetscErrorCode BrickDGTransferAssemble(DM dmc, DM dmf, MatType type, Mat *P)
 {
-  DM_Brick   *cb = (DM_Brick *)dmc->data, *fb = (DM_Brick *)dmf->data;
+  DM_Brick      *cb = (DM_Brick *)dmc->data, *fb = (DM_Brick *)dmf->data;
   const PetscInt n = fb->degree + 1;
-  PetscReal   child[2][(BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)];
-  PetscScalar *E;
-  PetscInt    rows[729], cols[729], mf, mc;
-  BrickBox    cells;
-  Vec         v;
+  PetscReal      child[2][(BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)];
+  PetscScalar   *E;
+  PetscInt       rows[729], cols[729], mf, mc;
+  BrickBox       cells;
+  Vec            v;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(DMBRICK_Assemble, dmf, 0, 0, 0));
@@ -340,7 +337,7 @@ static PetscErrorCode BrickDGTransferAssemble(DM dmc, DM dmf, MatType type, Mat 
         for (PetscInt i = 0; i < fb->dof; i++)
           for (PetscInt j = 0; j < fb->dof; j++) {
             const PetscInt ii[3] = {i % n, (i / n) % n, i / (n * n)}, jj[3] = {j % n, (j / n) % n, j / (n * n)};
-            PetscReal      e     = 1.0;
+            PetscReal      e = 1.0;
             for (PetscInt d = 0; d < fb->dim; d++) e *= child[ch[d]][ii[d] * n + jj[d]];
             E[i * fb->dof + j] = e;
           }

@@ -23,7 +23,8 @@ static PetscErrorCode DMBrickCreateLevel(DM dm, MPI_Comm comm, PetscInt delta, D
   nb->verify_convergence = brick->verify_convergence;
   nb->threads            = brick->threads;
   nb->simd               = brick->simd;
-  nb->precision    = delta < 0 ? brick->mg_precision : brick->precision;
+  nb->gpu_exchange       = brick->gpu_exchange;
+  nb->precision          = delta < 0 ? brick->mg_precision : brick->precision;
   PetscCall(PetscStrncpy(nb->opname, brick->opname, sizeof(nb->opname)));
   for (PetscInt d = 0; d < 3; d++) {
     nb->cells0[d] = brick->cells0[d];

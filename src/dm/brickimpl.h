@@ -78,41 +78,53 @@ typedef struct {
   PetscReal penalty;                                             /* sipg: the penalty factor gamma (sigma = gamma k(k+1)/h) */
 } DMBrickOperatorOps;
 
+/* How the ghosts of device vectors move between ranks (brickexchange.c): auto, CUDA IPC where every rank shares one
+   host (else PetscSF); ipc, an error where it cannot; mpi, PetscSF always (through the host without GPU-aware MPI) */
+typedef enum {
+  DMBRICK_GPU_EXCHANGE_AUTO,
+  DMBRICK_GPU_EXCHANGE_IPC,
+  DMBRICK_GPU_EXCHANGE_MPI
+} DMBrickGPUExchange;
+PETSC_INTERN const char *const DMBrickGPUExchanges[];
+
 typedef struct {
   /* description (set before DMSetUp) */
-  PetscInt         dim;
-  PetscInt         degree;
-  DMBrickFamily    family;
-  PetscBool        family_set; /* set by the user (DMBrickSetFamily, -dm_brick_family): must agree with the operator */
-  char             opname[64];
-  PetscInt         cells0[3]; /* the level-0 (coarse) grid, -dm_brick_cells */
-  PetscReal        lower[3], upper[3];
-  char            *coarse_mattype; /* matrix type of levels <= 0 */
-  DMBrickPrecision precision;      /* arithmetic of this brick's operator and transfer kernels on the GPU */
-  DMBrickPrecision mg_precision;   /* given to the coarser bricks (DMCoarsen): the levels below this one */
-  PetscBool        verify_convergence; /* the KSPs that solve with this brick check a claimed convergence against the true residual */
-  PetscInt         threads;            /* OpenMP threads of the host laplace product (-dm_brick_threads), given to the other levels */
-  PetscBool        simd;               /* host laplace product on SIMD groups of cells (-dm_brick_simd), given to the other levels */
+  PetscInt           dim;
+  PetscInt           degree;
+  DMBrickFamily      family;
+  PetscBool          family_set; /* set by the user (DMBrickSetFamily, -dm_brick_family): must agree with the operator */
+  char               opname[64];
+  PetscInt           cells0[3]; /* the level-0 (coarse) grid, -dm_brick_cells */
+  PetscReal          lower[3], upper[3];
+  char              *coarse_mattype;     /* matrix type of levels <= 0 */
+  DMBrickPrecision   precision;          /* arithmetic of this brick's operator and transfer kernels on the GPU */
+  DMBrickPrecision   mg_precision;       /* given to the coarser bricks (DMCoarsen): the levels below this one */
+  PetscBool          verify_convergence; /* the KSPs that solve with this brick check a claimed convergence against the true residual */
+  PetscInt           threads;            /* OpenMP threads of the host laplace product (-dm_brick_threads), given to the other levels */
+  PetscBool          simd;               /* host laplace product on SIMD groups of cells (-dm_brick_simd), given to the other levels */
+  DMBrickGPUExchange gpu_exchange;       /* how device vectors' ghosts move between ranks (-dm_brick_gpu_exchange), given to the other levels */
+  PetscInt           nexchange_ipc;      /* graphs of this level served device to device (CUDA IPC) ... */
+  PetscInt           nexchange_mpi;      /* ... and through the host (PetscSF), for DMView */
 
   /* layout (made by DMSetUp, fixed afterwards). Each level is distributed on its own: over as many ranks as its
      cells allow (ranks 0 .. nactive-1, the active ranks); a level too small for all ranks leaves the others empty
      (agglomeration), and the grid transfer gathers what it needs across the two partitions. */
-  PetscInt               level;              /* DMGetRefineLevel() - DMGetCoarsenLevel() */
-  PetscInt               cells[3];           /* cells of this level: cells0 * 2^level */
-  PetscMPIInt            procs[3];           /* process grid of the active ranks on this level */
-  PetscMPIInt            nactive;            /* procs[0] procs[1] procs[2] */
-  MPI_Comm               activecomm;         /* the active ranks (MPI_COMM_NULL on the others); the DMDA lives on it */
-  PetscBool              ownactivecomm;      /* activecomm was split off (and is freed with the brick) */
-  PetscInt              *cellranges[3];      /* rank coordinate q along d owns cells [r[q], r[q+1]) of this level */
-  PetscInt              *rankoffset;         /* first global index of each active rank, nactive + 1 entries */
-  PetscInt               cstart[3], cend[3]; /* cells owned by this rank (empty on an inactive rank) */
-  PetscInt               dof;                /* values per DMDA point: 1 (CG: a point is an interior node), (k+1)^d (DG: a point is a cell) */
+  PetscInt               level;                /* DMGetRefineLevel() - DMGetCoarsenLevel() */
+  PetscInt               cells[3];             /* cells of this level: cells0 * 2^level */
+  PetscMPIInt            procs[3];             /* process grid of the active ranks on this level */
+  PetscMPIInt            nactive;              /* procs[0] procs[1] procs[2] */
+  MPI_Comm               activecomm;           /* the active ranks (MPI_COMM_NULL on the others); the DMDA lives on it */
+  PetscBool              ownactivecomm;        /* activecomm was split off (and is freed with the brick) */
+  PetscInt              *cellranges[3];        /* rank coordinate q along d owns cells [r[q], r[q+1]) of this level */
+  PetscInt              *rankoffset;           /* first global index of each active rank, nactive + 1 entries */
+  PetscInt               cstart[3], cend[3];   /* cells owned by this rank (empty on an inactive rank) */
+  PetscInt               dof;                  /* values per DMDA point: 1 (CG: a point is an interior node), (k+1)^d (DG: a point is a cell) */
   PetscInt               ostart[3], owidth[3]; /* owned DMDA points: CG interior nodes (interior numbering: full-grid node - 1), DG cells */
   PetscInt               gstart[3], gwidth[3]; /* the ghosted local array's points */
-  ISLocalToGlobalMapping ltog;               /* local (ghosted) to global indices, on the brick's communicator; made on first use */
-  DM                     da;                 /* DMDA on activecomm when several ranks hold the level (else NULL): CG the interior Gauss-Lobatto nodes, DG the cells with (k+1)^d values each */
-  DMBrickOperatorOps op;
-  PetscReal          nodes[BRICK_MAX_DEGREE + 1]; /* GLL points on [0,1] */
+  ISLocalToGlobalMapping ltog;                 /* local (ghosted) to global indices, on the brick's communicator; made on first use */
+  DM                     da;                   /* DMDA on activecomm when several ranks hold the level (else NULL): CG the interior Gauss-Lobatto nodes, DG the cells with (k+1)^d values each */
+  DMBrickOperatorOps     op;
+  PetscReal              nodes[BRICK_MAX_DEGREE + 1]; /* GLL points on [0,1] */
 } DM_Brick;
 
 /* A box of full-grid nodes (boundary included), in the grid's own numbering: node f along d lies at
@@ -175,9 +187,9 @@ PETSC_INTERN void BrickTensorApply1DRange_f(PetscInt, const PetscInt[], PetscInt
    (NATIVE=yes on an AVX machine), 16 (SSE2) in the portable x86-64 build (a vector wider than the instruction set would be
    lowered through memory). Value i of lane l lies at [i][l]; the arrays are aligned to the vector. */
 #if defined(__AVX__)
-  #define BRICK_SIMD_BYTES 32
+#  define BRICK_SIMD_BYTES 32
 #else
-  #define BRICK_SIMD_BYTES 16
+#  define BRICK_SIMD_BYTES 16
 #endif
 #define BRICK_LANES_D (BRICK_SIMD_BYTES / 8)
 #define BRICK_LANES_F (BRICK_SIMD_BYTES / 4)
@@ -193,9 +205,14 @@ typedef struct {
   PetscInt  n;
   PetscReal E[((BRICK_MAX_DEGREE + 2) / 2) * ((BRICK_MAX_DEGREE + 2) / 2)], O[((BRICK_MAX_DEGREE + 1) / 2) * ((BRICK_MAX_DEGREE + 1) / 2)];
 } BrickEvenOdd;
-PETSC_INTERN void BrickEvenOddCreate(PetscInt, const PetscReal[], BrickEvenOdd *, PetscReal *);
-PETSC_INTERN void BrickEvenOddApply1D(PetscInt, const PetscInt[], const BrickEvenOdd *, const PetscScalar[], PetscScalar[]);
-PETSC_INTERN void BrickEvenOddLaneApply1D(PetscInt, const PetscInt[], const BrickEvenOdd *, const BrickLaneD[], BrickLaneD[]);
+PETSC_INTERN void        BrickEvenOddCreate(PetscInt, const PetscReal[], BrickEvenOdd *, PetscReal *);
+PETSC_INTERN void        BrickEvenOddApply1D(PetscInt, const PetscInt[], const BrickEvenOdd *, const PetscScalar[], PetscScalar[]);
+PETSC_INTERN void        BrickEvenOddLaneApply1D(PetscInt, const PetscInt[], const BrickEvenOdd *, const BrickLaneD[], BrickLaneD[]);
 PETSC_INTERN const char *BrickSIMDInstructionSet(void);
 
-PETSC_EXTERN PetscLogEvent DMBRICK_Interpolate, DMBRICK_Restrict, DMBRICK_Assemble, DMBRICK_Setup, DMBRICK_LoadVector, DMBRICK_L2Error;
+PETSC_EXTERN PetscLogEvent  DMBRICK_Interpolate, DMBRICK_Restrict, DMBRICK_Assemble, DMBRICK_Setup, DMBRICK_LoadVector, DMBRICK_L2Error, DMBRICK_Exchange, DMBRICK_ExchangeSetUp;
+PETSC_INTERN PetscErrorCode DMBrickScatterOnDevice_Private(DM, VecScatter, Vec, Vec, InsertMode, PetscBool *);
+PETSC_INTERN PetscErrorCode DMBrickScatter_Private(DM, VecScatter, Vec, Vec, InsertMode, ScatterMode, PetscBool *);
+PETSC_INTERN PetscErrorCode DMBrickSFDevice_Private(DM, PetscSF, PetscBool, const PetscScalar *, PetscScalar *, PetscBool);
+PETSC_INTERN PetscErrorCode DMBrickVecScatter_Private(DM, VecScatter, Vec, Vec, InsertMode, ScatterMode);
+PETSC_INTERN PetscErrorCode DMBrickSetUpExchange_Private(DM, PetscSF, PetscInt);

@@ -56,8 +56,8 @@ PetscErrorCode DMSetUp_Brick(DM dm)
   {
     /* the operator decides the family: sipg is DG, laplace and c0ip are CG; a family set by the user must agree */
     const DMBrickFamily family = brick->op.dg ? DMBRICK_DG : DMBRICK_CG;
-    PetscCheck(!brick->family_set || brick->family == family, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_INCOMP, "-dm_brick_family %s with -dm_brick_operator %s: the operator is a %s discretization; allowed: -dm_brick_family %s (or leave it out)",
-               DMBrickFamilies[brick->family], brick->opname, DMBrickFamilies[family], DMBrickFamilies[family]);
+    PetscCheck(!brick->family_set || brick->family == family, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_INCOMP,
+               "-dm_brick_family %s with -dm_brick_operator %s: the operator is a %s discretization; allowed: -dm_brick_family %s (or leave it out)", DMBrickFamilies[brick->family], brick->opname, DMBrickFamilies[family], DMBrickFamilies[family]);
     brick->family = family;
   }
   PetscCheck(brick->degree >= brick->op.min_degree, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_degree %" PetscInt_FMT " with -dm_brick_operator %s: allowed degrees %" PetscInt_FMT "..%d", brick->degree, brick->opname,
@@ -142,14 +142,33 @@ static PetscErrorCode BrickSingleBoxScatter(Vec from, InsertMode mode, Vec to)
 
 /* The DMDA's scatters when several ranks hold the level, a copy when one does (the brick's vectors have the
    DMDA's layout there and are empty elsewhere); an inactive rank has nothing to send or receive. The copy is done
-   in the Begin half. */
+   in the Begin half. With device vectors, the DMDA's global-to-local graph goes GPU to GPU where
+   -dm_brick_gpu_exchange allows (brickexchange.c), whole in the Begin half; a local-to-global INSERT_VALUES moves
+   the owned values only, as the DMDA's does. */
+static PetscErrorCode BrickDAOnDevice(DM dm, Vec x, Vec y, InsertMode mode, VecScatter *gtol, PetscBool *use)
+{
+  PetscFunctionBegin;
+  *use  = PETSC_FALSE;
+  *gtol = NULL;
+#if defined(VP_HAVE_CUDA)
+  PetscCall(DMDAGetScatter(((DM_Brick *)dm->data)->da, gtol, NULL));
+  PetscCall(DMBrickScatterOnDevice_Private(dm, *gtol, x, y, mode, use));
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode DMGlobalToLocalBegin_Brick(DM dm, Vec g, InsertMode mode, Vec l)
 {
   DM_Brick *brick = (DM_Brick *)dm->data;
 
   PetscFunctionBegin;
-  if (brick->da) PetscCall(DMGlobalToLocalBegin(brick->da, g, mode, l));
-  else if (brick->activecomm != MPI_COMM_NULL) PetscCall(BrickSingleBoxScatter(g, mode, l));
+  if (brick->da) {
+    VecScatter gtol;
+    PetscBool  device;
+    PetscCall(BrickDAOnDevice(dm, g, l, mode, &gtol, &device));
+    if (device) PetscCall(DMBrickScatter_Private(dm, gtol, g, l, mode, SCATTER_FORWARD, &device));
+    else PetscCall(DMGlobalToLocalBegin(brick->da, g, mode, l));
+  } else if (brick->activecomm != MPI_COMM_NULL) PetscCall(BrickSingleBoxScatter(g, mode, l));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -158,7 +177,12 @@ PetscErrorCode DMGlobalToLocalEnd_Brick(DM dm, Vec g, InsertMode mode, Vec l)
   DM da = ((DM_Brick *)dm->data)->da;
 
   PetscFunctionBegin;
-  if (da) PetscCall(DMGlobalToLocalEnd(da, g, mode, l));
+  if (da) {
+    VecScatter gtol;
+    PetscBool  device;
+    PetscCall(BrickDAOnDevice(dm, g, l, mode, &gtol, &device));
+    if (!device) PetscCall(DMGlobalToLocalEnd(da, g, mode, l));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -167,8 +191,13 @@ PetscErrorCode DMLocalToGlobalBegin_Brick(DM dm, Vec l, InsertMode mode, Vec g)
   DM_Brick *brick = (DM_Brick *)dm->data;
 
   PetscFunctionBegin;
-  if (brick->da) PetscCall(DMLocalToGlobalBegin(brick->da, l, mode, g));
-  else if (brick->activecomm != MPI_COMM_NULL) PetscCall(BrickSingleBoxScatter(l, mode, g));
+  if (brick->da) {
+    VecScatter gtol;
+    PetscBool  device;
+    PetscCall(BrickDAOnDevice(dm, l, g, mode, &gtol, &device));
+    if (device) PetscCall(DMBrickScatter_Private(dm, gtol, l, g, mode, mode == ADD_VALUES ? SCATTER_REVERSE : SCATTER_REVERSE_LOCAL, &device));
+    else PetscCall(DMLocalToGlobalBegin(brick->da, l, mode, g));
+  } else if (brick->activecomm != MPI_COMM_NULL) PetscCall(BrickSingleBoxScatter(l, mode, g));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -177,10 +206,16 @@ PetscErrorCode DMLocalToGlobalEnd_Brick(DM dm, Vec l, InsertMode mode, Vec g)
   DM_Brick *brick = (DM_Brick *)dm->data;
 
   PetscFunctionBegin;
-  if (brick->da) PetscCall(DMLocalToGlobalEnd(brick->da, l, mode, g));
+  if (brick->da) {
+    VecScatter gtol;
+    PetscBool  device;
+    PetscCall(BrickDAOnDevice(dm, l, g, mode, &gtol, &device));
+    if (!device) PetscCall(DMLocalToGlobalEnd(brick->da, l, mode, g));
+  }
   /* g changed on the active ranks: its state must change on every rank, or an inactive rank would answer a later
      VecNorm() from its cached value and skip the reduction the others enter */
-  else if (brick->activecomm == MPI_COMM_NULL) PetscCall(PetscObjectStateIncrease((PetscObject)g));
+  else if (brick->activecomm == MPI_COMM_NULL)
+    PetscCall(PetscObjectStateIncrease((PetscObject)g));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

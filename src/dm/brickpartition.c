@@ -131,11 +131,12 @@ PetscErrorCode DMBrickSetUpPartition_Private(DM dm)
       PetscCall(PetscIntMultError(brick->cells[d], brick->degree, &nodes));
       PetscCheck(nodes < PETSC_MAX_INT / 4, comm, PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_cells %" PetscInt_FMT " along %c refined %" PetscInt_FMT " times (-dm_brick_refine) with degree %" PetscInt_FMT " gives too many nodes for %d-bit indices",
                  brick->cells0[d], dirname[d], brick->level, brick->degree, (int)(8 * sizeof(PetscInt)));
-      PetscCheck(brick->degree > 1 || brick->cells[d] > 1 || brick->family == DMBRICK_DG, comm, PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_degree 1 with a single cell along %c has no interior degree of freedom; allowed: at least 2 cells along %c (-dm_brick_cells) or degree >= 2",
-                 dirname[d], dirname[d]);
+      PetscCheck(brick->degree > 1 || brick->cells[d] > 1 || brick->family == DMBRICK_DG, comm, PETSC_ERR_ARG_OUTOFRANGE,
+                 "-dm_brick_degree 1 with a single cell along %c has no interior degree of freedom; allowed: at least 2 cells along %c (-dm_brick_cells) or degree >= 2", dirname[d], dirname[d]);
     } else {
       PetscCheck(brick->cells0[d] % scale == 0, comm, PETSC_ERR_ARG_OUTOFRANGE,
-                 "Cannot coarsen the brick %" PetscInt_FMT " time(s) below the coarse grid: the %" PetscInt_FMT " coarse cells along %c (-dm_brick_cells) do not divide by %" PetscInt_FMT "; use fewer -pc_mg_levels or a coarse grid divisible by 2^(levels-1-refine)",
+                 "Cannot coarsen the brick %" PetscInt_FMT " time(s) below the coarse grid: the %" PetscInt_FMT " coarse cells along %c (-dm_brick_cells) do not divide by %" PetscInt_FMT
+                 "; use fewer -pc_mg_levels or a coarse grid divisible by 2^(levels-1-refine)",
                  -brick->level, brick->cells0[d], dirname[d], scale);
       brick->cells[d] = brick->cells0[d] / scale;
       PetscCheck(brick->degree > 1 || brick->cells[d] > 1 || brick->family == DMBRICK_DG, comm, PETSC_ERR_ARG_OUTOFRANGE,
@@ -216,10 +217,15 @@ PetscErrorCode DMBrickCreateNodeDA_Private(DM dm)
     if (brick->dim == 2) {
       PetscCall(DMDACreate2d(brick->activecomm, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_BOX, M[0], M[1], brick->procs[0], brick->procs[1], brick->dof, width, lnodes[0], lnodes[1], &brick->da));
     } else {
-      PetscCall(DMDACreate3d(brick->activecomm, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_BOX, M[0], M[1], M[2], brick->procs[0], brick->procs[1], brick->procs[2], brick->dof, width, lnodes[0], lnodes[1],
-                             lnodes[2], &brick->da));
+      PetscCall(
+          DMDACreate3d(brick->activecomm, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_BOX, M[0], M[1], M[2], brick->procs[0], brick->procs[1], brick->procs[2], brick->dof, width, lnodes[0], lnodes[1], lnodes[2], &brick->da));
     }
     PetscCall(DMSetUp(brick->da));
+    {
+      VecScatter gtol; /* with device vectors, its GPU-to-GPU exchange now (brickexchange.c) */
+      PetscCall(DMDAGetScatter(brick->da, &gtol, NULL));
+      PetscCall(DMBrickSetUpExchange_Private(dm, gtol, 0));
+    }
     for (PetscInt d = 0; d < 3; d++) PetscCall(PetscFree(lnodes[d]));
     PetscCall(DMDAGetCorners(brick->da, &brick->ostart[0], &brick->ostart[1], &brick->ostart[2], &brick->owidth[0], &brick->owidth[1], &brick->owidth[2]));
     PetscCall(DMDAGetGhostCorners(brick->da, &brick->gstart[0], &brick->gstart[1], &brick->gstart[2], &brick->gwidth[0], &brick->gwidth[1], &brick->gwidth[2]));
@@ -265,8 +271,8 @@ PetscInt DMBrickNodeGlobalIndex_Private(const DM_Brick *brick, const PetscInt f[
   PetscMPIInt rank = 0, rstride = 1;
 
   for (PetscInt d = 0; d < brick->dim; d++) {
-    const PetscInt *r = brick->cellranges[d];
-    const PetscInt  k = brick->degree;
+    const PetscInt *r  = brick->cellranges[d];
+    const PetscInt  k  = brick->degree;
     PetscMPIInt     lo = 0, hi = brick->procs[d] - 1;
     PetscInt        s, w;
     if (f[d] <= 0 || f[d] >= k * brick->cells[d]) return -1;

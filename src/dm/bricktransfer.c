@@ -19,18 +19,18 @@ typedef struct {
 } BrickTransferLine;
 
 typedef struct {
-  DM           dmc, dmf;
-  Vec          cbox;                                                    /* the coarse nodes of stage[0] (boundary nodes: 0) */
-  VecScatter   gather;                                                  /* coarse global vector -> cbox */
-  PetscBool    direct;                                                  /* one rank holds both levels: no cbox, no gather */
-  PetscBool    cboxdirty;                                               /* cbox's boundary entries hold restriction output */
-  PetscReal    P1[(2 * BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)]; /* one coarse cell into its two children */
-  BrickBox     stage[4];                                                /* stage[0]: coarse nodes read; stage[d+1]: after direction d */
-  PetscScalar *buf[4];                                                  /* host boxes of the stages (buf[0]: direct only) */
-  BrickTransferLine line[3];                                            /* per direction: each owned fine node's coarse nodes and weights */
-  PetscBool         fineowned;                                          /* the fine box is the owned array, node for node: the last stage writes
-                                                                           (the first of the transpose reads) the vector's array, no buf[dim] */
-  void        *gpu; /* the CUDA transfer (VP_HAVE_CUDA), made at the first transfer of VECCUDA vectors */
+  DM                dmc, dmf;
+  Vec               cbox;                                                    /* the coarse nodes of stage[0] (boundary nodes: 0) */
+  VecScatter        gather;                                                  /* coarse global vector -> cbox */
+  PetscBool         direct;                                                  /* one rank holds both levels: no cbox, no gather */
+  PetscBool         cboxdirty;                                               /* cbox's boundary entries hold restriction output */
+  PetscReal         P1[(2 * BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)]; /* one coarse cell into its two children */
+  BrickBox          stage[4];                                                /* stage[0]: coarse nodes read; stage[d+1]: after direction d */
+  PetscScalar      *buf[4];                                                  /* host boxes of the stages (buf[0]: direct only) */
+  BrickTransferLine line[3];                                                 /* per direction: each owned fine node's coarse nodes and weights */
+  PetscBool         fineowned;                                               /* the fine box is the owned array, node for node: the last stage writes
+                                                                                (the first of the transpose reads) the vector's array, no buf[dim] */
+  void *gpu;                                                                 /* the CUDA transfer (VP_HAVE_CUDA), made at the first transfer of VECCUDA vectors */
 } BrickTransfer;
 
 #if defined(VP_HAVE_CUDA)
@@ -53,7 +53,7 @@ static PetscErrorCode BrickTransferCreateGPU(BrickTransfer *t)
        [0, nc) and drop out, as they hold zero */
     const int shift = t->direct ? 1 : 0;
     nc[d]           = t->direct ? (int)(cb->degree * cb->cells[d] - 1) : (int)(cbox->hi[d] - cbox->lo[d] + 1);
-    nf[d]                = (int)(fbox->hi[d] - fbox->lo[d] + 1);
+    nf[d]           = (int)(fbox->hi[d] - fbox->lo[d] + 1);
     PetscCall(PetscMalloc2(nf[d], &ps[d], nf[d] * wp, &pv[d]));
     PetscCall(PetscMalloc1(nc[d], &rs[d]));
     PetscCall(PetscCalloc1(nc[d] * wr, &rv[d]));
@@ -107,8 +107,7 @@ static PetscErrorCode BrickTransferApplyGPU(BrickTransfer *t, PetscBool prolong,
   } else if (prolong) {
     if (t->cboxdirty) PetscCall(VecZeroEntries(t->cbox));
     t->cboxdirty = PETSC_FALSE;
-    PetscCall(VecScatterBegin(t->gather, x, t->cbox, INSERT_VALUES, SCATTER_FORWARD));
-    PetscCall(VecScatterEnd(t->gather, x, t->cbox, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(DMBrickVecScatter_Private(t->dmc, t->gather, x, t->cbox, INSERT_VALUES, SCATTER_FORWARD));
     PetscCall(VecCUDAGetArrayRead(t->cbox, &xa));
     PetscCall(VecCUDAGetArrayWrite(y, &ya));
     PetscCall(PetscLogGpuTimeBegin());
@@ -126,8 +125,7 @@ static PetscErrorCode BrickTransferApplyGPU(BrickTransfer *t, PetscBool prolong,
     PetscCall(VecCUDARestoreArrayWrite(t->cbox, &ya));
     t->cboxdirty = PETSC_TRUE;
     PetscCall(VecZeroEntries(y));
-    PetscCall(VecScatterBegin(t->gather, t->cbox, y, ADD_VALUES, SCATTER_REVERSE));
-    PetscCall(VecScatterEnd(t->gather, t->cbox, y, ADD_VALUES, SCATTER_REVERSE));
+    PetscCall(DMBrickVecScatter_Private(t->dmc, t->gather, t->cbox, y, ADD_VALUES, SCATTER_REVERSE));
   }
   PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in the brick transfer: %s", VPCudaErrorString(err));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -212,13 +210,13 @@ static void BrickTransfer1D(PetscInt dir, const BrickTransferLine *L, const Pets
 static PetscErrorCode BrickTransferLinesCreate(BrickTransfer *t)
 {
   DM_Brick      *cb = (DM_Brick *)t->dmc->data, *fb = (DM_Brick *)t->dmf->data;
-  const PetscInt k  = fb->degree;
+  const PetscInt k    = fb->degree;
   const BrickBox fbox = t->stage[fb->dim];
 
   PetscFunctionBegin;
   for (PetscInt d = 0; d < fb->dim; d++) {
-    const PetscInt    nf = PetscMax(fbox.hi[d] - fbox.lo[d] + 1, 0);
-    BrickTransferLine *L = &t->line[d];
+    const PetscInt     nf = PetscMax(fbox.hi[d] - fbox.lo[d] + 1, 0);
+    BrickTransferLine *L  = &t->line[d];
     PetscCall(PetscMalloc3(PetscMax(nf, 1), &L->start, PetscMax(nf, 1), &L->cnt, PetscMax(nf, 1), &L->w));
     for (PetscInt i = 0; i < nf; i++) {
       PetscInt c, row, jlo = 0, jhi = k;
@@ -259,8 +257,7 @@ static PetscErrorCode MatMult_BrickTransfer(Mat P, Vec xc, Vec yf)
   } else {
     if (t->cboxdirty) PetscCall(VecZeroEntries(t->cbox));
     t->cboxdirty = PETSC_FALSE;
-    PetscCall(VecScatterBegin(t->gather, xc, t->cbox, INSERT_VALUES, SCATTER_FORWARD));
-    PetscCall(VecScatterEnd(t->gather, xc, t->cbox, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(DMBrickVecScatter_Private(t->dmc, t->gather, xc, t->cbox, INSERT_VALUES, SCATTER_FORWARD));
     PetscCall(VecGetArrayRead(t->cbox, &xl));
   }
   PetscCall(VecGetArrayWrite(yf, &y));
@@ -304,8 +301,7 @@ static PetscErrorCode MatMultTranspose_BrickTransfer(Mat P, Vec xf, Vec yc)
     PetscCall(VecRestoreArrayWrite(t->cbox, &yl));
     t->cboxdirty = PETSC_TRUE;
     PetscCall(VecZeroEntries(yc));
-    PetscCall(VecScatterBegin(t->gather, t->cbox, yc, ADD_VALUES, SCATTER_REVERSE));
-    PetscCall(VecScatterEnd(t->gather, t->cbox, yc, ADD_VALUES, SCATTER_REVERSE));
+    PetscCall(DMBrickVecScatter_Private(t->dmc, t->gather, t->cbox, yc, ADD_VALUES, SCATTER_REVERSE));
   }
   PetscCall(VecRestoreArrayRead(xf, &x));
   PetscCall(PetscLogEventEnd(DMBRICK_Restrict, P, xf, yc, 0));
@@ -395,6 +391,7 @@ static PetscErrorCode BrickTransferCreateGather(BrickTransfer *t)
   PetscCall(VecZeroEntries(t->cbox));
   PetscCall(DMGetGlobalVector(t->dmc, &vc));
   PetscCall(VecScatterCreate(vc, isfrom, t->cbox, isto, &t->gather));
+  PetscCall(DMBrickSetUpExchange_Private(t->dmc, t->gather, 0)); /* device vectors: the GPU-to-GPU exchange now */
   PetscCall(DMRestoreGlobalVector(t->dmc, &vc));
   PetscCall(ISDestroy(&isfrom));
   PetscCall(ISDestroy(&isto));

@@ -1,29 +1,40 @@
-/* The ghost exchange of the host multiplicative sweep with local residuals on several ranks (vpapply.c).
+/* The ghost exchange of the multiplicative sweep with local residuals on several ranks (host: vpapply.c, GPU: vpgpu.c).
 
    The sweep keeps the iterate in the ghosted local vector for all colors and updates it in place, as one rank does
-   in the global vector. After a color, two messages of the ghost layer only, no pass over the owned nodes:
-   - a push: the ghost nodes that this rank's patches of the color corrected go to their owners (replaced, not added:
-     a color's patches have disjoint interiors on all ranks together, so the value computed here is the owner's new
-     value, digit for digit as one rank computes it);
-   - a refresh: every ghost node gets its owner's value for the next color.
-   Both are PetscSFs whose roots are the owner's local (ghosted) array and whose leaves are the ghost entries of the
-   local array, so rootdata and leafdata are the same array (a node is never both a root and a leaf on one rank).
-   Before, each color made two whole-vector scatters and zeroed a third vector: 3 x 2^d passes over the level's
-   vectors per step, which cost the two-rank runs of issue 16 a fifth of their smoothing time. */
+   in the global vector. After a color, one message round of the shared layers only, no pass over the owned nodes:
+   - a spread: every node that a patch of the color corrected goes from the rank that corrected it to every other
+     rank holding it, its owner and the ranks that have it as a ghost (replaced, not added: a color's patches have
+     disjoint interiors on all ranks together, so the value computed there is the new value, digit for digit as one
+     rank computes it);
+   - after the sweep's last color, the push alone: the corrected ghosts to their owners, whose values are all that is
+     read next (DMLocalToGlobal).
+   Both are PetscSFs whose roots and leaves are entries of the same local (ghosted) array (a node is never both a
+   root and a leaf on one rank). Their set-up touches the patches near the shared layers only. Before, a color made a
+   push and a refresh of all ghosts (two message rounds; each waits for the device on the GPU), and before that two
+   whole-vector scatters and a zeroed third vector per color. */
 #include "vpimpl.h"
 #include <petscsf.h>
 
-/* marks[i] = 1 for the local entries in the interiors of this rank's patches of color c */
-static void VPMarkColorInteriors(const PC_VertexPatch *vp, const VPLayout *L, PetscInt c, char marks[])
+/* marks[i] = value for the local entries in the interiors of this rank's patches of color c whose interior reaches the
+   shared layers: the ghosts and the owned nodes within the ghost width of the owned box's faces, the only entries the
+   exchange reads. A patch deeper inside cannot touch them, so the set-up costs the boundary layers, not the level. */
+static void VPMarkColorInteriors(const PC_VertexPatch *vp, const VPLayout *L, PetscInt c, char value, char marks[])
 {
-  const PetscInt ni = 2 * L->k - 1, first = (L->g - 1) * L->k + 1, dim = L->dim;
+  const DM_Brick *brick = (const DM_Brick *)vp->dm->data;
+  const PetscInt  ni = 2 * L->k - 1, first = (L->g - 1) * L->k + 1, dim = L->dim, k = L->k, w = L->g * L->k;
 
   for (PetscInt p = vp->colorptr[c]; p < vp->colorptr[c + 1]; p++) {
-    PetscInt off[3][VP_MAX_NE], m[3];
-    VPClosureOffsets(L, &vp->vertex[3 * p], off, m);
+    const PetscInt *v    = &vp->vertex[3 * p];
+    PetscBool       deep = PETSC_TRUE;
+    PetscInt        off[3][VP_MAX_NE], m[3];
+    /* the interior's nodes along d, interior numbering: (v - 1) k .. (v + 1) k - 2 */
+    for (PetscInt d = 0; d < dim; d++)
+      if ((v[d] - 1) * k < brick->ostart[d] + w || (v[d] + 1) * k - 2 > brick->ostart[d] + brick->owidth[d] - 1 - w) deep = PETSC_FALSE;
+    if (deep) continue;
+    VPClosureOffsets(L, v, off, m);
     for (PetscInt z = (dim == 3 ? first : 0); z < (dim == 3 ? first + ni : 1); z++)
       for (PetscInt y = first; y < first + ni; y++)
-        for (PetscInt x = first; x < first + ni; x++) marks[off[0][x] + off[1][y] + off[2][z]] = 1;
+        for (PetscInt x = first; x < first + ni; x++) marks[off[0][x] + off[1][y] + off[2][z]] = value;
   }
 }
 
@@ -55,11 +66,12 @@ PetscErrorCode PCVertexPatchSetUpGhostExchange(PC pc, const VPLayout *L)
   PetscCall(VecGetOwnershipRange(vp->r, &rstart, &rend));
   PetscCall(VecGetLayout(vp->r, &layout));
   PetscCall(ISLocalToGlobalMappingGetIndices(ltog, &gidx));
-  PetscCall(PetscMalloc5(nl, &ghost, PetscMax(rend - rstart, 1), &rootxl, nl, &leafxl, nl, &where, nl, &marks));
+  PetscCall(PetscMalloc4(nl, &ghost, PetscMax(rend - rstart, 1), &rootxl, nl, &leafxl, nl, &where));
+  PetscCall(PetscCalloc1(nl, &marks)); /* set and cleared again color by color, on the patches near the shared layers */
   for (PetscInt i = 0; i < nl; i++) {
     if (gidx[i] >= rstart && gidx[i] < rend) rootxl[gidx[i] - rstart] = i;
     else {
-      where[i]         = nghost; /* position of local entry i among the ghosts */
+      where[i]        = nghost; /* position of local entry i among the ghosts */
       ghost[nghost++] = i;
     }
   }
@@ -84,22 +96,73 @@ PetscErrorCode PCVertexPatchSetUpGhostExchange(PC pc, const VPLayout *L)
   PetscCall(PetscSFCreate(comm, &vp->ghostsf));
   PetscCall(PetscSFSetGraph(vp->ghostsf, nl, nghost, ghost, PETSC_COPY_VALUES, remote, PETSC_COPY_VALUES));
   PetscCall(PetscSFSetUp(vp->ghostsf));
-  PetscCall(PetscMalloc1(vp->ncolors, &vp->pushsf));
-  for (PetscInt c = 0; c < vp->ncolors; c++) {
-    PetscInt nsub = 0;
-    PetscCall(PetscArrayzero(marks, nl));
-    VPMarkColorInteriors(vp, L, c, marks);
-    for (PetscInt j = 0; j < nghost; j++)
-      if (marks[ghost[j]]) {
-        subleaf[nsub] = ghost[j];
-        sub[nsub++]   = remote[where[ghost[j]]];
+  /* Per color, the push SF (the ghosts this rank's patches correct, to their owners) and the spread SF: each node
+     corrected in the color goes from the one rank that corrected it to every other rank holding it, owner or ghost,
+     in one message round instead of a push and a refresh. The owners learn who corrected what through the refresh
+     graph (a max-reduction of (rank, local index), -1 where nobody did: a color's patches have disjoint interiors on
+     all ranks together), and give it back to every ghost. Only the shared entries are touched: the ghosts, and the
+     owned entries that are ghosts elsewhere (the refresh graph's roots). */
+  {
+    PetscMPIInt        me, niranks;
+    const PetscMPIInt *iranks;
+    const PetscInt    *ioffset, *irootloc;
+    PetscInt           nos, nsp, *osh, *urank, *uidx, *spleaf;
+    PetscSFNode       *spremote;
+    PetscCallMPI(MPI_Comm_rank(comm, &me));
+    PetscCall(PetscSFGetLeafRanks(vp->ghostsf, &niranks, &iranks, &ioffset, &irootloc));
+    nos = ioffset[niranks];
+    PetscCall(PetscMalloc1(nos + 1, &osh));
+    PetscCall(PetscArraycpy(osh, irootloc, nos));
+    PetscCall(PetscSortRemoveDupsInt(&nos, osh));
+    PetscCall(PetscMalloc2(nl, &urank, nl, &uidx)); /* only the shared entries are set and read */
+    PetscCall(PetscMalloc2(nghost + nos + 1, &spleaf, nghost + nos + 1, &spremote));
+    PetscCall(PetscMalloc1(vp->ncolors, &vp->pushsf));
+    PetscCall(PetscMalloc1(vp->ncolors, &vp->spreadsf));
+    for (PetscInt c = 0; c < vp->ncolors; c++) {
+      PetscInt nsub = 0;
+      VPMarkColorInteriors(vp, L, c, 1, marks);
+      for (PetscInt j = 0; j < nghost; j++)
+        if (marks[ghost[j]]) {
+          subleaf[nsub] = ghost[j];
+          sub[nsub++]   = remote[where[ghost[j]]];
+        }
+      PetscCall(PetscSFCreate(comm, &vp->pushsf[c]));
+      PetscCall(PetscSFSetGraph(vp->pushsf[c], nl, nsub, subleaf, PETSC_COPY_VALUES, sub, PETSC_COPY_VALUES));
+      PetscCall(PetscSFSetUp(vp->pushsf[c]));
+      for (PetscInt j = 0; j < nghost + nos; j++) {
+        const PetscInt i = j < nghost ? ghost[j] : osh[j - nghost];
+        urank[i]         = marks[i] ? me : -1;
+        uidx[i]          = marks[i] ? i : -1;
       }
-    PetscCall(PetscSFCreate(comm, &vp->pushsf[c]));
-    PetscCall(PetscSFSetGraph(vp->pushsf[c], nl, nsub, subleaf, PETSC_COPY_VALUES, sub, PETSC_COPY_VALUES));
-    PetscCall(PetscSFSetUp(vp->pushsf[c]));
+      PetscCall(PetscSFReduceBegin(vp->ghostsf, MPIU_INT, urank, urank, MPI_MAX));
+      PetscCall(PetscSFReduceEnd(vp->ghostsf, MPIU_INT, urank, urank, MPI_MAX));
+      PetscCall(PetscSFReduceBegin(vp->ghostsf, MPIU_INT, uidx, uidx, MPI_MAX));
+      PetscCall(PetscSFReduceEnd(vp->ghostsf, MPIU_INT, uidx, uidx, MPI_MAX));
+      PetscCall(PetscSFBcastBegin(vp->ghostsf, MPIU_INT, urank, urank, MPI_REPLACE));
+      PetscCall(PetscSFBcastEnd(vp->ghostsf, MPIU_INT, urank, urank, MPI_REPLACE));
+      PetscCall(PetscSFBcastBegin(vp->ghostsf, MPIU_INT, uidx, uidx, MPI_REPLACE));
+      PetscCall(PetscSFBcastEnd(vp->ghostsf, MPIU_INT, uidx, uidx, MPI_REPLACE));
+      nsp = 0;
+      for (PetscInt j = 0; j < nghost + nos; j++) {
+        const PetscInt i = j < nghost ? ghost[j] : osh[j - nghost];
+        if (urank[i] < 0 || urank[i] == me) continue; /* nobody corrected it, or this rank did (a root) */
+        spleaf[nsp]         = i;
+        spremote[nsp].rank  = urank[i];
+        spremote[nsp].index = uidx[i];
+        nsp++;
+      }
+      PetscCall(PetscSFCreate(comm, &vp->spreadsf[c]));
+      PetscCall(PetscSFSetGraph(vp->spreadsf[c], nl, nsp, spleaf, PETSC_COPY_VALUES, spremote, PETSC_COPY_VALUES));
+      PetscCall(PetscSFSetUp(vp->spreadsf[c]));
+      VPMarkColorInteriors(vp, L, c, 0, marks);
+    }
+    PetscCall(PetscFree(osh));
+    PetscCall(PetscFree2(urank, uidx));
+    PetscCall(PetscFree2(spleaf, spremote));
   }
   PetscCall(PetscFree3(remote, sub, subleaf));
-  PetscCall(PetscFree5(ghost, rootxl, leafxl, where, marks));
+  PetscCall(PetscFree4(ghost, rootxl, leafxl, where));
+  PetscCall(PetscFree(marks));
   PetscCall(PetscSFDestroy(&global));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -112,6 +175,9 @@ PetscErrorCode PCVertexPatchDestroyGhostExchange(PC pc)
   if (vp->pushsf)
     for (PetscInt c = 0; c < vp->ncolors; c++) PetscCall(PetscSFDestroy(&vp->pushsf[c]));
   PetscCall(PetscFree(vp->pushsf));
+  if (vp->spreadsf)
+    for (PetscInt c = 0; c < vp->ncolors; c++) PetscCall(PetscSFDestroy(&vp->spreadsf[c]));
+  PetscCall(PetscFree(vp->spreadsf));
   PetscCall(PetscSFDestroy(&vp->ghostsf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -123,11 +189,26 @@ PetscErrorCode PCVertexPatchExchangeGhosts(PC pc, PetscInt c, PetscBool refresh,
   PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
 
   PetscFunctionBegin;
-  PetscCall(PetscSFReduceBegin(vp->pushsf[c], MPIU_SCALAR, xa, xa, MPI_REPLACE));
-  PetscCall(PetscSFReduceEnd(vp->pushsf[c], MPIU_SCALAR, xa, xa, MPI_REPLACE));
   if (refresh) {
-    PetscCall(PetscSFBcastBegin(vp->ghostsf, MPIU_SCALAR, xa, xa, MPI_REPLACE));
-    PetscCall(PetscSFBcastEnd(vp->ghostsf, MPIU_SCALAR, xa, xa, MPI_REPLACE));
+    PetscCall(PetscSFBcastBegin(vp->spreadsf[c], MPIU_SCALAR, xa, xa, MPI_REPLACE));
+    PetscCall(PetscSFBcastEnd(vp->spreadsf[c], MPIU_SCALAR, xa, xa, MPI_REPLACE));
+  } else {
+    PetscCall(PetscSFReduceBegin(vp->pushsf[c], MPIU_SCALAR, xa, xa, MPI_REPLACE));
+    PetscCall(PetscSFReduceEnd(vp->pushsf[c], MPIU_SCALAR, xa, xa, MPI_REPLACE));
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The same on the device array of the local vector (the GPU sweep, vpgpu.c), in one message round: the spread SF of
+   the color, or after the sweep's last color (no refresh) the push alone, since only the owners' values are read then.
+   Device to device where the brick's -dm_brick_gpu_exchange allows (brickexchange.c), else PetscSF on the device
+   arrays. */
+PetscErrorCode PCVertexPatchExchangeGhostsDevice(PC pc, PetscInt c, PetscBool refresh, PetscScalar *xa)
+{
+  PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
+
+  PetscFunctionBegin;
+  if (refresh) PetscCall(DMBrickSFDevice_Private(vp->dm, vp->spreadsf[c], PETSC_FALSE, xa, xa, PETSC_FALSE));
+  else PetscCall(DMBrickSFDevice_Private(vp->dm, vp->pushsf[c], PETSC_TRUE, xa, xa, PETSC_FALSE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -2,9 +2,10 @@
    multiplicative and the additive steps with the fdm solver, local or global residuals, run as CUDA kernels
    (cuda/vpsmooth*.cu) on the device arrays; the patch operator and the processing order are the CPU smoother's,
    copied once per setup. With one active rank the kernels work in place on the global vectors. With several, as
-   on the host: per color the ghosts of x are refreshed (DMGlobalToLocal on the device vectors), the corrections go
-   into a zeroed local vector, and DMLocalToGlobal(ADD_VALUES) adds them to their owners; the additive step does the
-   same once. Combinations without a device implementation are errors, not host paths. */
+   on the host: the multiplicative step with local residuals works in place in the ghosted local vector and moves
+   only the ghost layer between colors (vpghost.c, GPU to GPU through brickexchange.c where it can); with global
+   residuals, per color the corrections go into a zeroed local vector that DMLocalToGlobal(ADD_VALUES) adds to their
+   owners; the additive step does that once. Combinations without a device implementation are errors, not host paths. */
 #include "vpimpl.h"
 #if defined(VP_HAVE_CUDA)
 #  include <petscdevice_cuda.h>
@@ -73,12 +74,13 @@ static PetscErrorCode PCVertexPatchGetGPU(PC pc, VPCudaSmoother *sm)
        less, auto takes the global kernel, and PCView says so; an explicit shared is refused below */
     if (err == (int)cudaErrorNotSupported && vp->gpu_shared && !vp->gpu_mma && vp->gpu_kernel == PC_VERTEXPATCH_GPU_KERNEL_AUTO) {
       vp->gpu_shared = PETSC_FALSE;
-      err = VPCudaSmootherCreate(&vp->op_d, &vp->op_f, &box, (int)brick->degree, (int)brick->op.ghost_cells, (int)vp->npatches, vtx, VPC_KERNEL_GLOBAL, (VPCudaSmoother *)&vp->gpu);
+      err            = VPCudaSmootherCreate(&vp->op_d, &vp->op_f, &box, (int)brick->degree, (int)brick->op.ghost_cells, (int)vp->npatches, vtx, VPC_KERNEL_GLOBAL, (VPCudaSmoother *)&vp->gpu);
     }
     PetscCall(PetscFree(vtx));
     PetscCall(PetscLogEventEnd(PC_VertexPatchGPUSetUp, pc, 0, 0, 0));
     PetscCheck(!err || !vp->gpu_mma, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_vertexpatch_gpu_kernel mma could not be set up: %s (it needs FP64 tensor cores, compute capability 8.0 or newer); allowed: shared, global, auto", VPCudaErrorString(err));
-    PetscCheck(err != (int)cudaErrorNotSupported || !vp->gpu_shared, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_vertexpatch_gpu_kernel shared: the patch does not fit this device's shared memory per block (%s); allowed: global, auto", VPCudaErrorString(err));
+    PetscCheck(err != (int)cudaErrorNotSupported || !vp->gpu_shared, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_vertexpatch_gpu_kernel shared: the patch does not fit this device's shared memory per block (%s); allowed: global, auto",
+               VPCudaErrorString(err));
     PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaSmootherCreate: %s", VPCudaErrorString(err));
   }
   *sm = (VPCudaSmoother)vp->gpu;
@@ -122,7 +124,17 @@ PetscErrorCode PCVertexPatchSetUpGPU(PC pc)
     PetscBool       device;
     VPCudaSmoother  sm;
     PetscCall(DMBrickOnDevice_Private(vp->dm, &device));
-    if (device && vp->solver == PC_VERTEXPATCH_FDM && vp->schedule == PC_VERTEXPATCH_COLORED) PetscCall(PCVertexPatchGetGPU(pc, &sm));
+    if (device && vp->solver == PC_VERTEXPATCH_FDM && vp->schedule == PC_VERTEXPATCH_COLORED) {
+      PetscCall(PCVertexPatchGetGPU(pc, &sm));
+      /* several ranks, multiplicative with local residuals: the ghost SFs and their GPU-to-GPU exchanges now (the
+         spread of every color; the push of the colors that end a sweep, forward or reversed) */
+      if (((DM_Brick *)vp->dm->data)->nactive > 1 && vp->type == PC_VERTEXPATCH_MULTIPLICATIVE && vp->residual == PC_VERTEXPATCH_RESIDUAL_LOCAL) {
+        PetscCall(PCVertexPatchSetUpHostWork(pc));
+        for (PetscInt c = 0; c < vp->ncolors; c++) PetscCall(DMBrickSetUpExchange_Private(vp->dm, vp->spreadsf[c], 1));
+        PetscCall(DMBrickSetUpExchange_Private(vp->dm, vp->pushsf[0], 1));
+        PetscCall(DMBrickSetUpExchange_Private(vp->dm, vp->pushsf[vp->ncolors - 1], 1));
+      }
+    }
   }
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -140,7 +152,25 @@ PetscErrorCode PCVertexPatchSmoothGPU(PC pc, Vec b, Vec x)
     VPCudaSmoother  sm;
     PetscCall(PCVertexPatchGetGPU(pc, &sm));
     if (local || global) PetscCall(PCVertexPatchGetWorkVectors(pc));
-    if (local && !global) PetscCall(DMGlobalToLocal(vp->dm, b, INSERT_VALUES, vp->bl));
+    if (local && !global) {
+      /* several ranks, local residuals: in place in the ghosted local vector, as the host sweep (vpghost.c); between
+         colors only the ghost layer moves (a push of the corrected ghosts to their owners, a refresh of all ghosts),
+         device to device where -dm_brick_gpu_exchange allows */
+      PetscScalar *xa;
+      PetscCall(PCVertexPatchSetUpHostWork(pc)); /* the ghost SFs (the layout is the host's) */
+      PetscCall(DMGlobalToLocal(vp->dm, b, INSERT_VALUES, vp->bl));
+      PetscCall(DMGlobalToLocal(vp->dm, x, INSERT_VALUES, vp->xl));
+      for (PetscInt ic = 0; ic < vp->ncolors; ic++) {
+        const PetscInt c = vp->reverse ? vp->ncolors - 1 - ic : ic;
+        PetscCall(VPColorGPU(pc, sm, c, vp->bl, vp->xl, vp->xl));
+        PetscCall(VecCUDAGetArray(vp->xl, &xa));
+        PetscCall(PCVertexPatchExchangeGhostsDevice(pc, c, (PetscBool)(ic < vp->ncolors - 1), xa));
+        PetscCall(VecCUDARestoreArray(vp->xl, &xa));
+      }
+      PetscCall(DMLocalToGlobal(vp->dm, vp->xl, INSERT_VALUES, x)); /* the owned values; no message */
+      PetscCall(PetscLogGpuFlops(vp->flops_per_patch * vp->npatches));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
     for (PetscInt ic = 0; ic < vp->ncolors; ic++) {
       const PetscInt c = vp->reverse ? vp->ncolors - 1 - ic : ic;
       if (global) {

@@ -7,7 +7,7 @@
 #include <vpatch_cuda.h>
 #include <petsc/private/pcimpl.h>
 #if defined(_OPENMP)
-  #include <omp.h>
+#  include <omp.h>
 #endif
 
 #define VP_MAX_NE VPC_MAX_NE /* closure nodes of a patch per direction: (v-g)k..(v+g)k, g the ghost cells */
@@ -46,7 +46,6 @@ static inline void VPClosureOffsets(const VPLayout *L, const PetscInt v[3], Pets
     stride *= L->gw[d];
   }
 }
-
 
 /* Even-odd form of the interior class's 1D matrices (vpevenodd.c). On a uniform grid an interior patch is symmetric
    under the reflection of each direction, so its residual rows are centro-symmetric and its fast-diagonalization
@@ -96,36 +95,37 @@ typedef struct {
   PetscBool                reverse; /* sweep the processing order backwards (post-smoothing of a symmetric V-cycle) */
 
   /* setup */
-  DM           dm;                  /* the brick of the operator */
-  PetscInt     npatches;            /* owned patches (vertices) */
-  PetscInt    *vertex;              /* vertex index (vx, vy, vz) of each owned patch, in processing order */
-  PetscInt     ncolors, *colorptr;  /* patches of color c: [colorptr[c], colorptr[c+1]) of vertex[] order */
-  PetscInt     nbatches;            /* batched schedule: batches per color (the last ones may be empty) */
-  PetscInt    *batchptr;            /* batch b of color c: [batchptr[c*(nbatches+1)+b], ...+b+1) */
-  PetscInt     nlanes;              /* host steps: patches per SIMD group (VP_LANES_D or _F), or 1: one patch at a time */
-  PetscInt    *lanegrp;             /* nlanes > 1: the groups, nlanes patch indices (vertex[] order) each, -1 in empty lanes */
-  PetscInt    *laneptr;             /* groups of batch b of color c: [laneptr[c*(nbatches+1)+b], ...+b+1) */
-  size_t       lanework_bytes;      /* per-thread scratch of a group (a multiple of 64 bytes) */
-  char        *lanework, *lanework_alloc; /* nthreads scratches, 64-byte aligned, and the allocation they lie in */
-  VPPatchOp_d  op_d;
-  VPPatchOp_f  op_f;
-  PetscInt     clsmap[3][VP_NCLASS]; /* position classes with identical patch matrices share the dense factor */
-  PetscScalar *dense[27];           /* (ni^d)^2 Cholesky factors of the exact patch matrices, by mapped class triple */
-  PetscInt     nthreads;            /* work buffers are per thread */
-  PetscScalar *work;                /* per-thread scratch */
-  Vec          xl, bl, dl;          /* local (ghosted) vectors */
-  Vec          r;                   /* global residual (global residual variant, additive) */
-  PetscSF      ghostsf;             /* several active ranks, multiplicative with local residuals: the ghost layer's refresh (vpghost.c) */
-  PetscSF     *pushsf;              /* and per color the ghosts its patches on this rank correct, pushed to their owners */
-  PetscReal    omega;               /* damping in use */
-  PetscReal    omega_default;       /* the operator's default damping of the type (before the estimate) */
-  PetscReal    lambda_max;          /* additive, default damping, operator without a proven bound: estimate of lambda_max(B A) (0: none) */
-  PetscLogDouble flops_per_patch;   /* for -log_view: one patch with the full 1D matrices (the GPU kernels) */
+  DM             dm;                        /* the brick of the operator */
+  PetscInt       npatches;                  /* owned patches (vertices) */
+  PetscInt      *vertex;                    /* vertex index (vx, vy, vz) of each owned patch, in processing order */
+  PetscInt       ncolors, *colorptr;        /* patches of color c: [colorptr[c], colorptr[c+1]) of vertex[] order */
+  PetscInt       nbatches;                  /* batched schedule: batches per color (the last ones may be empty) */
+  PetscInt      *batchptr;                  /* batch b of color c: [batchptr[c*(nbatches+1)+b], ...+b+1) */
+  PetscInt       nlanes;                    /* host steps: patches per SIMD group (VP_LANES_D or _F), or 1: one patch at a time */
+  PetscInt      *lanegrp;                   /* nlanes > 1: the groups, nlanes patch indices (vertex[] order) each, -1 in empty lanes */
+  PetscInt      *laneptr;                   /* groups of batch b of color c: [laneptr[c*(nbatches+1)+b], ...+b+1) */
+  size_t         lanework_bytes;            /* per-thread scratch of a group (a multiple of 64 bytes) */
+  char          *lanework, *lanework_alloc; /* nthreads scratches, 64-byte aligned, and the allocation they lie in */
+  VPPatchOp_d    op_d;
+  VPPatchOp_f    op_f;
+  PetscInt       clsmap[3][VP_NCLASS]; /* position classes with identical patch matrices share the dense factor */
+  PetscScalar   *dense[27];            /* (ni^d)^2 Cholesky factors of the exact patch matrices, by mapped class triple */
+  PetscInt       nthreads;             /* work buffers are per thread */
+  PetscScalar   *work;                 /* per-thread scratch */
+  Vec            xl, bl, dl;           /* local (ghosted) vectors */
+  Vec            r;                    /* global residual (global residual variant, additive) */
+  PetscSF        ghostsf;              /* several active ranks, multiplicative with local residuals: the ghost layer's refresh (vpghost.c) */
+  PetscSF       *pushsf;               /* and per color the ghosts its patches on this rank correct, pushed to their owners */
+  PetscSF       *spreadsf;             /* GPU sweep: per color, from the rank that corrected a node to every other rank holding it */
+  PetscReal      omega;                /* damping in use */
+  PetscReal      omega_default;        /* the operator's default damping of the type (before the estimate) */
+  PetscReal      lambda_max;           /* additive, default damping, operator without a proven bound: estimate of lambda_max(B A) (0: none) */
+  PetscLogDouble flops_per_patch;      /* for -log_view: one patch with the full 1D matrices (the GPU kernels) */
   PetscLogDouble host_flops_per_patch; /* the mean over this rank's patches of the host kernels' count (even-odd form where used) */
-  void          *gpu;               /* the CUDA smoother (VP_HAVE_CUDA: VPCudaSmoother), made at setup when the brick's vectors are on the device, else at the first step on the GPU */
-  void          *dg;                /* the DG smoother (vpdg.c) on a sipg brick; NULL on a CG one */
-  PetscBool      evenodd;           /* -pc_vertexpatch_even_odd: the host kernels use the even-odd form where it holds */
-  VPEvenOdd_d   *eo_d;              /* that form in double and float (NULL: off) */
+  void          *gpu;                  /* the CUDA smoother (VP_HAVE_CUDA: VPCudaSmoother), made at setup when the brick's vectors are on the device, else at the first step on the GPU */
+  void          *dg;                   /* the DG smoother (vpdg.c) on a sipg brick; NULL on a CG one */
+  PetscBool      evenodd;              /* -pc_vertexpatch_even_odd: the host kernels use the even-odd form where it holds */
+  VPEvenOdd_d   *eo_d;                 /* that form in double and float (NULL: off) */
   VPEvenOdd_f   *eo_f;
 } PC_VertexPatch;
 
@@ -144,6 +144,7 @@ PETSC_INTERN PetscErrorCode PCVertexPatchSetUpGhostExchange(PC, const VPLayout *
 PETSC_INTERN PetscErrorCode PCVertexPatchSetUpHostWork(PC);
 PETSC_INTERN PetscErrorCode PCVertexPatchDestroyGhostExchange(PC);
 PETSC_INTERN PetscErrorCode PCVertexPatchExchangeGhosts(PC, PetscInt, PetscBool, PetscScalar *);
+PETSC_INTERN PetscErrorCode PCVertexPatchExchangeGhostsDevice(PC, PetscInt, PetscBool, PetscScalar *);
 PETSC_INTERN PetscInt       PCVertexPatchClass(PetscInt, PetscInt);
 PETSC_INTERN PetscErrorCode PCVertexPatchGetPrecision_VertexPatch(PC, PCVertexPatchPrecision *);
 PETSC_INTERN PetscErrorCode PCVertexPatchEstimateDamping(PC);
@@ -160,14 +161,14 @@ PETSC_INTERN void VPPatchResidual_d(const VPPatchOp_d *, const VPEvenOdd_d *, co
 PETSC_INTERN void VPPatchResidual_f(const VPPatchOp_f *, const VPEvenOdd_f *, const int[], const float *, const float *, float *, float *);
 PETSC_INTERN void VPPatchSolveFDM_d(const VPPatchOp_d *, const VPEvenOdd_d *, const int[], const double *, double *, double *);
 PETSC_INTERN void VPPatchSolveFDM_f(const VPPatchOp_f *, const VPEvenOdd_f *, const int[], const float *, float *, float *);
-PETSC_INTERN int VPPatchSolveDense(PetscInt, const PetscScalar *, PetscScalar *);
+PETSC_INTERN int  VPPatchSolveDense(PetscInt, const PetscScalar *, PetscScalar *);
 /* the same on a SIMD group of patches of one class (vplanes.c) */
-PETSC_INTERN void   VPPatchResidualLanes_d(const VPPatchOp_d *, const VPEvenOdd_d *, const int[], const VPLaneD *, const VPLaneD *, VPLaneD *, VPLaneD *);
-PETSC_INTERN void   VPPatchResidualLanes_f(const VPPatchOp_f *, const VPEvenOdd_f *, const int[], const VPLaneF *, const VPLaneF *, VPLaneF *, VPLaneF *);
-PETSC_INTERN void   VPPatchSolveFDMLanes_d(const VPPatchOp_d *, const VPEvenOdd_d *, const int[], const VPLaneD *, VPLaneD *, VPLaneD *);
-PETSC_INTERN void   VPPatchSolveFDMLanes_f(const VPPatchOp_f *, const VPEvenOdd_f *, const int[], const VPLaneF *, VPLaneF *, VPLaneF *);
-PETSC_INTERN int    VPProcessLanes(const PC_VertexPatch *, const VPLayout *, const PetscInt[], const PetscScalar *, const PetscScalar *, PetscBool, PetscScalar *, char *);
-PETSC_INTERN size_t PCVertexPatchLaneWorkBytes(const PC_VertexPatch *);
+PETSC_INTERN void           VPPatchResidualLanes_d(const VPPatchOp_d *, const VPEvenOdd_d *, const int[], const VPLaneD *, const VPLaneD *, VPLaneD *, VPLaneD *);
+PETSC_INTERN void           VPPatchResidualLanes_f(const VPPatchOp_f *, const VPEvenOdd_f *, const int[], const VPLaneF *, const VPLaneF *, VPLaneF *, VPLaneF *);
+PETSC_INTERN void           VPPatchSolveFDMLanes_d(const VPPatchOp_d *, const VPEvenOdd_d *, const int[], const VPLaneD *, VPLaneD *, VPLaneD *);
+PETSC_INTERN void           VPPatchSolveFDMLanes_f(const VPPatchOp_f *, const VPEvenOdd_f *, const int[], const VPLaneF *, VPLaneF *, VPLaneF *);
+PETSC_INTERN int            VPProcessLanes(const PC_VertexPatch *, const VPLayout *, const PetscInt[], const PetscScalar *, const PetscScalar *, PetscBool, PetscScalar *, char *);
+PETSC_INTERN size_t         PCVertexPatchLaneWorkBytes(const PC_VertexPatch *);
 PETSC_INTERN PetscErrorCode PCVertexPatchSetUpLanes(PC);
 PETSC_INTERN PetscErrorCode PCVertexPatchSetUpEvenOdd(PC);
 PETSC_INTERN PetscLogDouble PCVertexPatchFlops(const PC_VertexPatch *, const int[]);

@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# Scaling of the vertex-patch multigrid over the GPUs of one host (issue "Four GPUs"); run on the device with the CUDA
+# PETSc and a CUDA build (bench/results/). One MPI rank per GPU (PETSc puts rank r on GPU r mod the GPU count); the
+# ghost exchange of the device vectors is GPU to GPU through CUDA IPC (-dm_brick_gpu_exchange auto; EXCHANGE=mpi for
+# PETSc's PetscSF through the host).
+# Parts:
+#   strong   one 3D Poisson problem (CG, tutorials/ex1, f = 1) of about 1e9 DoFs at k = 3 (2 x 3 x 3 cells refined 7
+#            times) and k = 7 (2 x 2 x 3, refined 6 times) on 1..4 GPUs, double and mixed (float smoothing, float levels);
+#            V-cycles from zero as a stationary iteration (Richardson: no Krylov vectors, so that 1e9 DoFs fit one GPU),
+#            stopped at ||b - A x|| <= 1e-9 ||b||
+#   weak     the same with a fixed mesh per GPU: 2 x 2 x 2 cells per GPU (refined 7 times at k = 3, 451M DoFs per GPU;
+#            6 times at k = 7, 717M), the cells stacked along z then y
+#   dg       SIPG (tutorials/ex3, f = 1, FGMRES + V-cycle, 1e-9), Dirichlet and full local spaces, one problem on 1..4
+#            GPUs (k = 3: one cell refined 7 times, 134M DoFs; k = 7: refined 6 times, 134M) and a weak series
+#            (1 x 1 x P cells refined 7 times at k = 3)
+#   largest  the largest CG Poisson problem on all GPUs of the list (LARGEST="k cells refine", default 3 4,4,4 7: 3.6e9 DoFs)
+#   t4       seed 002 Table 4 on 1..4 GPUs (bench/seed002_tables.sh t4)
+# Per run: DoFs, V-cycles, true residual, solve time, setup time, time per V-cycle, and the share of KSPSolve in the
+# device exchange (BrickGPUExchange; VecScatter with EXCHANGE=mpi), from -log_view -log_view_gpu_time (maximum over
+# ranks; the event waits for the device's earlier work before its messages, so the share is an upper bound).
+# Usage: bench/gpu_scaling.sh [strong] [weak] [dg] [largest] [t4]; GPUS (default "1 2 3 4"), WEAK_PRECISIONS (default
+# "double mixed"), LOG_DIR, MPIRUN.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+parts=${*:-strong weak dg largest t4}
+LOG=${LOG_DIR:-/tmp/gpu-scaling}
+GPUS=${GPUS:-1 2 3 4}
+MPIRUN=${MPIRUN:-mpirun}
+EXCHANGE=${EXCHANGE:-auto}
+mkdir -p "$LOG"
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+echo "- date: $(date -u +%F), device: $ngpu x ${gpu:-none}, commit: $(head -1 COMMIT 2>/dev/null || git rev-parse --short HEAD 2>/dev/null), command: \`GPUS=\"$GPUS\" EXCHANGE=$EXCHANGE bench/gpu_scaling.sh $parts\`"
+MIXED="-mg_levels_pc_vertexpatch_precision single -dm_brick_mg_precision single"
+
+# run log ranks program options...
+run() {
+  local log=$1 n=$2 prog=$3
+  shift 3
+  /usr/bin/time -f "wall %e" $MPIRUN -n "$n" "$prog" -dm_vec_type cuda -dm_brick_gpu_exchange "$EXCHANGE" -log_view -log_view_gpu_time "$@" >"$log" 2>&1
+}
+# row log label ranks -> | label | GPUs | DoFs | its | true residual | solve s | setup s | s per V-cycle | exchange % of KSPSolve | wall s |
+row() {
+  awk -v lab="$2" -v n="$3" '
+    /DoFs:/ && !dofs { dofs = $2 }
+    /^Linear solve/ { for (i = 1; i < NF; i++) if ($i == "iterations") its = $(i + 1); conv = ($3 == "converged") }
+    /true residual/ { tr = $NF }
+    /^solve time/ { s = $3; su = $(NF - 1) }
+    /^--- Event Stage/ { solve = ($0 ~ /solve/) }
+    $1 == "KSPSolve" { if (solve) ksp = $4; else kspall = $4 }
+    $1 == "BrickGPUExchange" || $1 == "VecScatterBegin" || $1 == "VecScatterEnd" { if (solve) ex += $4; else exall += $4 }
+    /^wall / { wall = $2 }
+    END { if (ksp == "") { ksp = kspall; ex = exall } # a program without a solve stage (ex3): its main stage
+          printf "| %s | %s | %s | %s%s | %s | %s | %s | %.4f | %.1f%% | %s |\n", lab, n, dofs, its, conv ? "" : " (not converged)", tr, s, su, (its > 0 ? s / its : 0), (ksp > 0 ? 100 * ex / ksp : 0), wall }' "$1"
+}
+header() {
+  echo
+  echo "| problem | GPUs | DoFs | V-cycles | true residual | solve s | setup s | s per V-cycle | exchange share of KSPSolve | wall s |"
+  echo "|---|---|---|---|---|---|---|---|---|---|"
+}
+ex1opts() { echo "-dm_brick_dim 3 -dm_brick_degree $1 -dm_brick_cells $2 -dm_brick_refine $3 -rhs one -fmg 0 -ksp_type richardson -ksp_rtol 1e-9"; }
+# cells of the weak series: 2 x 2 x 2 per GPU
+weakcells() { case $1 in 1) echo 2,2,2 ;; 2) echo 2,2,4 ;; 3) echo 2,2,6 ;; 4) echo 2,4,4 ;; *) echo 2,2,$((2 * $1)) ;; esac; }
+dgweakcells() { case $1 in 1) echo 1,1,1 ;; 2) echo 1,1,2 ;; 3) echo 1,1,3 ;; 4) echo 1,2,2 ;; *) echo 1,1,$1 ;; esac; }
+
+for p in $parts; do
+  case $p in
+  strong)
+    echo
+    echo "Strong scaling, 3D Poisson CG ($(ex1opts k C r) on P GPUs):"
+    header
+    for cfg in "3 2,3,3 7" "7 2,2,3 6"; do
+      set -- $cfg
+      for prec in double mixed; do
+        for n in $GPUS; do
+          f="$LOG/strong_k$1_${prec}_n$n.log"
+          if [ $prec = mixed ]; then run "$f" $n ./tutorials/ex1 $(ex1opts $1 $2 $3) $MIXED; else run "$f" $n ./tutorials/ex1 $(ex1opts $1 $2 $3); fi
+          row "$f" "k=$1 $prec, cells $2 refined $3" $n
+        done
+      done
+    done ;;
+  weak)
+    echo
+    echo "Weak scaling, 3D Poisson CG, 2 x 2 x 2 coarse cells per GPU:"
+    header
+    for cfg in "3 7" "7 6"; do
+      set -- $cfg
+      for prec in ${WEAK_PRECISIONS:-double mixed}; do
+        for n in $GPUS; do
+          f="$LOG/weak_k$1_${prec}_n$n.log"
+          if [ $prec = mixed ]; then run "$f" $n ./tutorials/ex1 $(ex1opts $1 $(weakcells $n) $2) $MIXED; else run "$f" $n ./tutorials/ex1 $(ex1opts $1 $(weakcells $n) $2); fi
+          row "$f" "k=$1 $prec, cells $(weakcells $n) refined $2" $n
+        done
+      done
+    done ;;
+  dg)
+    echo
+    echo "DG (SIPG), tutorials/ex3 -rhs one -ksp_rtol 1e-9 (FGMRES + V-cycle), strong (one problem) and weak (1 x 1 x 1 cell per GPU, k = 3):"
+    header
+    for cfg in "3 1,1,1 7" "7 1,1,1 6"; do
+      set -- $cfg
+      for space in dirichlet full; do
+        for n in $GPUS; do
+          f="$LOG/dg_k$1_${space}_n$n.log"
+          run "$f" $n ./tutorials/ex3 -dm_brick_dim 3 -dm_brick_degree $1 -dm_brick_cells $2 -dm_brick_refine $3 -rhs one -ksp_rtol 1e-9 -local_space $space
+          row "$f" "sipg k=$1 $space, cells $2 refined $3" $n
+        done
+      done
+    done
+    for n in $GPUS; do
+      f="$LOG/dgweak_k3_dirichlet_n$n.log"
+      run "$f" $n ./tutorials/ex3 -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_cells $(dgweakcells $n) -dm_brick_refine 7 -rhs one -ksp_rtol 1e-9 -local_space dirichlet
+      row "$f" "sipg k=3 dirichlet weak, cells $(dgweakcells $n) refined 7" $n
+    done ;;
+  largest)
+    set -- ${LARGEST:-3 4,4,4 7}
+    n=$(echo $GPUS | awk '{print $NF}')
+    echo
+    echo "The largest CG Poisson problem run here, on $n GPUs (double; -log_view's setup and the whole run's wall clock):"
+    header
+    f="$LOG/largest_k$1_n$n.log"
+    run "$f" $n ./tutorials/ex1 $(ex1opts $1 $2 $3)
+    row "$f" "k=$1 double, cells $2 refined $3" $n ;;
+  t4)
+    echo
+    echo "Seed 002 Table 4 on GPUs (\`T4RANKS=\"$GPUS\" EX3_OPTS=\"-dm_vec_type cuda\" bench/seed002_tables.sh t4\`):"
+    T4RANKS="$GPUS" EX3_OPTS="-dm_vec_type cuda -dm_brick_gpu_exchange $EXCHANGE" MPIRUN="$MPIRUN" bash bench/seed002_tables.sh t4 ;;
+  esac
+done
