@@ -253,6 +253,9 @@ int VPCudaExchangeFreeIndices(int *dev);
 int VPCudaExchangePack(size_t n, int bs, const int *idx, const double *src, double *dst);
 int VPCudaExchangeMove(size_t n, int bs, int add, const int *sidx, const int *didx, const double *src, double *dst);
 int VPCudaExchangeSync(void);
+/* dst[z dplane + y drow + i] = (add: +=) src[z splane + y srow + i] for i < n0, y < n1, z < n2 (the owned block of a
+   rank between its global array and the ghosted local one) */
+int VPCudaBoxMove(int n0, int n1, int n2, const double *src, size_t srow, size_t splane, double *dst, size_t drow, size_t dplane, int add);
 
 const char *VPCudaErrorString(int err);
 

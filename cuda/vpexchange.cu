@@ -106,3 +106,26 @@ extern "C" int VPCudaExchangeSync(void)
   VP_CHECK(cudaStreamSynchronize(0));
   return 0;
 }
+
+// A block of n1 x n2 rows of n0 values: dst[z dplane + y drow + i] (=, +=) src[z splane + y srow + i]; the owned block
+// of a rank between its global array and its place in the ghosted local array
+__global__ void VPBoxMoveKernel(int n0, int n1, int n2, const double *__restrict__ src, size_t srow, size_t splane, double *__restrict__ dst, size_t drow, size_t dplane, int add)
+{
+  const size_t n = (size_t)n0 * n1 * n2;
+  for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < n; e += (size_t)gridDim.x * blockDim.x) {
+    const size_t i = e % n0, yz = e / n0, y = yz % n1, z = yz / n1;
+    const double v = src[z * splane + y * srow + i];
+    double      *d = &dst[z * dplane + y * drow + i];
+    if (add) *d += v;
+    else *d = v;
+  }
+}
+
+extern "C" int VPCudaBoxMove(int n0, int n1, int n2, const double *src, size_t srow, size_t splane, double *dst, size_t drow, size_t dplane, int add)
+{
+  const size_t n = (size_t)n0 * n1 * n2;
+  if (!n) return 0;
+  VPBoxMoveKernel<<<VPGrid(n), 256>>>(n0, n1, n2, src, srow, splane, dst, drow, dplane, add);
+  VP_CHECK(cudaGetLastError());
+  return 0;
+}

@@ -647,7 +647,7 @@ static PetscErrorCode DMDestroy_Brick(DM dm)
   DM_Brick *brick = (DM_Brick *)dm->data;
 
   PetscFunctionBegin;
-  PetscCall(DMDestroy(&brick->da));
+  PetscCall(PetscSFDestroy(&brick->halo));
   PetscCall(ISLocalToGlobalMappingDestroy(&brick->ltog));
   if (brick->ownactivecomm) PetscCallMPI(MPI_Comm_free(&brick->activecomm));
   for (PetscInt d = 0; d < 3; d++) PetscCall(PetscFree(brick->cellranges[d]));

@@ -3,6 +3,7 @@
 
 #include <petscvpatch.h>
 #include <petscdmda.h>
+#include <petscsf.h>
 #include <petsc/private/dmimpl.h>
 #include "../vpatchcompat.h"
 
@@ -122,7 +123,7 @@ typedef struct {
   PetscInt               ostart[3], owidth[3]; /* owned DMDA points: CG interior nodes (interior numbering: full-grid node - 1), DG cells */
   PetscInt               gstart[3], gwidth[3]; /* the ghosted local array's points */
   ISLocalToGlobalMapping ltog;                 /* local (ghosted) to global indices, on the brick's communicator; made on first use */
-  DM                     da;                   /* DMDA on activecomm when several ranks hold the level (else NULL): CG the interior Gauss-Lobatto nodes, DG the cells with (k+1)^d values each */
+  PetscSF                halo;                 /* several active ranks (else NULL): ghost values of the local array (leaves) from their owners' global arrays (roots), on activecomm */
   DMBrickOperatorOps     op;
   PetscReal              nodes[BRICK_MAX_DEGREE + 1]; /* GLL points on [0,1] */
 } DM_Brick;
@@ -216,3 +217,4 @@ PETSC_INTERN PetscErrorCode DMBrickScatter_Private(DM, VecScatter, Vec, Vec, Ins
 PETSC_INTERN PetscErrorCode DMBrickSFDevice_Private(DM, PetscSF, PetscBool, const PetscScalar *, PetscScalar *, PetscBool);
 PETSC_INTERN PetscErrorCode DMBrickVecScatter_Private(DM, VecScatter, Vec, Vec, InsertMode, ScatterMode);
 PETSC_INTERN PetscErrorCode DMBrickSetUpExchange_Private(DM, PetscSF, PetscInt);
+PETSC_INTERN PetscErrorCode DMBrickGhostPoints_Private(DM, PetscInt *, PetscInt **, PetscMPIInt **, PetscInt **, PetscInt **);

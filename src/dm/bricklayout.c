@@ -1,6 +1,10 @@
-/* DMSetUp for DMBRICK: checks the description, distributes the cells over the ranks, builds the DMDA
-   of interior Gauss-Lobatto nodes, and the vector, scatter and box helpers on top of it. */
+/* DMSetUp for DMBRICK: checks the description, distributes the cells over the ranks, computes the boxes of interior
+   Gauss-Lobatto nodes (DG: cells) and the halo graph, and the vector and scatter helpers on top of them. */
 #include "brickimpl.h"
+#if defined(VP_HAVE_CUDA)
+#  include <vpatch_cuda.h>
+#  include <petscdevice_cuda.h>
+#endif
 
 PETSC_INTERN PetscErrorCode DMBrickOperatorSetUp_Private(DM);
 PETSC_INTERN PetscErrorCode DMBrickSetUpPartition_Private(DM);
@@ -140,49 +144,106 @@ static PetscErrorCode BrickSingleBoxScatter(Vec from, InsertMode mode, Vec to)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The DMDA's scatters when several ranks hold the level, a copy when one does (the brick's vectors have the
-   DMDA's layout there and are empty elsewhere); an inactive rank has nothing to send or receive. The copy is done
-   in the Begin half. With device vectors, the DMDA's global-to-local graph goes GPU to GPU where
-   -dm_brick_gpu_exchange allows (brickexchange.c), whole in the Begin half; a local-to-global INSERT_VALUES moves
-   the owned values only, as the DMDA's does. */
-static PetscErrorCode BrickDAOnDevice(DM dm, Vec x, Vec y, InsertMode mode, VecScatter *gtol, PetscBool *use)
+/* Several ranks hold the level: the owned block moves between the global array (owned points) and its place in the
+   local (ghosted) array, x rows at a time; toglobal: local to global; add: sum instead of copy. On the device when both
+   vectors are device vectors (cuda/vpexchange.cu), else on the host. */
+static PetscErrorCode BrickOwnedBlockMove(DM dm, Vec from, Vec to, PetscBool toglobal, PetscBool add)
 {
+  DM_Brick          *brick = (DM_Brick *)dm->data;
+  const PetscInt     dof = brick->dof, *os = brick->ostart, *ow = brick->owidth, *gs = brick->gstart, *gw = brick->gwidth;
+  const PetscInt     row = ow[0] * dof, loff = (((os[2] - gs[2]) * gw[1] + (os[1] - gs[1])) * gw[0] + (os[0] - gs[0])) * dof;
+  const PetscInt     lrow = gw[0] * dof, lplane = gw[0] * gw[1] * dof, grow = ow[0] * dof, gplane = ow[0] * ow[1] * dof;
+  const PetscScalar *a;
+  PetscScalar       *b;
+  PetscBool          device;
+
   PetscFunctionBegin;
-  *use  = PETSC_FALSE;
-  *gtol = NULL;
+  PetscCall(DMBrickVecsOnDevice_Private(from, to, &device));
 #if defined(VP_HAVE_CUDA)
-  PetscCall(DMDAGetScatter(((DM_Brick *)dm->data)->da, gtol, NULL));
-  PetscCall(DMBrickScatterOnDevice_Private(dm, *gtol, x, y, mode, use));
+  if (device) {
+    int err;
+    PetscCall(VecCUDAGetArrayRead(from, &a));
+    PetscCall(VecCUDAGetArray(to, &b));
+    if (toglobal) err = VPCudaBoxMove((int)row, (int)ow[1], (int)ow[2], a + loff, (size_t)lrow, (size_t)lplane, b, (size_t)grow, (size_t)gplane, (int)add);
+    else err = VPCudaBoxMove((int)row, (int)ow[1], (int)ow[2], a, (size_t)grow, (size_t)gplane, b + loff, (size_t)lrow, (size_t)lplane, (int)add);
+    PetscCall(VecCUDARestoreArray(to, &b));
+    PetscCall(VecCUDARestoreArrayRead(from, &a));
+    PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in the brick's owned-block copy: %s", VPCudaErrorString(err));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
 #endif
+  (void)device;
+  PetscCall(VecGetArrayRead(from, &a));
+  PetscCall(VecGetArray(to, &b));
+  for (PetscInt z = 0; z < ow[2]; z++)
+    for (PetscInt y = 0; y < ow[1]; y++) {
+      const PetscScalar *src = toglobal ? a + loff + z * lplane + y * lrow : a + z * gplane + y * grow;
+      PetscScalar       *dst = toglobal ? b + z * gplane + y * grow : b + loff + z * lplane + y * lrow;
+      if (add)
+        for (PetscInt i = 0; i < row; i++) dst[i] += src[i];
+      else PetscCall(PetscArraycpy(dst, src, row));
+    }
+  PetscCall(VecRestoreArray(to, &b));
+  PetscCall(VecRestoreArrayRead(from, &a));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The ghost values through the halo graph: Bcast (global roots to local leaves) or Reduce (local leaves into global
+   roots), replaced or summed; device to device where -dm_brick_gpu_exchange allows (brickexchange.c) */
+static PetscErrorCode BrickHaloMove(DM dm, Vec from, Vec to, PetscBool reduce, PetscBool add)
+{
+  DM_Brick          *brick = (DM_Brick *)dm->data;
+  const PetscScalar *a;
+  PetscScalar       *b;
+  PetscBool          device;
+
+  PetscFunctionBegin;
+  PetscCall(DMBrickVecsOnDevice_Private(from, to, &device));
+#if defined(VP_HAVE_CUDA)
+  if (device) {
+    PetscCall(VecCUDAGetArrayRead(from, &a));
+    PetscCall(VecCUDAGetArray(to, &b));
+    PetscCall(DMBrickSFDevice_Private(dm, brick->halo, reduce, a, b, add));
+    PetscCall(VecCUDARestoreArray(to, &b));
+    PetscCall(VecCUDARestoreArrayRead(from, &a));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
+  (void)device;
+  PetscCall(VecGetArrayRead(from, &a));
+  PetscCall(VecGetArray(to, &b));
+  if (reduce) {
+    PetscCall(PetscSFReduceBegin(brick->halo, MPIU_SCALAR, a, b, add ? MPIU_SUM : MPI_REPLACE));
+    PetscCall(PetscSFReduceEnd(brick->halo, MPIU_SCALAR, a, b, add ? MPIU_SUM : MPI_REPLACE));
+  } else {
+    PetscCall(PetscSFBcastBegin(brick->halo, MPIU_SCALAR, a, b, add ? MPIU_SUM : MPI_REPLACE));
+    PetscCall(PetscSFBcastEnd(brick->halo, MPIU_SCALAR, a, b, add ? MPIU_SUM : MPI_REPLACE));
+  }
+  PetscCall(VecRestoreArray(to, &b));
+  PetscCall(VecRestoreArrayRead(from, &a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Global to local and back. Several ranks: the owned block as a copy, the ghosts through the halo graph (what a DMDA's
+   scatter does, without its O(N) index arrays); local to global with INSERT_VALUES moves the owned values only, with
+   ADD_VALUES also sums the ghosts into their owners. One rank: a copy (the brick's vectors have the same layout there
+   and are empty elsewhere); an inactive rank has nothing to send or receive. All the work is done in the Begin half. */
 PetscErrorCode DMGlobalToLocalBegin_Brick(DM dm, Vec g, InsertMode mode, Vec l)
 {
   DM_Brick *brick = (DM_Brick *)dm->data;
 
   PetscFunctionBegin;
-  if (brick->da) {
-    VecScatter gtol;
-    PetscBool  device;
-    PetscCall(BrickDAOnDevice(dm, g, l, mode, &gtol, &device));
-    if (device) PetscCall(DMBrickScatter_Private(dm, gtol, g, l, mode, SCATTER_FORWARD, &device));
-    else PetscCall(DMGlobalToLocalBegin(brick->da, g, mode, l));
+  PetscCheck(mode == INSERT_VALUES || mode == ADD_VALUES, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "brick scatters support INSERT_VALUES and ADD_VALUES, not mode %d", (int)mode);
+  if (brick->halo) {
+    PetscCall(BrickOwnedBlockMove(dm, g, l, PETSC_FALSE, (PetscBool)(mode == ADD_VALUES)));
+    PetscCall(BrickHaloMove(dm, g, l, PETSC_FALSE, (PetscBool)(mode == ADD_VALUES)));
   } else if (brick->activecomm != MPI_COMM_NULL) PetscCall(BrickSingleBoxScatter(g, mode, l));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode DMGlobalToLocalEnd_Brick(DM dm, Vec g, InsertMode mode, Vec l)
 {
-  DM da = ((DM_Brick *)dm->data)->da;
-
   PetscFunctionBegin;
-  if (da) {
-    VecScatter gtol;
-    PetscBool  device;
-    PetscCall(BrickDAOnDevice(dm, g, l, mode, &gtol, &device));
-    if (!device) PetscCall(DMGlobalToLocalEnd(da, g, mode, l));
-  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -191,12 +252,10 @@ PetscErrorCode DMLocalToGlobalBegin_Brick(DM dm, Vec l, InsertMode mode, Vec g)
   DM_Brick *brick = (DM_Brick *)dm->data;
 
   PetscFunctionBegin;
-  if (brick->da) {
-    VecScatter gtol;
-    PetscBool  device;
-    PetscCall(BrickDAOnDevice(dm, l, g, mode, &gtol, &device));
-    if (device) PetscCall(DMBrickScatter_Private(dm, gtol, l, g, mode, mode == ADD_VALUES ? SCATTER_REVERSE : SCATTER_REVERSE_LOCAL, &device));
-    else PetscCall(DMLocalToGlobalBegin(brick->da, l, mode, g));
+  PetscCheck(mode == INSERT_VALUES || mode == ADD_VALUES, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "brick scatters support INSERT_VALUES and ADD_VALUES, not mode %d", (int)mode);
+  if (brick->halo) {
+    if (mode == ADD_VALUES) PetscCall(BrickHaloMove(dm, l, g, PETSC_TRUE, PETSC_TRUE));
+    PetscCall(BrickOwnedBlockMove(dm, l, g, PETSC_TRUE, (PetscBool)(mode == ADD_VALUES)));
   } else if (brick->activecomm != MPI_COMM_NULL) PetscCall(BrickSingleBoxScatter(l, mode, g));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -206,16 +265,9 @@ PetscErrorCode DMLocalToGlobalEnd_Brick(DM dm, Vec l, InsertMode mode, Vec g)
   DM_Brick *brick = (DM_Brick *)dm->data;
 
   PetscFunctionBegin;
-  if (brick->da) {
-    VecScatter gtol;
-    PetscBool  device;
-    PetscCall(BrickDAOnDevice(dm, l, g, mode, &gtol, &device));
-    if (!device) PetscCall(DMLocalToGlobalEnd(brick->da, l, mode, g));
-  }
   /* g changed on the active ranks: its state must change on every rank, or an inactive rank would answer a later
      VecNorm() from its cached value and skip the reduction the others enter */
-  else if (brick->activecomm == MPI_COMM_NULL)
-    PetscCall(PetscObjectStateIncrease((PetscObject)g));
+  if (brick->activecomm == MPI_COMM_NULL) PetscCall(PetscObjectStateIncrease((PetscObject)g));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

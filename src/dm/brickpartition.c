@@ -1,6 +1,6 @@
 /* How a brick level is distributed over the MPI ranks. Every level is partitioned on its own, from its own cell
    counts: a process grid over as many ranks as the cells allow (ranks 0 .. nactive-1), whole cells per rank,
-   and a DMDA of the interior nodes on those ranks. A level with too few cells for all ranks lives on fewer
+   and the boxes of a DMDA of the interior nodes on those ranks (computed, not made). A level with too few cells for all ranks lives on fewer
    (agglomeration); the others own nothing on it. Global vectors are numbered as the DMDA numbers them: rank by
    rank, lexicographically inside a rank's box, so DMBrickNodeGlobalIndex_Private() can find any node's index
    from the partition alone (the grid transfer gathers across two partitions with it). */
@@ -181,19 +181,122 @@ PetscErrorCode DMBrickSetUpPartition_Private(DM dm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The owned and ghosted boxes of the active ranks. With several active ranks a DMDA of the interior nodes (DG: of
-   the cells) provides them and the ghost scatters. When one rank holds the whole level its boxes are the grid, its
-   local and global vectors have the same layout, and the DMDA is not made: its index sets, local-to-global map and
-   scatter are O(N) host arrays (seconds of setup at 10^8 DoFs) for what is a copy. The local-to-global map is made
-   when first asked for (DMBrickGetLocalToGlobal_Private). */
-PetscErrorCode DMBrickCreateNodeDA_Private(DM dm)
+/* The rank that owns point p of this level (CG: interior node p, full-grid node p + 1; DG: cell p), the point's
+   position among that rank's owned points and in that rank's ghosted box (lexicographic, x fastest), by index
+   arithmetic on the partition. */
+static void BrickPointOwner(const DM_Brick *brick, const PetscInt p[], PetscMPIInt *owner, PetscInt *owned, PetscInt *ghosted)
 {
-  DM_Brick      *brick     = (DM_Brick *)dm->data;
-  const PetscInt k         = brick->degree;
-  PetscInt      *lnodes[3] = {NULL, NULL, NULL}, M[3] = {1, 1, 1};
+  const PetscBool dg    = (PetscBool)(brick->family == DMBRICK_DG);
+  const PetscInt  width = dg ? 1 : brick->op.ghost_cells * brick->degree;
+  PetscInt        loc = 0, gloc = 0, stride = 1, gstride = 1;
+  PetscMPIInt     rank = 0, rstride = 1;
+
+  for (PetscInt d = 0; d < brick->dim; d++) {
+    const PetscInt *r = brick->cellranges[d], mult = dg ? 1 : brick->degree, key = dg ? p[d] : p[d] + 1;
+    const PetscInt  M  = dg ? brick->cells[d] : brick->degree * brick->cells[d] - 1;
+    PetscMPIInt     lo = 0, hi = brick->procs[d] - 1;
+    PetscInt        s, w, gs, ge;
+    while (lo < hi) { /* the last rank coordinate whose first point is not after p */
+      const PetscMPIInt mid = (lo + hi + 1) / 2;
+      if (mult * r[mid] <= key) lo = mid;
+      else hi = mid - 1;
+    }
+    BrickRankNodes(brick, d, lo, &s, &w);
+    gs = PetscMax(s - width, 0);
+    ge = PetscMin(s + w + width, M);
+    loc += (p[d] - s) * stride;
+    gloc += (p[d] - gs) * gstride;
+    stride *= w;
+    gstride *= ge - gs;
+    rank += lo * rstride;
+    rstride *= brick->procs[d];
+  }
+  *owner = rank;
+  if (owned) *owned = loc;
+  if (ghosted) *ghosted = gloc;
+}
+
+/*
+   DMBrickGhostPoints_Private - the ghost points of this rank's local (ghosted) box on a level held by several ranks:
+   their positions in the local box (lpoint), owners, and positions among the owner's owned points (oowned) and in the
+   owner's ghosted box (oghosted). Only the ghost shell is visited. Free the arrays with PetscFree4(). Not collective.
+*/
+PetscErrorCode DMBrickGhostPoints_Private(DM dm, PetscInt *n, PetscInt **lpoint, PetscMPIInt **owner, PetscInt **oowned, PetscInt **oghosted)
+{
+  DM_Brick       *brick = (DM_Brick *)dm->data;
+  const PetscInt *os = brick->ostart, *ow = brick->owidth, *gs = brick->gstart, *gw = brick->gwidth;
+  PetscInt        count = 0;
 
   PetscFunctionBegin;
-  PetscCall(DMDestroy(&brick->da));
+  /* count, then fill: the rows (y, z) inside the owned box have ghosts only at their two ends */
+  for (PetscInt pass = 0; pass < 2; pass++) {
+    PetscInt i = 0;
+    for (PetscInt z = gs[2]; z < gs[2] + gw[2]; z++)
+      for (PetscInt y = gs[1]; y < gs[1] + gw[1]; y++) {
+        const PetscBool inside = (PetscBool)(z >= os[2] && z < os[2] + ow[2] && y >= os[1] && y < os[1] + ow[1]);
+        for (PetscInt x = gs[0]; x < gs[0] + gw[0]; x++) {
+          if (inside && x == os[0]) x = os[0] + ow[0]; /* skip the owned stretch of the row */
+          if (x >= gs[0] + gw[0]) break;
+          if (pass) {
+            const PetscInt p[3] = {x, y, z};
+            (*lpoint)[i]        = ((z - gs[2]) * gw[1] + (y - gs[1])) * gw[0] + (x - gs[0]);
+            BrickPointOwner(brick, p, &(*owner)[i], &(*oowned)[i], &(*oghosted)[i]);
+          }
+          i++;
+        }
+      }
+    if (!pass) {
+      count = i;
+      PetscCall(PetscMalloc4(count + 1, lpoint, count + 1, owner, count + 1, oowned, count + 1, oghosted));
+    }
+  }
+  *n = count;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The halo graph of a level on several ranks: leaves the ghost values of this rank's local (ghosted) array, roots the
+   owners' global arrays (dof values per point, point by point). Built from the ghost shell alone by index
+   arithmetic: what DMGlobalToLocal sends besides the copy of the owned block, with no O(N) index array. */
+static PetscErrorCode BrickCreateHalo(DM dm)
+{
+  DM_Brick      *brick = (DM_Brick *)dm->data;
+  const PetscInt dof = brick->dof, *ow = brick->owidth;
+  PetscInt       np, *lpoint, *oowned, *oghosted, *ilocal;
+  PetscMPIInt   *owner;
+  PetscSFNode   *iremote;
+
+  PetscFunctionBegin;
+  PetscCall(DMBrickGhostPoints_Private(dm, &np, &lpoint, &owner, &oowned, &oghosted));
+  PetscCall(PetscMalloc1(np * dof, &ilocal));
+  PetscCall(PetscMalloc1(np * dof, &iremote));
+  for (PetscInt j = 0; j < np; j++)
+    for (PetscInt c = 0; c < dof; c++) {
+      ilocal[j * dof + c]        = lpoint[j] * dof + c;
+      iremote[j * dof + c].rank  = owner[j];
+      iremote[j * dof + c].index = oowned[j] * dof + c;
+    }
+  PetscCall(PetscFree4(lpoint, owner, oowned, oghosted));
+  PetscCall(PetscSFCreate(brick->activecomm, &brick->halo));
+  PetscCall(PetscSFSetGraph(brick->halo, ow[0] * ow[1] * ow[2] * dof, np * dof, ilocal, PETSC_OWN_POINTER, iremote, PETSC_OWN_POINTER));
+  PetscCall(PetscSFSetUp(brick->halo));
+  PetscCall(DMBrickSetUpExchange_Private(dm, brick->halo, 1)); /* with device vectors, its GPU-to-GPU exchange now */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The owned and ghosted boxes of the active ranks: those of a DMDA of the interior nodes (DG: of the cells, dof values
+   each) with a box stencil, computed from the partition, and with several active ranks the halo graph. No DMDA is
+   made: its index sets, local-to-global map and scatter are O(N) host arrays (seconds of setup at 10^8 DoFs, minutes
+   at 10^9) for what is a copy of the owned block plus the ghost shell. When one rank holds the whole level its boxes
+   are the grid and its local and global vectors have the same layout. The local-to-global map is made when first
+   asked for (DMBrickGetLocalToGlobal_Private). */
+PetscErrorCode DMBrickCreateNodeDA_Private(DM dm)
+{
+  DM_Brick      *brick = (DM_Brick *)dm->data;
+  const PetscInt k     = brick->degree;
+  PetscInt       M[3]  = {1, 1, 1};
+
+  PetscFunctionBegin;
+  PetscCall(PetscSFDestroy(&brick->halo));
   PetscCall(ISLocalToGlobalMappingDestroy(&brick->ltog));
   for (PetscInt d = 0; d < 3; d++) {
     brick->ostart[d] = brick->gstart[d] = 0;
@@ -206,36 +309,27 @@ PetscErrorCode DMBrickCreateNodeDA_Private(DM dm)
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   {
+    /* the DMDA's boxes by index arithmetic (box stencil, no periodicity): owned points from the partition, ghosted
+       ones widened by the stencil width and cut at the grid's ends; then the halo graph */
     const PetscInt width = brick->family == DMBRICK_DG ? 1 : brick->op.ghost_cells * k;
-    for (PetscInt d = 0; d < brick->dim; d++) {
-      PetscCall(PetscMalloc1(brick->procs[d], &lnodes[d]));
-      for (PetscMPIInt q = 0; q < brick->procs[d]; q++) {
-        PetscInt s;
-        BrickRankNodes(brick, d, q, &s, &lnodes[d][q]);
+    PetscMPIInt    rank;
+    PetscCallMPI(MPI_Comm_rank(brick->activecomm, &rank));
+    {
+      const PetscMPIInt q[3] = {rank % brick->procs[0], (rank / brick->procs[0]) % brick->procs[1], rank / (brick->procs[0] * brick->procs[1])};
+      for (PetscInt d = 0; d < brick->dim; d++) {
+        BrickRankNodes(brick, d, q[d], &brick->ostart[d], &brick->owidth[d]);
+        brick->gstart[d] = PetscMax(brick->ostart[d] - width, 0);
+        brick->gwidth[d] = PetscMin(brick->ostart[d] + brick->owidth[d] + width, M[d]) - brick->gstart[d];
       }
     }
-    if (brick->dim == 2) {
-      PetscCall(DMDACreate2d(brick->activecomm, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_BOX, M[0], M[1], brick->procs[0], brick->procs[1], brick->dof, width, lnodes[0], lnodes[1], &brick->da));
-    } else {
-      PetscCall(
-          DMDACreate3d(brick->activecomm, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_BOX, M[0], M[1], M[2], brick->procs[0], brick->procs[1], brick->procs[2], brick->dof, width, lnodes[0], lnodes[1], lnodes[2], &brick->da));
-    }
-    PetscCall(DMSetUp(brick->da));
-    {
-      VecScatter gtol; /* with device vectors, its GPU-to-GPU exchange now (brickexchange.c) */
-      PetscCall(DMDAGetScatter(brick->da, &gtol, NULL));
-      PetscCall(DMBrickSetUpExchange_Private(dm, gtol, 0));
-    }
-    for (PetscInt d = 0; d < 3; d++) PetscCall(PetscFree(lnodes[d]));
-    PetscCall(DMDAGetCorners(brick->da, &brick->ostart[0], &brick->ostart[1], &brick->ostart[2], &brick->owidth[0], &brick->owidth[1], &brick->owidth[2]));
-    PetscCall(DMDAGetGhostCorners(brick->da, &brick->gstart[0], &brick->gstart[1], &brick->gstart[2], &brick->gwidth[0], &brick->gwidth[1], &brick->gwidth[2]));
+    PetscCall(BrickCreateHalo(dm));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* The map from local (ghosted) to global indices on the brick's communicator, made on first use (assembly and
-   DMGetLocalToGlobalMapping() need it, a matrix-free solve does not). With a DMDA it is the DMDA's (the active ranks
-   come first, so the DMDA's numbering is also the one on the whole communicator); on the one rank holding a level
+   DMGetLocalToGlobalMapping() need it, a matrix-free solve does not). On several ranks by index arithmetic (the active
+   ranks come first, so their numbering is also the one on the whole communicator); on the one rank holding a level
    the identity; empty on an inactive rank. Not collective. */
 PetscErrorCode DMBrickGetLocalToGlobal_Private(DM dm, ISLocalToGlobalMapping *ltog)
 {
@@ -244,15 +338,19 @@ PetscErrorCode DMBrickGetLocalToGlobal_Private(DM dm, ISLocalToGlobalMapping *lt
   PetscFunctionBegin;
   if (!brick->ltog) {
     PetscInt *idx = NULL, nl = 0;
-    if (brick->da) {
-      ISLocalToGlobalMapping map;
-      const PetscInt        *g;
-      PetscCall(DMGetLocalToGlobalMapping(brick->da, &map));
-      PetscCall(ISLocalToGlobalMappingGetSize(map, &nl));
-      PetscCall(ISLocalToGlobalMappingGetIndices(map, &g));
+    if (brick->halo) {
+      const PetscInt *gs = brick->gstart, *gw = brick->gwidth, dof = brick->dof;
+      nl = gw[0] * gw[1] * gw[2] * dof;
       PetscCall(PetscMalloc1(nl, &idx));
-      PetscCall(PetscArraycpy(idx, g, nl));
-      PetscCall(ISLocalToGlobalMappingRestoreIndices(map, &g));
+      for (PetscInt z = gs[2], i = 0; z < gs[2] + gw[2]; z++)
+        for (PetscInt y = gs[1]; y < gs[1] + gw[1]; y++)
+          for (PetscInt x = gs[0]; x < gs[0] + gw[0]; x++) {
+            const PetscInt p[3] = {x, y, z};
+            PetscMPIInt    owner;
+            PetscInt       local;
+            BrickPointOwner(brick, p, &owner, &local, NULL);
+            for (PetscInt c = 0; c < dof; c++) idx[i++] = brick->rankoffset[owner] + local * dof + c;
+          }
     } else if (brick->activecomm != MPI_COMM_NULL) {
       nl = brick->gwidth[0] * brick->gwidth[1] * brick->gwidth[2] * brick->dof;
       PetscCall(PetscMalloc1(nl, &idx));

@@ -44,54 +44,30 @@ static void VPMarkColorInteriors(const PC_VertexPatch *vp, const VPLayout *L, Pe
 */
 PetscErrorCode PCVertexPatchSetUpGhostExchange(PC pc, const VPLayout *L)
 {
-  PC_VertexPatch        *vp = (PC_VertexPatch *)pc->data;
-  MPI_Comm               comm;
-  ISLocalToGlobalMapping ltog;
-  const PetscInt        *gidx;
-  const PetscSFNode     *owner;
-  PetscSFNode           *remote, *sub;
-  PetscLayout            layout;
-  PetscSF                global;
-  PetscInt               nl, nxl, rstart, rend, nghost = 0, *ghost, *rootxl, *leafxl, *where, *subleaf;
-  char                  *marks;
+  PC_VertexPatch *vp    = (PC_VertexPatch *)pc->data;
+  DM_Brick       *brick = (DM_Brick *)vp->dm->data;
+  MPI_Comm        comm;
+  PetscSFNode    *remote, *sub;
+  PetscMPIInt    *owner;
+  PetscInt        nl, nxl, nghost, *ghost, *oowned, *oghosted, *subleaf;
+  char           *marks;
 
   PetscFunctionBegin;
   if (vp->ghostsf) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(brick->dof == 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the ghost exchange of the CG sweep on a brick with %" PetscInt_FMT " values per point", brick->dof);
   PetscCall(PetscObjectGetComm((PetscObject)vp->dm, &comm));
   PetscCall(PCVertexPatchGetWorkVectors(pc));
-  PetscCall(DMBrickGetLocalToGlobal_Private(vp->dm, &ltog));
-  PetscCall(ISLocalToGlobalMappingGetSize(ltog, &nl));
+  nl = brick->gwidth[0] * brick->gwidth[1] * brick->gwidth[2];
   PetscCall(VecGetLocalSize(vp->xl, &nxl));
-  PetscCheck(nl == nxl, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the brick's local-to-global map has %" PetscInt_FMT " entries, its local vector %" PetscInt_FMT, nl, nxl);
-  PetscCall(VecGetOwnershipRange(vp->r, &rstart, &rend));
-  PetscCall(VecGetLayout(vp->r, &layout));
-  PetscCall(ISLocalToGlobalMappingGetIndices(ltog, &gidx));
-  PetscCall(PetscMalloc4(nl, &ghost, PetscMax(rend - rstart, 1), &rootxl, nl, &leafxl, nl, &where));
-  PetscCall(PetscCalloc1(nl, &marks)); /* set and cleared again color by color, on the patches near the shared layers */
-  for (PetscInt i = 0; i < nl; i++) {
-    if (gidx[i] >= rstart && gidx[i] < rend) rootxl[gidx[i] - rstart] = i;
-    else {
-      where[i]        = nghost; /* position of local entry i among the ghosts */
-      ghost[nghost++] = i;
-    }
-  }
-  /* the owner's local index of each ghost: its rank through the global layout, then a broadcast of the owners' indices */
-  {
-    PetscInt *gg;
-    PetscCall(PetscMalloc1(nghost, &gg));
-    for (PetscInt j = 0; j < nghost; j++) gg[j] = gidx[ghost[j]];
-    PetscCall(PetscSFCreate(comm, &global));
-    PetscCall(PetscSFSetGraphLayout(global, layout, nghost, ghost, PETSC_COPY_VALUES, gg));
-    PetscCall(PetscFree(gg));
-  }
-  PetscCall(ISLocalToGlobalMappingRestoreIndices(ltog, &gidx));
-  PetscCall(PetscSFBcastBegin(global, MPIU_INT, rootxl, leafxl, MPI_REPLACE));
-  PetscCall(PetscSFBcastEnd(global, MPIU_INT, rootxl, leafxl, MPI_REPLACE));
-  PetscCall(PetscSFGetGraph(global, NULL, NULL, NULL, &owner));
-  PetscCall(PetscMalloc3(nghost, &remote, nghost, &sub, nghost, &subleaf));
+  PetscCheck(nl == nxl, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the brick's ghosted box has %" PetscInt_FMT " points, its local vector %" PetscInt_FMT, nl, nxl);
+  PetscCall(PetscCalloc1(nl + 1, &marks)); /* set and cleared again color by color, on the patches near the shared layers */
+  /* the ghosts and each one's place in its owner's local array, by index arithmetic (the active ranks are the first
+     ranks of the communicator) */
+  PetscCall(DMBrickGhostPoints_Private(vp->dm, &nghost, &ghost, &owner, &oowned, &oghosted));
+  PetscCall(PetscMalloc3(nghost + 1, &remote, nghost + 1, &sub, nghost + 1, &subleaf));
   for (PetscInt j = 0; j < nghost; j++) {
-    remote[j].rank  = owner[j].rank;
-    remote[j].index = leafxl[ghost[j]];
+    remote[j].rank  = owner[j];
+    remote[j].index = oghosted[j];
   }
   PetscCall(PetscSFCreate(comm, &vp->ghostsf));
   PetscCall(PetscSFSetGraph(vp->ghostsf, nl, nghost, ghost, PETSC_COPY_VALUES, remote, PETSC_COPY_VALUES));
@@ -124,7 +100,7 @@ PetscErrorCode PCVertexPatchSetUpGhostExchange(PC pc, const VPLayout *L)
       for (PetscInt j = 0; j < nghost; j++)
         if (marks[ghost[j]]) {
           subleaf[nsub] = ghost[j];
-          sub[nsub++]   = remote[where[ghost[j]]];
+          sub[nsub++]   = remote[j];
         }
       PetscCall(PetscSFCreate(comm, &vp->pushsf[c]));
       PetscCall(PetscSFSetGraph(vp->pushsf[c], nl, nsub, subleaf, PETSC_COPY_VALUES, sub, PETSC_COPY_VALUES));
@@ -161,9 +137,8 @@ PetscErrorCode PCVertexPatchSetUpGhostExchange(PC pc, const VPLayout *L)
     PetscCall(PetscFree2(spleaf, spremote));
   }
   PetscCall(PetscFree3(remote, sub, subleaf));
-  PetscCall(PetscFree4(ghost, rootxl, leafxl, where));
+  PetscCall(PetscFree4(ghost, owner, oowned, oghosted));
   PetscCall(PetscFree(marks));
-  PetscCall(PetscSFDestroy(&global));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
