@@ -682,7 +682,7 @@ static PetscErrorCode DMDestroy_Brick(DM dm)
 
    Notes:
    A global vector holds the interior Gauss-Lobatto nodes of the (k N_x + 1) x (k N_y + 1) [x (k N_z + 1)]
-   node grid in lexicographic order per rank (a DMDA underneath); boundary nodes are eliminated
+   node grid in lexicographic order per rank (as a DMDA would lay them out); boundary nodes are eliminated
    (homogeneous Dirichlet). Ranks own whole cells. `DMCoarsen()` and `DMRefine()` halve and double the
    cells, so `-pc_type mg` with `KSPSetDM()` builds its hierarchy, operators and interpolations from the
    brick alone; with no -pc_mg_levels, PCMG uses every level down to the coarse grid.
