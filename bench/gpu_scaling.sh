@@ -13,7 +13,8 @@
 #   dg       SIPG (tutorials/ex3, f = 1, FGMRES + V-cycle, 1e-9), Dirichlet and full local spaces, one problem on 1..4
 #            GPUs (k = 3: one cell refined 7 times, 134M DoFs; k = 7: refined 6 times, 134M) and a weak series
 #            (1 x 1 x P cells refined 7 times at k = 3)
-#   largest  the largest CG Poisson problem on all GPUs of the list (LARGEST="k cells refine", default 3 4,4,4 7: 3.6e9 DoFs)
+#   largest  the largest CG Poisson problem on all GPUs of the list (LARGEST="k cells refine", default 3 2,4,4 7: 1.8e9
+#            DoFs; the CUDA PETSc bundle has 32-bit PetscInt, so 2^31 DoFs at most)
 #   t4       seed 002 Table 4 on 1..4 GPUs (bench/seed002_tables.sh t4)
 # Per run: DoFs, V-cycles, true residual, solve time, setup time, time per V-cycle, and the share of KSPSolve in the
 # device exchange (BrickGPUExchange; VecScatter with EXCHANGE=mpi), from -log_view -log_view_gpu_time (maximum over
@@ -113,7 +114,7 @@ for p in $parts; do
       row "$f" "sipg k=3 dirichlet weak, cells $(dgweakcells $n) refined 7" $n
     done ;;
   largest)
-    set -- ${LARGEST:-3 4,4,4 7}
+    set -- ${LARGEST:-3 2,4,4 7}
     n=$(echo $GPUS | awk '{print $NF}')
     echo
     echo "The largest CG Poisson problem run here, on $n GPUs (double; -log_view's setup and the whole run's wall clock):"
