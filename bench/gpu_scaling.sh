@@ -62,6 +62,18 @@ header() {
 ex1opts() { echo "-dm_brick_dim 3 -dm_brick_degree $1 -dm_brick_cells $2 -dm_brick_refine $3 -rhs one -fmg 0 -ksp_type richardson -ksp_rtol 1e-9"; }
 # cells of the weak series: 2 x 2 x 2 per GPU
 weakcells() { case $1 in 1) echo 2,2,2 ;; 2) echo 2,2,4 ;; 3) echo 2,2,6 ;; 4) echo 2,4,4 ;; *) echo 2,2,$((2 * $1)) ;; esac; }
+# ex1series part k cells refine precisions: one row per precision and GPU count; cells "weak": weakcells of the count
+ex1series() {
+  local part=$1 k=$2 cells=$3 r=$4 prec n c f
+  for prec in $5; do
+    for n in $GPUS; do
+      if [ "$cells" = weak ]; then c=$(weakcells $n); else c=$cells; fi
+      f="$LOG/${part}_k${k}_${prec}_n$n.log"
+      run "$f" $n ./tutorials/ex1 $(ex1opts $k $c $r) $([ $prec = mixed ] && echo "$MIXED")
+      row "$f" "k=$k $prec, cells $c refined $r" $n
+    done
+  done
+}
 dgweakcells() { case $1 in 1) echo 1,1,1 ;; 2) echo 1,1,2 ;; 3) echo 1,1,3 ;; 4) echo 1,2,2 ;; *) echo 1,1,$1 ;; esac; }
 
 for p in $parts; do
@@ -70,30 +82,14 @@ for p in $parts; do
     echo
     echo "Strong scaling, 3D Poisson CG ($(ex1opts k C r) on P GPUs):"
     header
-    for cfg in "3 2,3,3 7" "7 2,2,3 6"; do
-      set -- $cfg
-      for prec in double mixed; do
-        for n in $GPUS; do
-          f="$LOG/strong_k$1_${prec}_n$n.log"
-          if [ $prec = mixed ]; then run "$f" $n ./tutorials/ex1 $(ex1opts $1 $2 $3) $MIXED; else run "$f" $n ./tutorials/ex1 $(ex1opts $1 $2 $3); fi
-          row "$f" "k=$1 $prec, cells $2 refined $3" $n
-        done
-      done
-    done ;;
+    ex1series strong 3 2,3,3 7 "double mixed"
+    ex1series strong 7 2,2,3 6 "double mixed" ;;
   weak)
     echo
     echo "Weak scaling, 3D Poisson CG, 2 x 2 x 2 coarse cells per GPU:"
     header
-    for cfg in "3 7" "7 6"; do
-      set -- $cfg
-      for prec in ${WEAK_PRECISIONS:-double mixed}; do
-        for n in $GPUS; do
-          f="$LOG/weak_k$1_${prec}_n$n.log"
-          if [ $prec = mixed ]; then run "$f" $n ./tutorials/ex1 $(ex1opts $1 $(weakcells $n) $2) $MIXED; else run "$f" $n ./tutorials/ex1 $(ex1opts $1 $(weakcells $n) $2); fi
-          row "$f" "k=$1 $prec, cells $(weakcells $n) refined $2" $n
-        done
-      done
-    done ;;
+    ex1series weak 3 weak 7 "${WEAK_PRECISIONS:-double mixed}"
+    ex1series weak 7 weak 6 "${WEAK_PRECISIONS:-double mixed}" ;;
   dg)
     echo
     echo "DG (SIPG), tutorials/ex3 -rhs one -ksp_rtol 1e-9 (FGMRES + V-cycle), strong (one problem) and weak (1 x 1 x 1 cell per GPU, k = 3):"

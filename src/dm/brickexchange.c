@@ -2,8 +2,8 @@
 
    PETSc's PetscSF moves device data through the host when MPI is not GPU-aware: per message a device-to-host copy,
    the MPI message, a host-to-device copy. On two GPUs that made the V-cycle 3 to 6 times slower than on one
-   (bench/results/gpu-two-h100-2026-11-25.md). Here the same PetscSF graph (a VecScatter, the DMDA's global-to-local
-   scatter, the vertex-patch sweep's ghost SFs) is served device to device:
+   (bench/results/gpu-two-h100-2026-11-25.md). Here the same PetscSF graph (the brick's halo, the grid transfers'
+   VecScatters, the vertex-patch sweep's ghost graphs) is served device to device:
    - each rank allocates one receive buffer with cudaMalloc and exports it through CUDA IPC; its neighbours open it
      once, at the first use of the graph;
    - a Bcast (roots to leaves) or Reduce (leaves to roots) packs each neighbour's values straight into that
@@ -273,41 +273,28 @@ static PetscErrorCode BrickExchangeTokens(BrickExchange *ex)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* roots to leaves (add: leaf += root); selfonly: this rank's own part alone, no message */
-static PetscErrorCode BrickExchangeBcast(BrickExchange *ex, const double *root, double *leaf, PetscBool add, PetscBool selfonly)
+/* A Bcast (roots src to leaves dst) or a Reduce (leaves src to roots dst), replaced or (add) summed. The two directions
+   are mirror images: a Bcast packs its roots for each leaf rank into that rank's buffer and unpacks what the root ranks
+   sent onto its leaves; a Reduce packs its leaves for each root rank and unpacks onto its roots. */
+static PetscErrorCode BrickExchangeRun(BrickExchange *ex, PetscBool reduce, const double *src, double *dst, PetscBool add)
 {
-  const int bs = (int)ex->bs, h = ex->hb;
-  int       err = 0;
+  const int         bs   = (int)ex->bs;
+  int              *half = reduce ? &ex->hr : &ex->hb, err = 0;
+  const PetscMPIInt npack = reduce ? ex->nrr : ex->nlr, nunpack = reduce ? ex->nlr : ex->nrr;
+  const PetscInt   *poff = reduce ? ex->rroff : ex->lroff, *uoff = reduce ? ex->lroff : ex->rroff, *stride = reduce ? ex->rrstride : ex->lrstride;
+  const int        *pidx = reduce ? ex->rleaf : ex->lroot, *uidx = reduce ? ex->lroot : ex->rleaf;
+  double *const    *peer = reduce ? ex->rrpeer : ex->lrpeer;
+  const double     *in   = ex->buf + (reduce ? 2 * ex->nbin + *half * ex->nrin : *half * ex->nbin) * bs;
 
   PetscFunctionBegin;
-  if (!selfonly)
-    for (PetscMPIInt i = 0; i < ex->nlr && !err; i++) err = VPCudaExchangePack((size_t)(ex->lroff[i + 1] - ex->lroff[i]), bs, ex->lroot + ex->lroff[i], root, ex->lrpeer[i] + h * ex->lrstride[i]);
-  if (!err) err = VPCudaExchangeMove((size_t)ex->nself, bs, add, ex->selfroot, ex->selfleaf, root, leaf);
+  /* the packs first: src and dst may be one array, and the own part below writes into it */
+  for (PetscMPIInt i = 0; i < npack && !err; i++) err = VPCudaExchangePack((size_t)(poff[i + 1] - poff[i]), bs, pidx + poff[i], src, peer[i] + *half * stride[i]);
+  if (!err) err = VPCudaExchangeMove((size_t)ex->nself, bs, add, reduce ? ex->selfleaf : ex->selfroot, reduce ? ex->selfroot : ex->selfleaf, src, dst);
   PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in the brick's device exchange: %s", VPCudaErrorString(err));
-  if (selfonly) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(BrickExchangeTokens(ex));
-  for (PetscMPIInt j = 0; j < ex->nrr && !err; j++) err = VPCudaExchangeMove((size_t)(ex->rroff[j + 1] - ex->rroff[j]), bs, add, NULL, ex->rleaf + ex->rroff[j], ex->buf + (h * ex->nbin + ex->rroff[j]) * bs, leaf);
+  for (PetscMPIInt j = 0; j < nunpack && !err; j++) err = VPCudaExchangeMove((size_t)(uoff[j + 1] - uoff[j]), bs, add, NULL, uidx + uoff[j], in + uoff[j] * bs, dst);
   PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in the brick's device exchange: %s", VPCudaErrorString(err));
-  ex->hb = 1 - h;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* leaves to roots (add: root += leaves, else replaced) */
-static PetscErrorCode BrickExchangeReduce(BrickExchange *ex, const double *leaf, double *root, PetscBool add, PetscBool selfonly)
-{
-  const int bs = (int)ex->bs, h = ex->hr;
-  int       err = 0;
-
-  PetscFunctionBegin;
-  if (!selfonly)
-    for (PetscMPIInt j = 0; j < ex->nrr && !err; j++) err = VPCudaExchangePack((size_t)(ex->rroff[j + 1] - ex->rroff[j]), bs, ex->rleaf + ex->rroff[j], leaf, ex->rrpeer[j] + h * ex->rrstride[j]);
-  if (!err) err = VPCudaExchangeMove((size_t)ex->nself, bs, add, ex->selfleaf, ex->selfroot, leaf, root);
-  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in the brick's device exchange: %s", VPCudaErrorString(err));
-  if (selfonly) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(BrickExchangeTokens(ex));
-  for (PetscMPIInt i = 0; i < ex->nlr && !err; i++) err = VPCudaExchangeMove((size_t)(ex->lroff[i + 1] - ex->lroff[i]), bs, add, NULL, ex->lroot + ex->lroff[i], ex->buf + (2 * ex->nbin + h * ex->nrin + ex->lroff[i]) * bs, root);
-  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in the brick's device exchange: %s", VPCudaErrorString(err));
-  ex->hr = 1 - h;
+  *half = 1 - *half;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -348,60 +335,36 @@ static PetscErrorCode BrickExchangeGet(DM dm, PetscSF sf, PetscInt bs, BrickExch
 #endif
 
 /*
-   DMBrickScatterOnDevice_Private - whether DMBrickScatter_Private() serves this VecScatter device to device: both
-   vectors are VECCUDA, mode INSERT_VALUES or ADD_VALUES, and the graph's device exchange is set up (made here at the
-   first call, collective on the scatter's communicator).
+   DMBrickVecScatter_Private - VecScatterBegin() and VecScatterEnd() of a scatter between dm's vectors (SCATTER_FORWARD:
+   x roots, y leaves; SCATTER_REVERSE: x leaves, y roots): GPU to GPU when both vectors are VECCUDA and the graph's device
+   exchange is set up (made here at the first call, collective on the scatter's communicator), else PETSc's scatter.
 */
-PetscErrorCode DMBrickScatterOnDevice_Private(DM dm, VecScatter sf, Vec x, Vec y, InsertMode mode, PetscBool *use)
+PetscErrorCode DMBrickVecScatter_Private(DM dm, VecScatter sf, Vec x, Vec y, InsertMode mode, ScatterMode smode)
 {
   PetscFunctionBegin;
-  *use = PETSC_FALSE;
 #if defined(VP_HAVE_CUDA)
   {
     PetscBool      device;
-    BrickExchange *ex;
+    BrickExchange *ex = NULL;
     PetscCall(DMBrickVecsOnDevice_Private(x, y, &device));
-    if (!device || (mode != INSERT_VALUES && mode != ADD_VALUES)) PetscFunctionReturn(PETSC_SUCCESS);
-    PetscCall(BrickExchangeGet(dm, sf, PetscMax(sf->vscat.bs, 1), &ex));
-    *use = (PetscBool)(ex != NULL);
-  }
-#endif
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/*
-   DMBrickScatter_Private - VecScatterBegin() and VecScatterEnd() in one, device to device when
-   DMBrickScatterOnDevice_Private() says so (done = PETSC_TRUE), else nothing (done = PETSC_FALSE: the caller uses
-   PETSc's scatter). SCATTER_FORWARD: x roots, y leaves; SCATTER_REVERSE: x leaves, y roots; the _LOCAL variants move
-   this rank's own part only.
-*/
-PetscErrorCode DMBrickScatter_Private(DM dm, VecScatter sf, Vec x, Vec y, InsertMode mode, ScatterMode smode, PetscBool *done)
-{
-  PetscFunctionBegin;
-  PetscCall(DMBrickScatterOnDevice_Private(dm, sf, x, y, mode, done));
-#if defined(VP_HAVE_CUDA)
-  if (*done) {
-    BrickExchange     *ex;
-    const PetscScalar *xa;
-    PetscScalar       *ya;
-    const PetscBool    add = (PetscBool)(mode == ADD_VALUES), selfonly = (PetscBool)(smode == SCATTER_FORWARD_LOCAL || smode == SCATTER_REVERSE_LOCAL);
-    PetscCheck(smode == SCATTER_FORWARD || smode == SCATTER_REVERSE || selfonly, PETSC_COMM_SELF, PETSC_ERR_SUP, "scatter mode %d", (int)smode);
-    PetscCall(BrickExchangeGet(dm, sf, PetscMax(sf->vscat.bs, 1), &ex));
-    PetscCall(PetscLogEventBegin(DMBRICK_Exchange, dm, x, y, 0));
-    if (x == y) {
-      PetscCall(VecCUDAGetArray(y, &ya));
-      xa = ya;
-    } else {
+    if (device && (mode == INSERT_VALUES || mode == ADD_VALUES) && (smode == SCATTER_FORWARD || smode == SCATTER_REVERSE)) PetscCall(BrickExchangeGet(dm, sf, PetscMax(sf->vscat.bs, 1), &ex));
+    if (ex) {
+      const PetscScalar *xa;
+      PetscScalar       *ya;
+      PetscCheck(x != y, PETSC_COMM_SELF, PETSC_ERR_ARG_IDN, "the brick's device scatter needs two vectors");
+      PetscCall(PetscLogEventBegin(DMBRICK_Exchange, dm, x, y, 0));
       PetscCall(VecCUDAGetArrayRead(x, &xa));
       PetscCall(VecCUDAGetArray(y, &ya));
+      PetscCall(BrickExchangeRun(ex, (PetscBool)(smode == SCATTER_REVERSE), xa, ya, (PetscBool)(mode == ADD_VALUES)));
+      PetscCall(VecCUDARestoreArray(y, &ya));
+      PetscCall(VecCUDARestoreArrayRead(x, &xa));
+      PetscCall(PetscLogEventEnd(DMBRICK_Exchange, dm, x, y, 0));
+      PetscFunctionReturn(PETSC_SUCCESS);
     }
-    if (smode == SCATTER_FORWARD || smode == SCATTER_FORWARD_LOCAL) PetscCall(BrickExchangeBcast(ex, xa, ya, add, selfonly));
-    else PetscCall(BrickExchangeReduce(ex, xa, ya, add, selfonly));
-    PetscCall(VecCUDARestoreArray(y, &ya));
-    if (x != y) PetscCall(VecCUDARestoreArrayRead(x, &xa));
-    PetscCall(PetscLogEventEnd(DMBRICK_Exchange, dm, x, y, 0));
   }
 #endif
+  PetscCall(VecScatterBegin(sf, x, y, mode, smode));
+  PetscCall(VecScatterEnd(sf, x, y, mode, smode));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -419,8 +382,7 @@ PetscErrorCode DMBrickSFDevice_Private(DM dm, PetscSF sf, PetscBool reduce, cons
     PetscCall(BrickExchangeGet(dm, sf, 1, &ex));
     if (ex) {
       PetscCall(PetscLogEventBegin(DMBRICK_Exchange, dm, 0, 0, 0));
-      if (reduce) PetscCall(BrickExchangeReduce(ex, src, dst, add, PETSC_FALSE));
-      else PetscCall(BrickExchangeBcast(ex, src, dst, add, PETSC_FALSE));
+      PetscCall(BrickExchangeRun(ex, reduce, src, dst, add));
       PetscCall(PetscLogEventEnd(DMBRICK_Exchange, dm, 0, 0, 0));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
@@ -432,23 +394,6 @@ PetscErrorCode DMBrickSFDevice_Private(DM dm, PetscSF sf, PetscBool reduce, cons
   } else {
     PetscCall(PetscSFBcastBegin(sf, MPIU_SCALAR, src, dst, add ? MPIU_SUM : MPI_REPLACE));
     PetscCall(PetscSFBcastEnd(sf, MPIU_SCALAR, src, dst, add ? MPIU_SUM : MPI_REPLACE));
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/*
-   DMBrickVecScatter_Private - VecScatterBegin() and VecScatterEnd() of a scatter between dm's vectors, GPU to GPU
-   where DMBrickScatterOnDevice_Private() allows
-*/
-PetscErrorCode DMBrickVecScatter_Private(DM dm, VecScatter sf, Vec x, Vec y, InsertMode mode, ScatterMode smode)
-{
-  PetscBool done;
-
-  PetscFunctionBegin;
-  PetscCall(DMBrickScatter_Private(dm, sf, x, y, mode, smode, &done));
-  if (!done) {
-    PetscCall(VecScatterBegin(sf, x, y, mode, smode));
-    PetscCall(VecScatterEnd(sf, x, y, mode, smode));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <petscvpatch.h>
-#include <petscdmda.h>
 #include <petscsf.h>
 #include <petsc/private/dmimpl.h>
 #include "../vpatchcompat.h"
@@ -212,8 +211,6 @@ PETSC_INTERN void        BrickEvenOddLaneApply1D(PetscInt, const PetscInt[], con
 PETSC_INTERN const char *BrickSIMDInstructionSet(void);
 
 PETSC_EXTERN PetscLogEvent  DMBRICK_Interpolate, DMBRICK_Restrict, DMBRICK_Assemble, DMBRICK_Setup, DMBRICK_LoadVector, DMBRICK_L2Error, DMBRICK_Exchange, DMBRICK_ExchangeSetUp;
-PETSC_INTERN PetscErrorCode DMBrickScatterOnDevice_Private(DM, VecScatter, Vec, Vec, InsertMode, PetscBool *);
-PETSC_INTERN PetscErrorCode DMBrickScatter_Private(DM, VecScatter, Vec, Vec, InsertMode, ScatterMode, PetscBool *);
 PETSC_INTERN PetscErrorCode DMBrickSFDevice_Private(DM, PetscSF, PetscBool, const PetscScalar *, PetscScalar *, PetscBool);
 PETSC_INTERN PetscErrorCode DMBrickVecScatter_Private(DM, VecScatter, Vec, Vec, InsertMode, ScatterMode);
 PETSC_INTERN PetscErrorCode DMBrickSetUpExchange_Private(DM, PetscSF, PetscInt);

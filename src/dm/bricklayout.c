@@ -8,7 +8,7 @@
 
 PETSC_INTERN PetscErrorCode DMBrickOperatorSetUp_Private(DM);
 PETSC_INTERN PetscErrorCode DMBrickSetUpPartition_Private(DM);
-PETSC_INTERN PetscErrorCode DMBrickCreateNodeDA_Private(DM);
+PETSC_INTERN PetscErrorCode DMBrickCreateBoxes_Private(DM);
 
 static const char dirname[] = "xyz";
 
@@ -67,7 +67,7 @@ PetscErrorCode DMSetUp_Brick(DM dm)
   PetscCheck(brick->degree >= brick->op.min_degree, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_degree %" PetscInt_FMT " with -dm_brick_operator %s: allowed degrees %" PetscInt_FMT "..%d", brick->degree, brick->opname,
              brick->op.min_degree, BRICK_MAX_DEGREE);
   PetscCall(DMBrickSetUpPartition_Private(dm));
-  PetscCall(DMBrickCreateNodeDA_Private(dm));
+  PetscCall(DMBrickCreateBoxes_Private(dm));
   PetscCall(BrickBasisNodes(brick->degree, brick->nodes));
   PetscCall(DMSetDimension(dm, brick->dim));
   PetscCall(DMKSPGetComputeOperators(dm, &computeops, NULL));
@@ -113,7 +113,6 @@ static PetscErrorCode BrickSingleBoxScatter(Vec from, InsertMode mode, Vec to)
   PetscBool          device;
 
   PetscFunctionBegin;
-  PetscCheck(mode == INSERT_VALUES || mode == ADD_VALUES, PetscObjectComm((PetscObject)from), PETSC_ERR_SUP, "brick scatters support INSERT_VALUES and ADD_VALUES, not mode %d", (int)mode);
   PetscCall(VecGetLocalSize(from, &n));
   PetscCall(VecGetLocalSize(to, &nto));
   PetscCheck(n == nto, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "local and global vectors of the brick differ in size: %" PetscInt_FMT " and %" PetscInt_FMT, n, nto);
@@ -144,12 +143,15 @@ static PetscErrorCode BrickSingleBoxScatter(Vec from, InsertMode mode, Vec to)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Several ranks hold the level: the owned block moves between the global array (owned points) and its place in the
-   local (ghosted) array, x rows at a time; toglobal: local to global; add: sum instead of copy. On the device when both
-   vectors are device vectors (cuda/vpexchange.cu), else on the host. */
-static PetscErrorCode BrickOwnedBlockMove(DM dm, Vec from, Vec to, PetscBool toglobal, PetscBool add)
+/* Several ranks hold the level. To local: the owned block is copied into its place in the ghosted local array (x rows
+   at a time) and the ghost shell comes through the halo graph (a Bcast); to global: with ADD_VALUES the ghost shell is
+   summed into its owners (a Reduce), then the owned block is copied or summed back. On the device when both vectors
+   are device vectors (a box kernel; the halo GPU to GPU where -dm_brick_gpu_exchange allows, brickexchange.c), else
+   on the host. */
+static PetscErrorCode BrickHaloScatter(DM dm, Vec from, Vec to, PetscBool toglobal, InsertMode mode)
 {
   DM_Brick          *brick = (DM_Brick *)dm->data;
+  const PetscBool    add   = (PetscBool)(mode == ADD_VALUES);
   const PetscInt     dof = brick->dof, *os = brick->ostart, *ow = brick->owidth, *gs = brick->gstart, *gw = brick->gwidth;
   const PetscInt     row = ow[0] * dof, loff = (((os[2] - gs[2]) * gw[1] + (os[1] - gs[1])) * gw[0] + (os[0] - gs[0])) * dof;
   const PetscInt     lrow = gw[0] * dof, lplane = gw[0] * gw[1] * dof, grow = ow[0] * dof, gplane = ow[0] * ow[1] * dof;
@@ -161,11 +163,16 @@ static PetscErrorCode BrickOwnedBlockMove(DM dm, Vec from, Vec to, PetscBool tog
   PetscCall(DMBrickVecsOnDevice_Private(from, to, &device));
 #if defined(VP_HAVE_CUDA)
   if (device) {
-    int err;
+    int err = 0;
     PetscCall(VecCUDAGetArrayRead(from, &a));
     PetscCall(VecCUDAGetArray(to, &b));
-    if (toglobal) err = VPCudaBoxMove((int)row, (int)ow[1], (int)ow[2], a + loff, (size_t)lrow, (size_t)lplane, b, (size_t)grow, (size_t)gplane, (int)add);
-    else err = VPCudaBoxMove((int)row, (int)ow[1], (int)ow[2], a, (size_t)grow, (size_t)gplane, b + loff, (size_t)lrow, (size_t)lplane, (int)add);
+    if (toglobal) {
+      if (add) PetscCall(DMBrickSFDevice_Private(dm, brick->halo, PETSC_TRUE, a, b, PETSC_TRUE));
+      err = VPCudaBoxMove((int)row, (int)ow[1], (int)ow[2], a + loff, (size_t)lrow, (size_t)lplane, b, (size_t)grow, (size_t)gplane, (int)add);
+    } else {
+      err = VPCudaBoxMove((int)row, (int)ow[1], (int)ow[2], a, (size_t)grow, (size_t)gplane, b + loff, (size_t)lrow, (size_t)lplane, (int)add);
+      if (!err) PetscCall(DMBrickSFDevice_Private(dm, brick->halo, PETSC_FALSE, a, b, add));
+    }
     PetscCall(VecCUDARestoreArray(to, &b));
     PetscCall(VecCUDARestoreArrayRead(from, &a));
     PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in the brick's owned-block copy: %s", VPCudaErrorString(err));
@@ -175,6 +182,10 @@ static PetscErrorCode BrickOwnedBlockMove(DM dm, Vec from, Vec to, PetscBool tog
   (void)device;
   PetscCall(VecGetArrayRead(from, &a));
   PetscCall(VecGetArray(to, &b));
+  if (toglobal && add) {
+    PetscCall(PetscSFReduceBegin(brick->halo, MPIU_SCALAR, a, b, MPIU_SUM));
+    PetscCall(PetscSFReduceEnd(brick->halo, MPIU_SCALAR, a, b, MPIU_SUM));
+  }
   for (PetscInt z = 0; z < ow[2]; z++)
     for (PetscInt y = 0; y < ow[1]; y++) {
       const PetscScalar *src = toglobal ? a + loff + z * lplane + y * lrow : a + z * gplane + y * grow;
@@ -183,39 +194,7 @@ static PetscErrorCode BrickOwnedBlockMove(DM dm, Vec from, Vec to, PetscBool tog
         for (PetscInt i = 0; i < row; i++) dst[i] += src[i];
       else PetscCall(PetscArraycpy(dst, src, row));
     }
-  PetscCall(VecRestoreArray(to, &b));
-  PetscCall(VecRestoreArrayRead(from, &a));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* The ghost values through the halo graph: Bcast (global roots to local leaves) or Reduce (local leaves into global
-   roots), replaced or summed; device to device where -dm_brick_gpu_exchange allows (brickexchange.c) */
-static PetscErrorCode BrickHaloMove(DM dm, Vec from, Vec to, PetscBool reduce, PetscBool add)
-{
-  DM_Brick          *brick = (DM_Brick *)dm->data;
-  const PetscScalar *a;
-  PetscScalar       *b;
-  PetscBool          device;
-
-  PetscFunctionBegin;
-  PetscCall(DMBrickVecsOnDevice_Private(from, to, &device));
-#if defined(VP_HAVE_CUDA)
-  if (device) {
-    PetscCall(VecCUDAGetArrayRead(from, &a));
-    PetscCall(VecCUDAGetArray(to, &b));
-    PetscCall(DMBrickSFDevice_Private(dm, brick->halo, reduce, a, b, add));
-    PetscCall(VecCUDARestoreArray(to, &b));
-    PetscCall(VecCUDARestoreArrayRead(from, &a));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-#endif
-  (void)device;
-  PetscCall(VecGetArrayRead(from, &a));
-  PetscCall(VecGetArray(to, &b));
-  if (reduce) {
-    PetscCall(PetscSFReduceBegin(brick->halo, MPIU_SCALAR, a, b, add ? MPIU_SUM : MPI_REPLACE));
-    PetscCall(PetscSFReduceEnd(brick->halo, MPIU_SCALAR, a, b, add ? MPIU_SUM : MPI_REPLACE));
-  } else {
+  if (!toglobal) {
     PetscCall(PetscSFBcastBegin(brick->halo, MPIU_SCALAR, a, b, add ? MPIU_SUM : MPI_REPLACE));
     PetscCall(PetscSFBcastEnd(brick->halo, MPIU_SCALAR, a, b, add ? MPIU_SUM : MPI_REPLACE));
   }
@@ -228,16 +207,21 @@ static PetscErrorCode BrickHaloMove(DM dm, Vec from, Vec to, PetscBool reduce, P
    scatter does, without its O(N) index arrays); local to global with INSERT_VALUES moves the owned values only, with
    ADD_VALUES also sums the ghosts into their owners. One rank: a copy (the brick's vectors have the same layout there
    and are empty elsewhere); an inactive rank has nothing to send or receive. All the work is done in the Begin half. */
-PetscErrorCode DMGlobalToLocalBegin_Brick(DM dm, Vec g, InsertMode mode, Vec l)
+static PetscErrorCode BrickScatter(DM dm, Vec from, InsertMode mode, Vec to, PetscBool toglobal)
 {
   DM_Brick *brick = (DM_Brick *)dm->data;
 
   PetscFunctionBegin;
   PetscCheck(mode == INSERT_VALUES || mode == ADD_VALUES, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "brick scatters support INSERT_VALUES and ADD_VALUES, not mode %d", (int)mode);
-  if (brick->halo) {
-    PetscCall(BrickOwnedBlockMove(dm, g, l, PETSC_FALSE, (PetscBool)(mode == ADD_VALUES)));
-    PetscCall(BrickHaloMove(dm, g, l, PETSC_FALSE, (PetscBool)(mode == ADD_VALUES)));
-  } else if (brick->activecomm != MPI_COMM_NULL) PetscCall(BrickSingleBoxScatter(g, mode, l));
+  if (brick->halo) PetscCall(BrickHaloScatter(dm, from, to, toglobal, mode));
+  else if (brick->activecomm != MPI_COMM_NULL) PetscCall(BrickSingleBoxScatter(from, mode, to));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMGlobalToLocalBegin_Brick(DM dm, Vec g, InsertMode mode, Vec l)
+{
+  PetscFunctionBegin;
+  PetscCall(BrickScatter(dm, g, mode, l, PETSC_FALSE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -249,14 +233,8 @@ PetscErrorCode DMGlobalToLocalEnd_Brick(DM dm, Vec g, InsertMode mode, Vec l)
 
 PetscErrorCode DMLocalToGlobalBegin_Brick(DM dm, Vec l, InsertMode mode, Vec g)
 {
-  DM_Brick *brick = (DM_Brick *)dm->data;
-
   PetscFunctionBegin;
-  PetscCheck(mode == INSERT_VALUES || mode == ADD_VALUES, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "brick scatters support INSERT_VALUES and ADD_VALUES, not mode %d", (int)mode);
-  if (brick->halo) {
-    if (mode == ADD_VALUES) PetscCall(BrickHaloMove(dm, l, g, PETSC_TRUE, PETSC_TRUE));
-    PetscCall(BrickOwnedBlockMove(dm, l, g, PETSC_TRUE, (PetscBool)(mode == ADD_VALUES)));
-  } else if (brick->activecomm != MPI_COMM_NULL) PetscCall(BrickSingleBoxScatter(l, mode, g));
+  PetscCall(BrickScatter(dm, l, mode, g, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

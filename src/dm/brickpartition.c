@@ -289,7 +289,7 @@ static PetscErrorCode BrickCreateHalo(DM dm)
    at 10^9) for what is a copy of the owned block plus the ghost shell. When one rank holds the whole level its boxes
    are the grid and its local and global vectors have the same layout. The local-to-global map is made when first
    asked for (DMBrickGetLocalToGlobal_Private). */
-PetscErrorCode DMBrickCreateNodeDA_Private(DM dm)
+PetscErrorCode DMBrickCreateBoxes_Private(DM dm)
 {
   DM_Brick      *brick = (DM_Brick *)dm->data;
   const PetscInt k     = brick->degree;

@@ -39,21 +39,22 @@ static void VPMarkColorInteriors(const PC_VertexPatch *vp, const VPLayout *L, Pe
 }
 
 /*
-   PCVertexPatchSetUpGhostExchange - the refresh SF of the ghost layer and one push SF per color (see above), made at
-   the first several-rank host sweep of a setup. Collective on the PC.
+   PCVertexPatchSetUpGhostExchange - one push and one spread graph per color (see above), made at set-up when several
+   ranks hold the level (PCVertexPatchSetUpHostWork(); on the GPU also from PCVertexPatchSetUpGPU()). Collective on the PC.
 */
 PetscErrorCode PCVertexPatchSetUpGhostExchange(PC pc, const VPLayout *L)
 {
   PC_VertexPatch *vp    = (PC_VertexPatch *)pc->data;
   DM_Brick       *brick = (DM_Brick *)vp->dm->data;
   MPI_Comm        comm;
+  PetscSF         ghostsf; /* the ghost layer from its owners: only to build the graphs below */
   PetscSFNode    *remote, *sub;
   PetscMPIInt    *owner;
   PetscInt        nl, nxl, nghost, *ghost, *oowned, *oghosted, *subleaf;
   char           *marks;
 
   PetscFunctionBegin;
-  if (vp->ghostsf) PetscFunctionReturn(PETSC_SUCCESS);
+  if (vp->pushsf) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCheck(brick->dof == 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the ghost exchange of the CG sweep on a brick with %" PetscInt_FMT " values per point", brick->dof);
   PetscCall(PetscObjectGetComm((PetscObject)vp->dm, &comm));
   PetscCall(PCVertexPatchGetWorkVectors(pc));
@@ -69,9 +70,9 @@ PetscErrorCode PCVertexPatchSetUpGhostExchange(PC pc, const VPLayout *L)
     remote[j].rank  = owner[j];
     remote[j].index = oghosted[j];
   }
-  PetscCall(PetscSFCreate(comm, &vp->ghostsf));
-  PetscCall(PetscSFSetGraph(vp->ghostsf, nl, nghost, ghost, PETSC_COPY_VALUES, remote, PETSC_COPY_VALUES));
-  PetscCall(PetscSFSetUp(vp->ghostsf));
+  PetscCall(PetscSFCreate(comm, &ghostsf));
+  PetscCall(PetscSFSetGraph(ghostsf, nl, nghost, ghost, PETSC_COPY_VALUES, remote, PETSC_COPY_VALUES));
+  PetscCall(PetscSFSetUp(ghostsf));
   /* Per color, the push SF (the ghosts this rank's patches correct, to their owners) and the spread SF: each node
      corrected in the color goes from the one rank that corrected it to every other rank holding it, owner or ghost,
      in one message round instead of a push and a refresh. The owners learn who corrected what through the refresh
@@ -85,7 +86,7 @@ PetscErrorCode PCVertexPatchSetUpGhostExchange(PC pc, const VPLayout *L)
     PetscInt           nos, nsp, *osh, *urank, *uidx, *spleaf;
     PetscSFNode       *spremote;
     PetscCallMPI(MPI_Comm_rank(comm, &me));
-    PetscCall(PetscSFGetLeafRanks(vp->ghostsf, &niranks, &iranks, &ioffset, &irootloc));
+    PetscCall(PetscSFGetLeafRanks(ghostsf, &niranks, &iranks, &ioffset, &irootloc));
     nos = ioffset[niranks];
     PetscCall(PetscMalloc1(nos + 1, &osh));
     PetscCall(PetscArraycpy(osh, irootloc, nos));
@@ -110,14 +111,14 @@ PetscErrorCode PCVertexPatchSetUpGhostExchange(PC pc, const VPLayout *L)
         urank[i]         = marks[i] ? me : -1;
         uidx[i]          = marks[i] ? i : -1;
       }
-      PetscCall(PetscSFReduceBegin(vp->ghostsf, MPIU_INT, urank, urank, MPI_MAX));
-      PetscCall(PetscSFReduceEnd(vp->ghostsf, MPIU_INT, urank, urank, MPI_MAX));
-      PetscCall(PetscSFReduceBegin(vp->ghostsf, MPIU_INT, uidx, uidx, MPI_MAX));
-      PetscCall(PetscSFReduceEnd(vp->ghostsf, MPIU_INT, uidx, uidx, MPI_MAX));
-      PetscCall(PetscSFBcastBegin(vp->ghostsf, MPIU_INT, urank, urank, MPI_REPLACE));
-      PetscCall(PetscSFBcastEnd(vp->ghostsf, MPIU_INT, urank, urank, MPI_REPLACE));
-      PetscCall(PetscSFBcastBegin(vp->ghostsf, MPIU_INT, uidx, uidx, MPI_REPLACE));
-      PetscCall(PetscSFBcastEnd(vp->ghostsf, MPIU_INT, uidx, uidx, MPI_REPLACE));
+      PetscCall(PetscSFReduceBegin(ghostsf, MPIU_INT, urank, urank, MPI_MAX));
+      PetscCall(PetscSFReduceEnd(ghostsf, MPIU_INT, urank, urank, MPI_MAX));
+      PetscCall(PetscSFReduceBegin(ghostsf, MPIU_INT, uidx, uidx, MPI_MAX));
+      PetscCall(PetscSFReduceEnd(ghostsf, MPIU_INT, uidx, uidx, MPI_MAX));
+      PetscCall(PetscSFBcastBegin(ghostsf, MPIU_INT, urank, urank, MPI_REPLACE));
+      PetscCall(PetscSFBcastEnd(ghostsf, MPIU_INT, urank, urank, MPI_REPLACE));
+      PetscCall(PetscSFBcastBegin(ghostsf, MPIU_INT, uidx, uidx, MPI_REPLACE));
+      PetscCall(PetscSFBcastEnd(ghostsf, MPIU_INT, uidx, uidx, MPI_REPLACE));
       nsp = 0;
       for (PetscInt j = 0; j < nghost + nos; j++) {
         const PetscInt i = j < nghost ? ghost[j] : osh[j - nghost];
@@ -139,6 +140,7 @@ PetscErrorCode PCVertexPatchSetUpGhostExchange(PC pc, const VPLayout *L)
   PetscCall(PetscFree3(remote, sub, subleaf));
   PetscCall(PetscFree4(ghost, owner, oowned, oghosted));
   PetscCall(PetscFree(marks));
+  PetscCall(PetscSFDestroy(&ghostsf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -153,7 +155,6 @@ PetscErrorCode PCVertexPatchDestroyGhostExchange(PC pc)
   if (vp->spreadsf)
     for (PetscInt c = 0; c < vp->ncolors; c++) PetscCall(PetscSFDestroy(&vp->spreadsf[c]));
   PetscCall(PetscFree(vp->spreadsf));
-  PetscCall(PetscSFDestroy(&vp->ghostsf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

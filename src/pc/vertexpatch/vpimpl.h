@@ -114,8 +114,7 @@ typedef struct {
   PetscScalar   *work;                 /* per-thread scratch */
   Vec            xl, bl, dl;           /* local (ghosted) vectors */
   Vec            r;                    /* global residual (global residual variant, additive) */
-  PetscSF        ghostsf;              /* several active ranks, multiplicative with local residuals: the ghost layer's refresh (vpghost.c) */
-  PetscSF       *pushsf;               /* and per color the ghosts its patches on this rank correct, pushed to their owners */
+  PetscSF       *pushsf;               /* several active ranks, multiplicative with local residuals: per color the ghosts its patches on this rank correct, pushed to their owners (vpghost.c) */
   PetscSF       *spreadsf;             /* GPU sweep: per color, from the rank that corrected a node to every other rank holding it */
   PetscReal      omega;                /* damping in use */
   PetscReal      omega_default;        /* the operator's default damping of the type (before the estimate) */
