@@ -1,9 +1,10 @@
 /* How a brick level is distributed over the MPI ranks. Every level is partitioned on its own, from its own cell
-   counts: a process grid over as many ranks as the cells allow (ranks 0 .. nactive-1), whole cells per rank,
-   and the boxes of a DMDA of the interior nodes on those ranks (computed, not made). A level with too few cells for all ranks lives on fewer
-   (agglomeration); the others own nothing on it. Global vectors are numbered as the DMDA numbers them: rank by
-   rank, lexicographically inside a rank's box, so DMBrickNodeGlobalIndex_Private() can find any node's index
-   from the partition alone (the grid transfer gathers across two partitions with it). */
+   counts: a process grid over as many ranks as the cells allow (ranks 0 .. nactive-1), whole cells per rank, dealt
+   so that the ranks' shares are equal within 2 %, and the boxes of a DMDA of the interior nodes on those ranks
+   (computed, not made). A level with too few cells for all ranks lives on fewer (agglomeration); the others own
+   nothing on it. Global vectors are numbered as the DMDA numbers them: rank by rank, lexicographically inside a
+   rank's box, so DMBrickNodeGlobalIndex_Private() can find any node's index from the partition alone (the grid
+   transfer gathers across two partitions with it). */
 #include "brickimpl.h"
 
 static const char dirname[] = "xyz";
@@ -23,17 +24,31 @@ static PetscReal ProcessGridCost(PetscInt dim, const PetscInt cells[], const Pet
   return cost;
 }
 
-/* Cells of p ranks along a direction with n cells: dealt in units of the largest power of two that divides n and
-   still gives every rank a unit, so that two levels on the same process grid are nested rank by rank (a coarse
-   cell's children on its rank: the transfer then communicates only a ghost layer); the remainder goes to the first
+/* The unit in which the n cells of a direction are dealt to p ranks: a power of two dividing n, the largest one that
+   still gives every rank a unit and keeps the largest rank's share within 2 % of n / p (else 1, the best balance).
+   Two levels on the same process grid that deal the same number of units are nested rank by rank (a coarse cell's
+   children on its rank: the transfer then communicates only a ghost layer); the units of n = m 2^j cells are m 2^i,
+   so every level fine enough to hold the chosen number of units deals it, and only the transfers below it gather
+   across partitions. (The largest unit alone, m units, would leave 2 ranks with 3 coarse cells 2 and 1 units on
+   every level: one rank with twice the other's work.) */
+static PetscInt BrickSplitUnit(PetscInt n, PetscMPIInt p)
+{
+  PetscInt best = 1;
+
+  for (PetscInt unit = 1; n % unit == 0 && n / unit >= p; unit *= 2) {
+    const PetscInt units = n / unit, largest = unit * ((units + p - 1) / p);
+    if (50 * (PetscInt64)largest * p <= 51 * (PetscInt64)n) best = unit;
+  }
+  return best;
+}
+
+/* Cells of p ranks along a direction with n cells, in units of BrickSplitUnit(); the remainder goes to the first
    ranks, so the first rank (which also loses the boundary node) is the largest. */
 static void BrickSplit(PetscInt n, PetscMPIInt p, PetscInt r[])
 {
-  PetscInt unit = 1, units;
+  const PetscInt unit = BrickSplitUnit(n, p), units = n / unit;
 
-  while (n % (2 * unit) == 0 && n / (2 * unit) >= p) unit *= 2;
-  units = n / unit;
-  r[0]  = 0;
+  r[0] = 0;
   for (PetscMPIInt i = 0; i < p; i++) r[i + 1] = r[i] + unit * (units / p + (i < units % p));
 }
 
@@ -41,11 +56,11 @@ static void BrickSplit(PetscInt n, PetscMPIInt p, PetscInt r[])
    (g k nodes), and g + 1 for the first rank, which does not own the boundary node. */
 static PetscBool BrickSplitFits(PetscInt n, PetscMPIInt p, PetscInt g)
 {
-  PetscInt unit = 1, units;
+  PetscInt unit, units;
 
   if (p == 1) return PETSC_TRUE;
   if (p > n) return PETSC_FALSE;
-  while (n % (2 * unit) == 0 && n / (2 * unit) >= p) unit *= 2;
+  unit  = BrickSplitUnit(n, p);
   units = n / unit;
   /* as BrickSplit: the first rank gets the most, the last ones the fewest */
   return (PetscBool)(unit * (units / p + (units % p > 0)) >= g + 1 && unit * (units / p) >= g);
