@@ -1,8 +1,9 @@
 /* Grid transfer between DG brick levels [CK24, section 3]: the prolongation is the canonical embedding of the coarse
    DG space in the fine one (a fine cell's values are its parent's polynomial at the fine cell's Gauss-Lobatto
    points: per direction the (k+1) x (k+1) block of the child, lower or upper half), restriction its transpose. Each
-   rank computes its owned fine cells from their parents, which a VecScatter gathers from wherever the coarse level
-   keeps them (the two levels may be partitioned differently: agglomeration); restriction scatters back with ADD. */
+   rank computes its owned fine cells from their parents, gathered from the coarse vector (brickgather.c: the owned
+   block copied, any others through a PetscSF; the two levels may be partitioned differently: agglomeration);
+   restriction sums them back. */
 #include "brickimpl.h"
 #if defined(VP_HAVE_CUDA)
 #  include <vpatch_cuda.h>
@@ -10,18 +11,18 @@
 #endif
 
 typedef struct {
-  DM         dmc, dmf;
-  BrickBox   parents; /* the coarse cells under this rank's fine cells */
-  Vec        cbox;    /* their values, cell by cell as in parents (x fastest), (k+1)^d each */
-  VecScatter gather;  /* coarse global vector -> cbox */
-  PetscReal  child[2][(BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)], childT[2][(BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)];
-  void      *gpu; /* the CUDA transfer (VP_HAVE_CUDA: VPCudaDGTransfer), made at the first transfer of VECCUDA vectors */
+  DM             dmc, dmf;
+  BrickBox       parents; /* the coarse cells under this rank's fine cells */
+  BrickBoxGather gather;  /* the parents from the coarse vector; its vec holds them cell by cell as in parents (x fastest),
+                            (k+1)^d values each */
+  PetscReal child[2][(BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)], childT[2][(BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)];
+  void     *gpu; /* the CUDA transfer (VP_HAVE_CUDA: VPCudaDGTransfer), made at the first transfer of VECCUDA vectors */
 } BrickDGTransfer;
 
 static inline PetscInt BrickDGParent(const BrickDGTransfer *, const PetscInt[], PetscInt[]);
 
-/* The GPU path (VECCUDA vectors; a no-op without CUDA): done says whether it ran. The gather into cbox and the scatter
-   back are PETSc's on the device vectors; the kernel works cell by cell (cuda/vpdg.cu), restriction with atomic adds. */
+/* The GPU path (VECCUDA vectors; a no-op without CUDA): done says whether it ran. The gather of the parents and the sum
+   back work on the device vectors; the kernel works cell by cell (cuda/vpdg.cu), restriction with atomic adds. */
 static PetscErrorCode BrickDGTransferTryGPU(BrickDGTransfer *t, PetscBool prolong, Vec x, Vec y, PetscBool *done)
 {
   PetscFunctionBegin;
@@ -62,25 +63,24 @@ static PetscErrorCode BrickDGTransferTryGPU(BrickDGTransfer *t, PetscBool prolon
       t->gpu = g;
     }
     if (prolong) {
-      PetscCall(DMBrickVecScatter_Private(t->dmc, t->gather, x, t->cbox, INSERT_VALUES, SCATTER_FORWARD));
-      PetscCall(VecCUDAGetArrayRead(t->cbox, &in));
+      PetscCall(DMBrickBoxGather_Private(&t->gather, PETSC_TRUE, x));
+      PetscCall(VecCUDAGetArrayRead(t->gather.vec, &in));
       PetscCall(VecCUDAGetArrayWrite(y, &out));
       PetscCall(PetscLogGpuTimeBegin());
       err = VPCudaDGTransferApply((VPCudaDGTransfer)t->gpu, 0, fb->precision == DMBRICK_PRECISION_SINGLE, in, out);
       PetscCall(PetscLogGpuTimeEnd());
-      PetscCall(VecCUDARestoreArrayRead(t->cbox, &in));
+      PetscCall(VecCUDARestoreArrayRead(t->gather.vec, &in));
       PetscCall(VecCUDARestoreArrayWrite(y, &out));
     } else {
-      PetscCall(VecZeroEntries(t->cbox));
+      PetscCall(VecZeroEntries(t->gather.vec));
       PetscCall(VecCUDAGetArrayRead(x, &in));
-      PetscCall(VecCUDAGetArray(t->cbox, &out));
+      PetscCall(VecCUDAGetArray(t->gather.vec, &out));
       PetscCall(PetscLogGpuTimeBegin());
       err = VPCudaDGTransferApply((VPCudaDGTransfer)t->gpu, 1, fb->precision == DMBRICK_PRECISION_SINGLE, in, out);
       PetscCall(PetscLogGpuTimeEnd());
       PetscCall(VecCUDARestoreArrayRead(x, &in));
-      PetscCall(VecCUDARestoreArray(t->cbox, &out));
-      PetscCall(VecZeroEntries(y));
-      PetscCall(DMBrickVecScatter_Private(t->dmc, t->gather, t->cbox, y, ADD_VALUES, SCATTER_REVERSE));
+      PetscCall(VecCUDARestoreArray(t->gather.vec, &out));
+      PetscCall(DMBrickBoxScatterAdd_Private(&t->gather, PETSC_TRUE, y));
     }
     PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in the DG grid transfer: %s", VPCudaErrorString(err));
   }
@@ -134,9 +134,9 @@ static PetscErrorCode MatMult_BrickDGTransfer(Mat P, Vec xc, Vec yf)
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   fb = (DM_Brick *)t->dmf->data;
-  PetscCall(DMBrickVecScatter_Private(t->dmc, t->gather, xc, t->cbox, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(DMBrickBoxGather_Private(&t->gather, PETSC_FALSE, xc));
   PetscCall(DMBrickOwnedCellBox_Private(t->dmf, &cells));
-  PetscCall(VecGetArrayRead(t->cbox, &cv));
+  PetscCall(VecGetArrayRead(t->gather.vec, &cv));
   PetscCall(VecGetArrayWrite(yf, &y));
   for (PetscInt cz = cells.lo[2]; cz <= cells.hi[2]; cz++)
     for (PetscInt cy = cells.lo[1]; cy <= cells.hi[1]; cy++)
@@ -146,7 +146,7 @@ static PetscErrorCode MatMult_BrickDGTransfer(Mat P, Vec xc, Vec yf)
         const PetscInt p = BrickDGParent(t, c, child);
         BrickDGTransferCell(fb, t->child, child, cv + p * fb->dof, y + b * fb->dof, work);
       }
-  PetscCall(VecRestoreArrayRead(t->cbox, &cv));
+  PetscCall(VecRestoreArrayRead(t->gather.vec, &cv));
   PetscCall(VecRestoreArrayWrite(yf, &y));
   PetscCall(PetscLogFlops(2.0 * fb->dof * (fb->degree + 1) * fb->dim * BrickBoxSize(&cells)));
   PetscCall(PetscLogEventEnd(DMBRICK_Interpolate, P, xc, yf, 0));
@@ -173,8 +173,8 @@ static PetscErrorCode MatMultTranspose_BrickDGTransfer(Mat P, Vec xf, Vec yc)
   }
   fb = (DM_Brick *)t->dmf->data;
   PetscCall(DMBrickOwnedCellBox_Private(t->dmf, &cells));
-  PetscCall(VecZeroEntries(t->cbox));
-  PetscCall(VecGetArray(t->cbox, &cv));
+  PetscCall(VecZeroEntries(t->gather.vec));
+  PetscCall(VecGetArray(t->gather.vec, &cv));
   PetscCall(VecGetArrayRead(xf, &x));
   for (PetscInt cz = cells.lo[2]; cz <= cells.hi[2]; cz++)
     for (PetscInt cy = cells.lo[1]; cy <= cells.hi[1]; cy++)
@@ -186,9 +186,8 @@ static PetscErrorCode MatMultTranspose_BrickDGTransfer(Mat P, Vec xf, Vec yc)
         for (PetscInt i = 0; i < fb->dof; i++) cv[p * fb->dof + i] += out[i];
       }
   PetscCall(VecRestoreArrayRead(xf, &x));
-  PetscCall(VecRestoreArray(t->cbox, &cv));
-  PetscCall(VecZeroEntries(yc));
-  PetscCall(DMBrickVecScatter_Private(t->dmc, t->gather, t->cbox, yc, ADD_VALUES, SCATTER_REVERSE));
+  PetscCall(VecRestoreArray(t->gather.vec, &cv));
+  PetscCall(DMBrickBoxScatterAdd_Private(&t->gather, PETSC_FALSE, yc));
   PetscCall(PetscLogFlops(2.0 * fb->dof * (fb->degree + 1) * fb->dim * BrickBoxSize(&cells)));
   PetscCall(PetscLogEventEnd(DMBRICK_Restrict, P, xf, yc, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -206,8 +205,7 @@ static PetscErrorCode BrickDGTransferDestroy(void *ctx)
     PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaDGTransferDestroy: %s", VPCudaErrorString(err));
   }
 #endif
-  PetscCall(VecDestroy(&t->cbox));
-  PetscCall(VecScatterDestroy(&t->gather));
+  PetscCall(DMBrickBoxGatherDestroy_Private(&t->gather));
   PetscCall(DMDestroy(&t->dmc));
   PetscCall(DMDestroy(&t->dmf));
   PetscCall(PetscFree(t));
@@ -245,12 +243,9 @@ static PetscErrorCode BrickDGChildBlocks(const DM_Brick *fb, PetscReal child[2][
 
 static PetscErrorCode BrickDGTransferCreateShell(DM dmc, DM dmf, Mat *P)
 {
-  DM_Brick        *cb = (DM_Brick *)dmc->data, *fb = (DM_Brick *)dmf->data;
+  DM_Brick        *fb = (DM_Brick *)dmf->data;
   BrickDGTransfer *t;
   BrickBox         cells;
-  PetscInt         np, *from, *to, m = 0;
-  IS               isfrom, isto;
-  Vec              vc;
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&t));
@@ -267,31 +262,12 @@ static PetscErrorCode BrickDGTransferCreateShell(DM dmc, DM dmf, Mat *P)
     t->parents.lo[d] = cells.lo[d] / 2;
     t->parents.hi[d] = cells.hi[d] < cells.lo[d] ? t->parents.lo[d] - 1 : cells.hi[d] / 2;
   }
-  np = PetscMax(BrickBoxSize(&t->parents), 0);
-  if (BrickBoxSize(&cells) <= 0) np = 0; /* an inactive fine rank */
-  PetscCall(PetscMalloc2(np * fb->dof, &from, np * fb->dof, &to));
-  for (PetscInt z = t->parents.lo[2]; np && z <= t->parents.hi[2]; z++)
-    for (PetscInt y = t->parents.lo[1]; y <= t->parents.hi[1]; y++)
-      for (PetscInt x = t->parents.lo[0]; x <= t->parents.hi[0]; x++) {
-        const PetscInt c[3] = {x, y, z}, g = DMBrickCellGlobalIndex_Private(cb, c);
-        for (PetscInt i = 0; i < fb->dof; i++, m++) {
-          from[m] = g + i;
-          to[m]   = m;
-        }
-      }
-  /* of the levels' vector type: on the device with VECCUDA vectors, so that the gather is a device scatter */
-  PetscCall(VecCreate(PETSC_COMM_SELF, &t->cbox));
-  PetscCall(VecSetSizes(t->cbox, np * fb->dof, np * fb->dof));
-  PetscCall(VecSetType(t->cbox, dmf->vectype));
-  PetscCall(DMGetGlobalVector(dmc, &vc));
-  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, m, from, PETSC_COPY_VALUES, &isfrom));
-  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, m, to, PETSC_COPY_VALUES, &isto));
-  PetscCall(VecScatterCreate(vc, isfrom, t->cbox, isto, &t->gather));
-  PetscCall(DMBrickSetUpExchange_Private(t->dmc, t->gather, 0)); /* device vectors: the GPU-to-GPU exchange now */
-  PetscCall(ISDestroy(&isfrom));
-  PetscCall(ISDestroy(&isto));
-  PetscCall(PetscFree2(from, to));
-  PetscCall(DMRestoreGlobalVector(dmc, &vc));
+  if (BrickBoxSize(&cells) <= 0) /* an inactive fine rank: no parents */
+    for (PetscInt d = 0; d < 3; d++) {
+      t->parents.lo[d] = 0;
+      t->parents.hi[d] = -1;
+    }
+  PetscCall(DMBrickBoxGatherCreate_Private(dmc, &t->parents, &t->gather));
   PetscCall(DMBrickTransferShell_Private(dmc, dmf, t, BrickDGTransferDestroy, MatMult_BrickDGTransfer, MatMultTranspose_BrickDGTransfer, MatView_BrickDGTransfer, P));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -157,6 +157,21 @@ PETSC_INTERN PetscErrorCode DMBrickLocalToBox_Private(DM, const PetscScalar[], c
 PETSC_INTERN PetscErrorCode DMBrickGlobalToBox_Private(DM, const PetscScalar[], const BrickBox *, PetscScalar[]);
 PETSC_INTERN PetscErrorCode DMBrickBoxToGlobal_Private(DM, const BrickBox *, const PetscScalar[], PetscScalar[]);
 
+/* A box of points of a brick (CG: full-grid nodes, DG: cells) gathered from its global vector and summed back
+   (brickgather.c): the owned block copied, the rest through a PetscSF of the other points only */
+typedef struct {
+  DM        dm;        /* the brick (not referenced: the gather belongs to an object that holds it) */
+  BrickBox  box;       /* the points, x fastest, dof values each (empty: none on this rank) */
+  BrickBox  own;       /* box with this rank's owned points: a block of the global array */
+  PetscBool owncovers; /* own is all of this rank's points: a scatter back writes them without zeroing first */
+  PetscSF   ghost;     /* the box's other interior points: roots the global arrays, leaves vec */
+  Vec       vec;       /* the box's values (sequential, dm's vector type) */
+} BrickBoxGather;
+PETSC_INTERN PetscErrorCode DMBrickBoxGatherCreate_Private(DM, const BrickBox *, BrickBoxGather *);
+PETSC_INTERN PetscErrorCode DMBrickBoxGatherDestroy_Private(BrickBoxGather *);
+PETSC_INTERN PetscErrorCode DMBrickBoxGather_Private(BrickBoxGather *, PetscBool, Vec);
+PETSC_INTERN PetscErrorCode DMBrickBoxScatterAdd_Private(BrickBoxGather *, PetscBool, Vec);
+
 /* 1D Q_k basis on the Gauss-Lobatto points of [0,1] (brickbasis.c) */
 PETSC_INTERN PetscErrorCode BrickBasisNodes(PetscInt, PetscReal[]);
 PETSC_INTERN PetscErrorCode BrickBasisEvaluate(PetscInt, const PetscReal[], PetscInt, const PetscReal[], PetscReal[], PetscReal[]);

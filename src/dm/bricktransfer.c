@@ -1,11 +1,11 @@
 /* Grid transfer between brick levels. The prolongation is the embedding of the coarse Q_k space in the
    fine one (interpolation at the fine nodes); on a Cartesian grid it is the Kronecker product of 1D
    embeddings, applied direction by direction. Restriction is its transpose. Each rank computes its owned fine
-   nodes from a box of coarse nodes, which a VecScatter gathers from wherever the coarse level keeps them (the
-   two levels may be partitioned differently: agglomeration); the restriction scatters the box back with
-   ADD_VALUES. When one rank holds both levels the box is read from and written to the coarse vector by index
-   arithmetic instead (no scatter, whose O(N) index sets took seconds of setup on large grids), and the GPU kernels
-   work on the coarse vector itself. */
+   nodes from a box of coarse nodes: the part of the box this rank owns on the coarse level is copied from (and, in
+   the restriction, summed back into) the coarse vector as a block, the rest (a layer of nodes where the two levels
+   are partitioned alike; more where they are not: agglomeration, the coarsest levels) comes through a PetscSF from
+   the ranks that own it. No O(N) index set: a VecScatter of the whole box took seconds of set-up per level at 1e9
+   DoFs. When one rank holds both levels the GPU kernels work on the coarse vector itself (no box). */
 #include "brickimpl.h"
 #if defined(VP_HAVE_CUDA)
 #  include <vpatch_cuda.h>
@@ -19,11 +19,11 @@ typedef struct {
 } BrickTransferLine;
 
 typedef struct {
-  DM                dmc, dmf;
-  Vec               cbox;                                                    /* the coarse nodes of stage[0] (boundary nodes: 0) */
-  VecScatter        gather;                                                  /* coarse global vector -> cbox */
-  PetscBool         direct;                                                  /* one rank holds both levels: no cbox, no gather */
-  PetscBool         cboxdirty;                                               /* cbox's boundary entries hold restriction output */
+  DM             dmc, dmf;
+  BrickBoxGather gather;                                                     /* the coarse nodes of stage[0] from the coarse vector; its vec
+                                                                                holds them (boundary nodes: 0) */
+  PetscBool         direct;                                                  /* one rank holds both levels: no gather */
+  PetscBool         cboxdirty;                                               /* the box's boundary entries hold restriction output */
   PetscReal         P1[(2 * BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)]; /* one coarse cell into its two children */
   BrickBox          stage[4];                                                /* stage[0]: coarse nodes read; stage[d+1]: after direction d */
   PetscScalar      *buf[4];                                                  /* host boxes of the stages (buf[0]: direct only) */
@@ -32,6 +32,16 @@ typedef struct {
                                                                                 (the first of the transpose reads) the vector's array, no buf[dim] */
   void *gpu;                                                                 /* the CUDA transfer (VP_HAVE_CUDA), made at the first transfer of VECCUDA vectors */
 } BrickTransfer;
+
+/* the coarse box from the coarse vector x: its boundary entries zeroed first where a restriction wrote them */
+static PetscErrorCode BrickTransferGather(BrickTransfer *t, PetscBool device, Vec x)
+{
+  PetscFunctionBegin;
+  if (t->cboxdirty) PetscCall(VecZeroEntries(t->gather.vec));
+  t->cboxdirty = PETSC_FALSE;
+  PetscCall(DMBrickBoxGather_Private(&t->gather, device, x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 #if defined(VP_HAVE_CUDA)
 static inline void BrickTransferCell(PetscInt, PetscInt, PetscInt, PetscInt *, PetscInt *);
@@ -84,7 +94,7 @@ static PetscErrorCode BrickTransferCreateGPU(BrickTransfer *t)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* prolong: gather the coarse box (device scatter), then the kernel into the owned fine nodes; restrict: the kernel
+/* prolong: gather the coarse box (the box gather), then the kernel into the owned fine nodes; restrict: the kernel
    into the box, then its scatter back into the coarse vector with ADD_VALUES */
 static PetscErrorCode BrickTransferApplyGPU(BrickTransfer *t, PetscBool prolong, Vec x, Vec y)
 {
@@ -105,27 +115,24 @@ static PetscErrorCode BrickTransferApplyGPU(BrickTransfer *t, PetscBool prolong,
     PetscCall(VecCUDARestoreArrayRead(x, &xa));
     PetscCall(VecCUDARestoreArrayWrite(y, &ya));
   } else if (prolong) {
-    if (t->cboxdirty) PetscCall(VecZeroEntries(t->cbox));
-    t->cboxdirty = PETSC_FALSE;
-    PetscCall(DMBrickVecScatter_Private(t->dmc, t->gather, x, t->cbox, INSERT_VALUES, SCATTER_FORWARD));
-    PetscCall(VecCUDAGetArrayRead(t->cbox, &xa));
+    PetscCall(BrickTransferGather(t, PETSC_TRUE, x));
+    PetscCall(VecCUDAGetArrayRead(t->gather.vec, &xa));
     PetscCall(VecCUDAGetArrayWrite(y, &ya));
     PetscCall(PetscLogGpuTimeBegin());
     if (!empty) err = VPCudaTransferProlong((VPCudaTransfer)t->gpu, single, xa, ya);
     PetscCall(PetscLogGpuTimeEnd());
-    PetscCall(VecCUDARestoreArrayRead(t->cbox, &xa));
+    PetscCall(VecCUDARestoreArrayRead(t->gather.vec, &xa));
     PetscCall(VecCUDARestoreArrayWrite(y, &ya));
   } else {
     PetscCall(VecCUDAGetArrayRead(x, &xa));
-    PetscCall(VecCUDAGetArrayWrite(t->cbox, &ya));
+    PetscCall(VecCUDAGetArrayWrite(t->gather.vec, &ya));
     PetscCall(PetscLogGpuTimeBegin());
     if (!empty) err = VPCudaTransferRestrict((VPCudaTransfer)t->gpu, single, xa, ya);
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(VecCUDARestoreArrayRead(x, &xa));
-    PetscCall(VecCUDARestoreArrayWrite(t->cbox, &ya));
+    PetscCall(VecCUDARestoreArrayWrite(t->gather.vec, &ya));
     t->cboxdirty = PETSC_TRUE;
-    PetscCall(VecZeroEntries(y));
-    PetscCall(DMBrickVecScatter_Private(t->dmc, t->gather, t->cbox, y, ADD_VALUES, SCATTER_REVERSE));
+    PetscCall(DMBrickBoxScatterAdd_Private(&t->gather, PETSC_TRUE, y));
   }
   PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in the brick transfer: %s", VPCudaErrorString(err));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -255,14 +262,12 @@ static PetscErrorCode MatMult_BrickTransfer(Mat P, Vec xc, Vec yf)
     PetscCall(VecRestoreArrayRead(xc, &xa));
     xl = t->buf[0];
   } else {
-    if (t->cboxdirty) PetscCall(VecZeroEntries(t->cbox));
-    t->cboxdirty = PETSC_FALSE;
-    PetscCall(DMBrickVecScatter_Private(t->dmc, t->gather, xc, t->cbox, INSERT_VALUES, SCATTER_FORWARD));
-    PetscCall(VecGetArrayRead(t->cbox, &xl));
+    PetscCall(BrickTransferGather(t, PETSC_FALSE, xc));
+    PetscCall(VecGetArrayRead(t->gather.vec, &xl));
   }
   PetscCall(VecGetArrayWrite(yf, &y));
   for (PetscInt d = 0; d < fb->dim; d++) BrickTransfer1D(d, &t->line[d], t->P1, &t->stage[d], &t->stage[d + 1], PETSC_FALSE, d ? t->buf[d] : xl, d + 1 == fb->dim && t->fineowned ? y : t->buf[d + 1]);
-  if (!t->direct) PetscCall(VecRestoreArrayRead(t->cbox, &xl));
+  if (!t->direct) PetscCall(VecRestoreArrayRead(t->gather.vec, &xl));
   if (!t->fineowned) PetscCall(DMBrickBoxToGlobal_Private(t->dmf, &t->stage[fb->dim], t->buf[fb->dim], y));
   PetscCall(VecRestoreArrayWrite(yf, &y));
   PetscCall(PetscLogEventEnd(DMBRICK_Interpolate, P, xc, yf, 0));
@@ -296,12 +301,11 @@ static PetscErrorCode MatMultTranspose_BrickTransfer(Mat P, Vec xf, Vec yc)
     PetscCall(DMBrickBoxToGlobal_Private(t->dmc, &t->stage[0], t->buf[0], ya));
     PetscCall(VecRestoreArrayWrite(yc, &ya));
   } else {
-    PetscCall(VecGetArrayWrite(t->cbox, &yl));
+    PetscCall(VecGetArrayWrite(t->gather.vec, &yl));
     for (PetscInt d = fb->dim - 1; d >= 0; d--) BrickTransfer1D(d, &t->line[d], t->P1, &t->stage[d], &t->stage[d + 1], PETSC_TRUE, d + 1 == fb->dim ? xb : t->buf[d + 1], d ? t->buf[d] : yl);
-    PetscCall(VecRestoreArrayWrite(t->cbox, &yl));
+    PetscCall(VecRestoreArrayWrite(t->gather.vec, &yl));
     t->cboxdirty = PETSC_TRUE;
-    PetscCall(VecZeroEntries(yc));
-    PetscCall(DMBrickVecScatter_Private(t->dmc, t->gather, t->cbox, yc, ADD_VALUES, SCATTER_REVERSE));
+    PetscCall(DMBrickBoxScatterAdd_Private(&t->gather, PETSC_FALSE, yc));
   }
   PetscCall(VecRestoreArrayRead(xf, &x));
   PetscCall(PetscLogEventEnd(DMBRICK_Restrict, P, xf, yc, 0));
@@ -320,8 +324,7 @@ static PetscErrorCode BrickTransferDestroy(void *ctx)
     PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaTransferDestroy: %s", VPCudaErrorString(err));
   }
 #endif
-  PetscCall(VecDestroy(&t->cbox));
-  PetscCall(VecScatterDestroy(&t->gather));
+  PetscCall(DMBrickBoxGatherDestroy_Private(&t->gather));
   for (PetscInt i = 0; i < 4; i++) PetscCall(PetscFree(t->buf[i]));
   for (PetscInt d = 0; d < 3; d++) PetscCall(PetscFree3(t->line[d].start, t->line[d].cnt, t->line[d].w));
   PetscCall(DMDestroy(&t->dmc));
@@ -359,42 +362,6 @@ static PetscErrorCode BrickTransferCheck(DM dmc, DM dmf)
   for (PetscInt d = 0; d < fb->dim; d++) {
     PetscCheck(cb->cells0[d] == fb->cells0[d] && cb->lower[d] == fb->lower[d] && cb->upper[d] == fb->upper[d], comm, PETSC_ERR_ARG_INCOMP, "Bricks of different hierarchies (coarse grid or domain differ along %c)", "xyz"[d]);
   }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* The scatter of the coarse nodes of stage[0] (interior ones, by their global index on the coarse level) into cbox, a
-   sequential vector of the whole box (boundary nodes stay zero), of the coarse level's vector type. */
-static PetscErrorCode BrickTransferCreateGather(BrickTransfer *t)
-{
-  DM_Brick      *cb   = (DM_Brick *)t->dmc->data;
-  const BrickBox box  = t->stage[0];
-  PetscInt       size = PetscMax(BrickBoxSize(&box), 0), n = 0, *from, *to, b = 0;
-  IS             isfrom, isto;
-  Vec            vc;
-
-  PetscFunctionBegin;
-  PetscCall(PetscMalloc2(size, &from, size, &to));
-  for (PetscInt z = box.lo[2]; z <= box.hi[2]; z++)
-    for (PetscInt y = box.lo[1]; y <= box.hi[1]; y++)
-      for (PetscInt x = box.lo[0]; x <= box.hi[0]; x++, b++) {
-        const PetscInt f[3] = {x, y, z}, g = DMBrickNodeGlobalIndex_Private(cb, f);
-        if (g < 0) continue;
-        from[n] = g;
-        to[n++] = b;
-      }
-  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, n, from, PETSC_COPY_VALUES, &isfrom));
-  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, n, to, PETSC_COPY_VALUES, &isto));
-  PetscCall(PetscFree2(from, to));
-  PetscCall(VecCreate(PETSC_COMM_SELF, &t->cbox));
-  PetscCall(VecSetSizes(t->cbox, size, PETSC_DETERMINE));
-  PetscCall(VecSetType(t->cbox, t->dmc->vectype));
-  PetscCall(VecZeroEntries(t->cbox));
-  PetscCall(DMGetGlobalVector(t->dmc, &vc));
-  PetscCall(VecScatterCreate(vc, isfrom, t->cbox, isto, &t->gather));
-  PetscCall(DMBrickSetUpExchange_Private(t->dmc, t->gather, 0)); /* device vectors: the GPU-to-GPU exchange now */
-  PetscCall(DMRestoreGlobalVector(t->dmc, &vc));
-  PetscCall(ISDestroy(&isfrom));
-  PetscCall(ISDestroy(&isto));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -441,7 +408,7 @@ static PetscErrorCode BrickTransferCreateShell(DM dmc, DM dmf, Mat *P)
     if (t->stage[fb->dim].lo[d] - 1 != fb->ostart[d] || t->stage[fb->dim].hi[d] - t->stage[fb->dim].lo[d] + 1 != fb->owidth[d]) t->fineowned = PETSC_FALSE;
   for (PetscInt s = t->direct ? 0 : 1; s <= fb->dim; s++)
     if (s < fb->dim || !t->fineowned) PetscCall(PetscMalloc1(PetscMax(BrickBoxSize(&t->stage[s]), 1), &t->buf[s]));
-  if (!t->direct) PetscCall(BrickTransferCreateGather(t));
+  if (!t->direct) PetscCall(DMBrickBoxGatherCreate_Private(dmc, &t->stage[0], &t->gather));
   PetscCall(BrickTransferLinesCreate(t));
 
   PetscCall(DMBrickTransferShell_Private(dmc, dmf, t, BrickTransferDestroy, MatMult_BrickTransfer, MatMultTranspose_BrickTransfer, MatView_BrickTransfer, P));
