@@ -39,8 +39,9 @@ static void VPMarkColorInteriors(const PC_VertexPatch *vp, const VPLayout *L, Pe
 }
 
 /*
-   PCVertexPatchSetUpGhostExchange - one push and one spread graph per color (see above), made at set-up when several
-   ranks hold the level (PCVertexPatchSetUpHostWork(); on the GPU also from PCVertexPatchSetUpGPU()). Collective on the PC.
+   PCVertexPatchSetUpGhostExchange - one spread graph per color and a push graph for the two colors that end a sweep
+   (the first and the last; see above), made at set-up when several ranks hold the level (PCVertexPatchSetUpHostWork();
+   on the GPU also from PCVertexPatchSetUpGPU()). Collective on the PC.
 */
 PetscErrorCode PCVertexPatchSetUpGhostExchange(PC pc, const VPLayout *L)
 {
@@ -103,9 +104,13 @@ PetscErrorCode PCVertexPatchSetUpGhostExchange(PC pc, const VPLayout *L)
           subleaf[nsub] = ghost[j];
           sub[nsub++]   = remote[j];
         }
-      PetscCall(PetscSFCreate(comm, &vp->pushsf[c]));
-      PetscCall(PetscSFSetGraph(vp->pushsf[c], nl, nsub, subleaf, PETSC_COPY_VALUES, sub, PETSC_COPY_VALUES));
-      PetscCall(PetscSFSetUp(vp->pushsf[c]));
+      /* a push ends a sweep: only after its last color, the last forward (ncolors - 1) or reversed (0) */
+      vp->pushsf[c] = NULL;
+      if (c == 0 || c == vp->ncolors - 1) {
+        PetscCall(PetscSFCreate(comm, &vp->pushsf[c]));
+        PetscCall(PetscSFSetGraph(vp->pushsf[c], nl, nsub, subleaf, PETSC_COPY_VALUES, sub, PETSC_COPY_VALUES));
+        PetscCall(PetscSFSetUp(vp->pushsf[c]));
+      }
       for (PetscInt j = 0; j < nghost + nos; j++) {
         const PetscInt i = j < nghost ? ghost[j] : osh[j - nghost];
         urank[i]         = marks[i] ? me : -1;
@@ -165,6 +170,7 @@ PetscErrorCode PCVertexPatchExchangeGhosts(PC pc, PetscInt c, PetscBool refresh,
   PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
 
   PetscFunctionBegin;
+  PetscCheck(refresh || vp->pushsf[c], PETSC_COMM_SELF, PETSC_ERR_PLIB, "no push graph for color %" PetscInt_FMT ": a sweep ends with color 0 or %" PetscInt_FMT, c, vp->ncolors - 1);
   if (refresh) {
     PetscCall(PetscSFBcastBegin(vp->spreadsf[c], MPIU_SCALAR, xa, xa, MPI_REPLACE));
     PetscCall(PetscSFBcastEnd(vp->spreadsf[c], MPIU_SCALAR, xa, xa, MPI_REPLACE));
@@ -184,6 +190,7 @@ PetscErrorCode PCVertexPatchExchangeGhostsDevice(PC pc, PetscInt c, PetscBool re
   PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
 
   PetscFunctionBegin;
+  PetscCheck(refresh || vp->pushsf[c], PETSC_COMM_SELF, PETSC_ERR_PLIB, "no push graph for color %" PetscInt_FMT ": a sweep ends with color 0 or %" PetscInt_FMT, c, vp->ncolors - 1);
   if (refresh) PetscCall(DMBrickSFDevice_Private(vp->dm, vp->spreadsf[c], PETSC_FALSE, xa, xa, PETSC_FALSE));
   else PetscCall(DMBrickSFDevice_Private(vp->dm, vp->pushsf[c], PETSC_TRUE, xa, xa, PETSC_FALSE));
   PetscFunctionReturn(PETSC_SUCCESS);
