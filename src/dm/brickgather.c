@@ -58,6 +58,8 @@ PetscErrorCode DMBrickBoxGatherCreate_Private(DM dm, const BrickBox *box, BrickB
       g->own.hi[d] = -1;
     }
   g->owncovers = (PetscBool)(BrickBoxEmpty(&o) || (!BrickBoxEmpty(&g->own) && BrickBoxSize(&g->own) == BrickBoxSize(&o)));
+  /* the same on every rank: the scatter back zeroes the global vector (a collective call) unless all ranks cover theirs */
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &g->owncovers, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)dm)));
   /* two passes over the box outside own: count, then fill */
   for (PetscInt pass = 0; pass < 2; pass++) {
     const PetscBool owned = (PetscBool)!BrickBoxEmpty(&g->own);

@@ -163,7 +163,7 @@ typedef struct {
   DM        dm;        /* the brick (not referenced: the gather belongs to an object that holds it) */
   BrickBox  box;       /* the points, x fastest, dof values each (empty: none on this rank) */
   BrickBox  own;       /* box with this rank's owned points: a block of the global array */
-  PetscBool owncovers; /* own is all of this rank's points: a scatter back writes them without zeroing first */
+  PetscBool owncovers; /* on every rank own is all of its points: a scatter back writes them without zeroing first */
   PetscSF   ghost;     /* the box's other interior points: roots the global arrays, leaves vec */
   Vec       vec;       /* the box's values (sequential, dm's vector type) */
 } BrickBoxGather;
