@@ -8,7 +8,7 @@ PETSC_EXTERN PetscErrorCode PCCreate_HFEM(PC);
 PETSC_INTERN PetscErrorCode DMBrickOperatorListDestroy_Private(void);
 
 PetscLogEvent DMBRICK_Setup, DMBRICK_Assemble, DMBRICK_Interpolate, DMBRICK_Restrict, DMBRICK_LoadVector, DMBRICK_L2Error, DMBRICK_Exchange, DMBRICK_ExchangeSetUp;
-PetscLogEvent PC_VertexPatchSetUp, PC_VertexPatchSmooth, PC_VertexPatchSchedule, PC_VertexPatchGPUSetUp;
+PetscLogEvent PC_VertexPatchSetUp, PC_VertexPatchSmooth, PC_VertexPatchSchedule, PC_VertexPatchGPUSetUp, PC_VertexPatchGhostSetUp;
 PetscLogEvent PC_HFEMSetUp, PC_HFEMApply, PC_HFEMTransform, PC_HFEMInvert, PC_HFEMApplyT, PC_HFEMApplyD, PC_HFEMApplyDense;
 
 static PetscBool VPatchPackageInitialized = PETSC_FALSE;
@@ -63,6 +63,7 @@ PetscErrorCode VPatchInitializePackage(void)
   PetscCall(PetscLogEventRegister("VPatchSmooth", PC_CLASSID, &PC_VertexPatchSmooth));
   PetscCall(PetscLogEventRegister("VPatchSchedule", PC_CLASSID, &PC_VertexPatchSchedule));
   PetscCall(PetscLogEventRegister("VPatchGPUSetUp", PC_CLASSID, &PC_VertexPatchGPUSetUp));
+  PetscCall(PetscLogEventRegister("VPatchGhostSetUp", PC_CLASSID, &PC_VertexPatchGhostSetUp));
   PetscCall(PetscLogEventRegister("HFEMSetUp", PC_CLASSID, &PC_HFEMSetUp));
   PetscCall(PetscLogEventRegister("HFEMApply", PC_CLASSID, &PC_HFEMApply));
   PetscCall(PetscLogEventRegister("HFEMTransform", PC_CLASSID, &PC_HFEMTransform));

@@ -56,6 +56,7 @@ PetscErrorCode PCVertexPatchSetUpGhostExchange(PC pc, const VPLayout *L)
 
   PetscFunctionBegin;
   if (vp->pushsf) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscLogEventBegin(PC_VertexPatchGhostSetUp, pc, 0, 0, 0));
   PetscCheck(brick->dof == 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the ghost exchange of the CG sweep on a brick with %" PetscInt_FMT " values per point", brick->dof);
   PetscCall(PetscObjectGetComm((PetscObject)vp->dm, &comm));
   PetscCall(PCVertexPatchGetWorkVectors(pc));
@@ -146,6 +147,7 @@ PetscErrorCode PCVertexPatchSetUpGhostExchange(PC pc, const VPLayout *L)
   PetscCall(PetscFree4(ghost, owner, oowned, oghosted));
   PetscCall(PetscFree(marks));
   PetscCall(PetscSFDestroy(&ghostsf));
+  PetscCall(PetscLogEventEnd(PC_VertexPatchGhostSetUp, pc, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -172,4 +172,4 @@ PETSC_INTERN PetscErrorCode PCVertexPatchSetUpLanes(PC);
 PETSC_INTERN PetscErrorCode PCVertexPatchSetUpEvenOdd(PC);
 PETSC_INTERN PetscLogDouble PCVertexPatchFlops(const PC_VertexPatch *, const int[]);
 
-PETSC_EXTERN PetscLogEvent PC_VertexPatchSetUp, PC_VertexPatchSmooth, PC_VertexPatchSchedule, PC_VertexPatchGPUSetUp;
+PETSC_EXTERN PetscLogEvent PC_VertexPatchSetUp, PC_VertexPatchSmooth, PC_VertexPatchSchedule, PC_VertexPatchGPUSetUp, PC_VertexPatchGhostSetUp;
