@@ -225,15 +225,16 @@ result ranks8_coarse_2x2x2 $? "1 rank $(its_of "$OUT/ranks8_2x2x2.n1.log") its, 
 $MPI4 $EX1 -dm_brick_cells 1,2 -dm_brick_degree 2 >"$OUT/ranks4_cells_1x2.log" 2>&1 && grep -q "converged due to CONVERGED_RTOL" "$OUT/ranks4_cells_1x2.log"
 result ranks4_coarse_1x2 $? "a 1 x 2 coarse grid on 4 ranks"
 # balance: a coarse grid whose cell counts do not divide among the ranks (3 cells along y and z) still gives every rank
-# of a fine level the same share within 2 % of the cells (5 % of the DoFs: the first rank lacks the boundary node
-# layer); dealing whole coarse cells gave 2 ranks 2 and 1 of them, one rank twice the other's work
+# of a fine level the same share within 2 % of the cells (8 % of the DoFs here: a split direction's first rank lacks a
+# layer of nodes, 1 of 35 to 47 at this size); dealing whole coarse cells gave 2 ranks 2 and 1 of them, one rank twice
+# the other's work
 balance_of() { awk '/DoFs per rank/{split($(NF - 4), r, "\\.\\."); sub(/,$/, "", r[2]); print r[1], r[2]; exit}' "$1"; }
 ok=0
 detail=""
 for n in 2 3 4; do
   $MPIEXEC -n $n --oversubscribe $EX1 -dm_brick_dim 3 -dm_brick_cells 2,3,3 -dm_brick_degree 3 -dm_brick_refine 3 -fmg 0 -dm_view >"$OUT/ranks_balance.n$n.log" 2>&1 || ok=1
   read -r lo hi <<<"$(balance_of "$OUT/ranks_balance.n$n.log")"
-  awk -v a="$lo" -v b="$hi" 'BEGIN { exit !(a > 0 && b <= 1.05 * a) }' || ok=1
+  awk -v a="$lo" -v b="$hi" 'BEGIN { exit !(a > 0 && b <= 1.08 * a) }' || ok=1
   [ "$(its_of "$OUT/ranks_balance.n$n.log")" = "$(its_of "$OUT/ranks_balance.n2.log")" ] || ok=1
   detail="$detail $n ranks: DoFs per rank $lo..$hi;"
 done
