@@ -43,7 +43,7 @@ static PetscErrorCode PCSetFromOptions_VertexPatch(PC pc, PetscOptionItems *Pets
   PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
   PetscEnum       e;
   PetscReal       damping = vp->damping;
-  PetscInt        batch   = vp->batch_size, threads = vp->threads;
+  PetscInt        batch = vp->batch_size, threads = vp->threads;
   PetscBool       set, reverse = vp->reverse, simd = vp->simd, evenodd = vp->evenodd;
 
   PetscFunctionBegin;
@@ -56,15 +56,18 @@ static PetscErrorCode PCSetFromOptions_VertexPatch(PC pc, PetscOptionItems *Pets
   if (set) PetscCall(PCVertexPatchSetLocalSolver(pc, (PCVertexPatchLocalSolver)e));
   PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_residual", "Residual: local (per patch, fused with the solve) or global (one MatMult per color)", PCVertexPatchResiduals, (PetscEnum)vp->residual, &e, &set));
   if (set) PetscCall(PCVertexPatchSetResidual(pc, (PCVertexPatchResidual)e));
-  PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_local_space", "DG (sipg) only: local space of a patch: full (all values of its cells), dirichlet (without the patch boundary values), clamped (zero value and derivative on the patch boundary)",
-                          PCVertexPatchLocalSpaces, (PetscEnum)vp->space, &e, &set));
+  PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_local_space",
+                          "DG (sipg) only: local space of a patch: full (all values of its cells), dirichlet (without the patch boundary values), clamped (zero value and derivative on the patch boundary)", PCVertexPatchLocalSpaces,
+                          (PetscEnum)vp->space, &e, &set));
   if (set) PetscCall(PCVertexPatchSetLocalSpace(pc, (PCVertexPatchLocalSpace)e));
   PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_ordering", "Patch ordering: lexicographic, zcurve, hierarchical", PCVertexPatchOrderings, (PetscEnum)vp->ordering, &e, &set));
   if (set) PetscCall(PCVertexPatchSetOrdering(pc, (PCVertexPatchOrdering)e));
   PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_precision", "Precision of the patch work: double or single (vectors stay double)", PCVertexPatchPrecisions, (PetscEnum)vp->precision, &e, &set));
   if (set) PetscCall(PCVertexPatchSetPrecision(pc, (PCVertexPatchPrecision)e));
-  PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_gpu_kernel", "CUDA smoothing kernel (VECCUDA vectors): shared (patch in shared memory; laplace, 3D c0ip with degree 2..5), mma (as shared, double-precision contractions on the FP64 tensor cores), global (patch in a global scratch; any operator), auto", PCVertexPatchGPUKernels,
-                          (PetscEnum)vp->gpu_kernel, &e, &set));
+  PetscCall(VPOptionsEnum(
+      PetscOptionsObject, pc, "-pc_vertexpatch_gpu_kernel",
+      "CUDA smoothing kernel (VECCUDA vectors): shared (patch in shared memory; laplace, 3D c0ip with degree 2..5), mma (as shared, double-precision contractions on the FP64 tensor cores), global (patch in a global scratch; any operator), auto",
+      PCVertexPatchGPUKernels, (PetscEnum)vp->gpu_kernel, &e, &set));
   if (set) PetscCall(PCVertexPatchSetGPUKernel(pc, (PCVertexPatchGPUKernel)e));
   e = (PetscEnum)vp->schedule;
   PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_schedule", "Order of the multiplicative sweep: colored, single (sequential loop), batched", PCVertexPatchSchedules, (PetscEnum)vp->schedule, &e, &set));
@@ -72,11 +75,13 @@ static PetscErrorCode PCSetFromOptions_VertexPatch(PC pc, PetscOptionItems *Pets
   PetscCall(PCVertexPatchSetSchedule(pc, (PCVertexPatchSchedule)e, batch));
   PetscCall(PetscOptionsInt("-pc_vertexpatch_threads", "OpenMP threads for the patches of one color (colored schedule) or one batch (batched); 0: default, 1 colored, all batched", "PCVertexPatchSetThreads", threads, &threads, &set));
   if (set) PetscCall(PCVertexPatchSetThreads(pc, threads));
-  PetscCall(PetscOptionsBool("-pc_vertexpatch_simd", "CPU steps: run the patches of one color in SIMD groups of one position class (a vector of the build's width: 2 doubles portable, 4 with AVX; colored and batched schedules)", "PCVertexPatchSetSIMD", simd, &simd, &set));
+  PetscCall(PetscOptionsBool("-pc_vertexpatch_simd", "CPU steps: run the patches of one color in SIMD groups of one position class (a vector of the build's width: 2 doubles portable, 4 with AVX; colored and batched schedules)",
+                             "PCVertexPatchSetSIMD", simd, &simd, &set));
   if (set) PetscCall(PCVertexPatchSetSIMD(pc, simd));
   PetscCall(PetscOptionsBool("-pc_vertexpatch_even_odd", "CPU steps: contractions of interior patches in even-odd form (about half the multiply-adds; the same iterates up to rounding)", "PCVertexPatchSetEvenOdd", evenodd, &evenodd, &set));
   if (set) PetscCall(PCVertexPatchSetEvenOdd(pc, evenodd));
-  PetscCall(PetscOptionsReal("-pc_vertexpatch_damping", "Damping of the patch corrections (default: 1 multiplicative, 0.7 for c0ip in 3D; 1/2^d additive, for c0ip limited by 1.8/lambda_max(B A) estimated at setup)", "PCVertexPatchSetDamping", damping, &damping, &set));
+  PetscCall(PetscOptionsReal("-pc_vertexpatch_damping", "Damping of the patch corrections (default: 1 multiplicative, 0.7 for c0ip in 3D; 1/2^d additive, for c0ip limited by 1.8/lambda_max(B A) estimated at setup)", "PCVertexPatchSetDamping",
+                             damping, &damping, &set));
   if (set) PetscCall(PCVertexPatchSetDamping(pc, damping));
   PetscCall(PetscOptionsBool("-pc_vertexpatch_reverse", "Sweep colors and patches in reverse order (as post-smoother after a forward pre-smoother: a symmetric V-cycle)", "PCVertexPatchSetReverse", reverse, &reverse, NULL));
   PetscCall(PCVertexPatchSetReverse(pc, reverse));
@@ -118,6 +123,33 @@ PetscErrorCode PCVertexPatchGetWorkVectors(PC pc)
     PetscCall(VecDuplicate(vp->xl, &vp->dl));
     PetscCall(DMCreateGlobalVector(vp->dm, &vp->r));
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+   PCVertexPatchLocalRHS - vp->bl = the ghosted local form of b (a global-to-local with its ghost exchange), unless bl
+   already holds this very b unchanged: same vector and object state, and bl itself not written since. A V-cycle's
+   post-smoothing on a level has its pre-smoothing's right-hand side, so on several ranks each level and V-cycle saves
+   one ghost exchange and one copy of the level.
+*/
+PetscErrorCode PCVertexPatchLocalRHS(PC pc, Vec b)
+{
+  PC_VertexPatch  *vp = (PC_VertexPatch *)pc->data;
+  PetscObjectId    bid, blid;
+  PetscObjectState bstate, blstate;
+
+  PetscFunctionBegin;
+  PetscCall(PCVertexPatchGetWorkVectors(pc));
+  PetscCall(PetscObjectGetId((PetscObject)b, &bid));
+  PetscCall(PetscObjectStateGet((PetscObject)b, &bstate));
+  PetscCall(PetscObjectGetId((PetscObject)vp->bl, &blid));
+  PetscCall(PetscObjectStateGet((PetscObject)vp->bl, &blstate));
+  if (bid == vp->blof && bstate == vp->blofstate && blid == vp->blid && blstate == vp->blstate) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(DMGlobalToLocal(vp->dm, b, INSERT_VALUES, vp->bl));
+  vp->blof      = bid;
+  vp->blofstate = bstate;
+  vp->blid      = blid;
+  PetscCall(PetscObjectStateGet((PetscObject)vp->bl, &vp->blstate));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -173,7 +205,7 @@ static PetscErrorCode PCSetUp_VertexPatch(PC pc)
     PetscCall(PetscLogEventEnd(PC_VertexPatchSetUp, pc, 0, 0, 0));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(PCVertexPatchDestroyGPU(pc));            /* remade from the new patch operator and order at the next GPU step */
+  PetscCall(PCVertexPatchDestroyGPU(pc));           /* remade from the new patch operator and order at the next GPU step */
   PetscCall(PCVertexPatchDestroyGhostExchange(pc)); /* and the colors' ghost pushes at the next several-rank host step */
   PetscCall(PCVertexPatchSetUpPatchOperator(pc));
   PetscCall(PCVertexPatchSetUpEvenOdd(pc));
@@ -194,9 +226,11 @@ static PetscErrorCode PCSetUp_VertexPatch(PC pc)
     const PetscBool shared = (PetscBool)VPCudaSmootherSharedSupported(&vp->op_d, (int)brick->op.ghost_cells, (int)brick->degree);
     const PetscBool mma    = (PetscBool)VPCudaSmootherMmaSupported(&vp->op_d, (int)brick->op.ghost_cells, (int)brick->degree);
     PetscCheck(shared || vp->gpu_kernel != PC_VERTEXPATCH_GPU_KERNEL_SHARED, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
-               "-pc_vertexpatch_gpu_kernel shared handles laplace (one ghost cell) and c0ip in 3D with -dm_brick_degree 2..5; -dm_brick_operator %s, dimension %" PetscInt_FMT ", degree %" PetscInt_FMT ": allowed: global, auto", brick->opname, brick->dim, brick->degree);
+               "-pc_vertexpatch_gpu_kernel shared handles laplace (one ghost cell) and c0ip in 3D with -dm_brick_degree 2..5; -dm_brick_operator %s, dimension %" PetscInt_FMT ", degree %" PetscInt_FMT ": allowed: global, auto", brick->opname,
+               brick->dim, brick->degree);
     PetscCheck(mma || vp->gpu_kernel != PC_VERTEXPATCH_GPU_KERNEL_MMA, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
-               "-pc_vertexpatch_gpu_kernel mma needs a patch closure of the patch cells alone (one ghost cell: laplace); -dm_brick_operator %s has %" PetscInt_FMT "; allowed: %s, auto", brick->opname, brick->op.ghost_cells, shared ? "shared, global" : "global");
+               "-pc_vertexpatch_gpu_kernel mma needs a patch closure of the patch cells alone (one ghost cell: laplace); -dm_brick_operator %s has %" PetscInt_FMT "; allowed: %s, auto", brick->opname, brick->op.ghost_cells,
+               shared ? "shared, global" : "global");
     vp->gpu_shared = (PetscBool)(shared && vp->gpu_kernel != PC_VERTEXPATCH_GPU_KERNEL_GLOBAL);
     vp->gpu_mma    = (PetscBool)(vp->gpu_kernel == PC_VERTEXPATCH_GPU_KERNEL_MMA);
   }
@@ -308,7 +342,8 @@ static PetscErrorCode PCView_VertexPatch(PC pc, PetscViewer viewer)
     {
       PetscBool device;
       PetscCall(DMBrickOnDevice_Private(vp->dm, &device));
-      PetscCall(PetscViewerASCIIPrintf(viewer, "  smoothing runs on the %s in %s, on %d MPI rank(s) of this level\n", device ? "GPU" : "host", vp->precision == PC_VERTEXPATCH_SINGLE_PRECISION ? "float" : "double", ((DM_Brick *)vp->dm->data)->nactive));
+      PetscCall(
+          PetscViewerASCIIPrintf(viewer, "  smoothing runs on the %s in %s, on %d MPI rank(s) of this level\n", device ? "GPU" : "host", vp->precision == PC_VERTEXPATCH_SINGLE_PRECISION ? "float" : "double", ((DM_Brick *)vp->dm->data)->nactive));
     }
   }
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -158,7 +158,7 @@ PetscErrorCode PCVertexPatchSmoothGPU(PC pc, Vec b, Vec x)
          device to device where -dm_brick_gpu_exchange allows */
       PetscScalar *xa;
       PetscCall(PCVertexPatchSetUpHostWork(pc)); /* the ghost SFs (the layout is the host's) */
-      PetscCall(DMGlobalToLocal(vp->dm, b, INSERT_VALUES, vp->bl));
+      PetscCall(PCVertexPatchLocalRHS(pc, b));
       PetscCall(DMGlobalToLocal(vp->dm, x, INSERT_VALUES, vp->xl));
       for (PetscInt ic = 0; ic < vp->ncolors; ic++) {
         const PetscInt c = vp->reverse ? vp->ncolors - 1 - ic : ic;

@@ -95,37 +95,39 @@ typedef struct {
   PetscBool                reverse; /* sweep the processing order backwards (post-smoothing of a symmetric V-cycle) */
 
   /* setup */
-  DM             dm;                        /* the brick of the operator */
-  PetscInt       npatches;                  /* owned patches (vertices) */
-  PetscInt      *vertex;                    /* vertex index (vx, vy, vz) of each owned patch, in processing order */
-  PetscInt       ncolors, *colorptr;        /* patches of color c: [colorptr[c], colorptr[c+1]) of vertex[] order */
-  PetscInt       nbatches;                  /* batched schedule: batches per color (the last ones may be empty) */
-  PetscInt      *batchptr;                  /* batch b of color c: [batchptr[c*(nbatches+1)+b], ...+b+1) */
-  PetscInt       nlanes;                    /* host steps: patches per SIMD group (VP_LANES_D or _F), or 1: one patch at a time */
-  PetscInt      *lanegrp;                   /* nlanes > 1: the groups, nlanes patch indices (vertex[] order) each, -1 in empty lanes */
-  PetscInt      *laneptr;                   /* groups of batch b of color c: [laneptr[c*(nbatches+1)+b], ...+b+1) */
-  size_t         lanework_bytes;            /* per-thread scratch of a group (a multiple of 64 bytes) */
-  char          *lanework, *lanework_alloc; /* nthreads scratches, 64-byte aligned, and the allocation they lie in */
-  VPPatchOp_d    op_d;
-  VPPatchOp_f    op_f;
-  PetscInt       clsmap[3][VP_NCLASS]; /* position classes with identical patch matrices share the dense factor */
-  PetscScalar   *dense[27];            /* (ni^d)^2 Cholesky factors of the exact patch matrices, by mapped class triple */
-  PetscInt       nthreads;             /* work buffers are per thread */
-  PetscScalar   *work;                 /* per-thread scratch */
-  Vec            xl, bl, dl;           /* local (ghosted) vectors */
-  Vec            r;                    /* global residual (global residual variant, additive) */
-  PetscSF       *pushsf;               /* several active ranks, multiplicative with local residuals: per color the ghosts its patches on this rank correct, pushed to their owners (vpghost.c) */
-  PetscSF       *spreadsf;             /* GPU sweep: per color, from the rank that corrected a node to every other rank holding it */
-  PetscReal      omega;                /* damping in use */
-  PetscReal      omega_default;        /* the operator's default damping of the type (before the estimate) */
-  PetscReal      lambda_max;           /* additive, default damping, operator without a proven bound: estimate of lambda_max(B A) (0: none) */
-  PetscLogDouble flops_per_patch;      /* for -log_view: one patch with the full 1D matrices (the GPU kernels) */
-  PetscLogDouble host_flops_per_patch; /* the mean over this rank's patches of the host kernels' count (even-odd form where used) */
-  void          *gpu;                  /* the CUDA smoother (VP_HAVE_CUDA: VPCudaSmoother), made at setup when the brick's vectors are on the device, else at the first step on the GPU */
-  void          *dg;                   /* the DG smoother (vpdg.c) on a sipg brick; NULL on a CG one */
-  PetscBool      evenodd;              /* -pc_vertexpatch_even_odd: the host kernels use the even-odd form where it holds */
-  VPEvenOdd_d   *eo_d;                 /* that form in double and float (NULL: off) */
-  VPEvenOdd_f   *eo_f;
+  DM               dm;                        /* the brick of the operator */
+  PetscInt         npatches;                  /* owned patches (vertices) */
+  PetscInt        *vertex;                    /* vertex index (vx, vy, vz) of each owned patch, in processing order */
+  PetscInt         ncolors, *colorptr;        /* patches of color c: [colorptr[c], colorptr[c+1]) of vertex[] order */
+  PetscInt         nbatches;                  /* batched schedule: batches per color (the last ones may be empty) */
+  PetscInt        *batchptr;                  /* batch b of color c: [batchptr[c*(nbatches+1)+b], ...+b+1) */
+  PetscInt         nlanes;                    /* host steps: patches per SIMD group (VP_LANES_D or _F), or 1: one patch at a time */
+  PetscInt        *lanegrp;                   /* nlanes > 1: the groups, nlanes patch indices (vertex[] order) each, -1 in empty lanes */
+  PetscInt        *laneptr;                   /* groups of batch b of color c: [laneptr[c*(nbatches+1)+b], ...+b+1) */
+  size_t           lanework_bytes;            /* per-thread scratch of a group (a multiple of 64 bytes) */
+  char            *lanework, *lanework_alloc; /* nthreads scratches, 64-byte aligned, and the allocation they lie in */
+  VPPatchOp_d      op_d;
+  VPPatchOp_f      op_f;
+  PetscInt         clsmap[3][VP_NCLASS]; /* position classes with identical patch matrices share the dense factor */
+  PetscScalar     *dense[27];            /* (ni^d)^2 Cholesky factors of the exact patch matrices, by mapped class triple */
+  PetscInt         nthreads;             /* work buffers are per thread */
+  PetscScalar     *work;                 /* per-thread scratch */
+  Vec              xl, bl, dl;           /* local (ghosted) vectors */
+  PetscObjectId    blof, blid;           /* bl holds the local form of the vector with id blof at its state blofstate, */
+  PetscObjectState blofstate, blstate;   /* provided bl (id blid) is still at blstate (PCVertexPatchLocalRHS()) */
+  Vec              r;                    /* global residual (global residual variant, additive) */
+  PetscSF         *pushsf;               /* several active ranks, multiplicative with local residuals: per color the ghosts its patches on this rank correct, pushed to their owners (vpghost.c) */
+  PetscSF         *spreadsf;             /* GPU sweep: per color, from the rank that corrected a node to every other rank holding it */
+  PetscReal        omega;                /* damping in use */
+  PetscReal        omega_default;        /* the operator's default damping of the type (before the estimate) */
+  PetscReal        lambda_max;           /* additive, default damping, operator without a proven bound: estimate of lambda_max(B A) (0: none) */
+  PetscLogDouble   flops_per_patch;      /* for -log_view: one patch with the full 1D matrices (the GPU kernels) */
+  PetscLogDouble   host_flops_per_patch; /* the mean over this rank's patches of the host kernels' count (even-odd form where used) */
+  void            *gpu;                  /* the CUDA smoother (VP_HAVE_CUDA: VPCudaSmoother), made at setup when the brick's vectors are on the device, else at the first step on the GPU */
+  void            *dg;                   /* the DG smoother (vpdg.c) on a sipg brick; NULL on a CG one */
+  PetscBool        evenodd;              /* -pc_vertexpatch_even_odd: the host kernels use the even-odd form where it holds */
+  VPEvenOdd_d     *eo_d;                 /* that form in double and float (NULL: off) */
+  VPEvenOdd_f     *eo_f;
 } PC_VertexPatch;
 
 PETSC_INTERN PetscErrorCode PCVertexPatchSetUpPatchOperator(PC);
@@ -139,6 +141,7 @@ PETSC_INTERN PetscErrorCode PCVertexPatchAdditiveGPU(PC, Vec, Vec, Vec);
 PETSC_INTERN PetscErrorCode PCVertexPatchDestroyGPU(PC);
 PETSC_INTERN PetscErrorCode PCVertexPatchSetUpGPU(PC);
 PETSC_INTERN PetscErrorCode PCVertexPatchGetWorkVectors(PC);
+PETSC_INTERN PetscErrorCode PCVertexPatchLocalRHS(PC, Vec);
 PETSC_INTERN PetscErrorCode PCVertexPatchSetUpGhostExchange(PC, const VPLayout *);
 PETSC_INTERN PetscErrorCode PCVertexPatchSetUpHostWork(PC);
 PETSC_INTERN PetscErrorCode PCVertexPatchDestroyGhostExchange(PC);
