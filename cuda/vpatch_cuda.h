@@ -242,7 +242,9 @@ int VPCudaHFEMSolveCells(VPCudaHFEM h, VPCudaHFEMTransform t, int n, const doubl
 /* Device-to-device messages between the processes of one host (cuda/vpexchange.cu). A rank's receive buffer is one
    cudaMalloc exported through CUDA IPC (handle: VPC_IPC_HANDLE_BYTES bytes); its peers open it and their pack kernels
    store into it directly. Pack: dst[k bs + c] = src[idx[k] bs + c]. Move: dst[didx[k] bs + c] = (add: +=, atomic)
-   src[sidx[k] bs + c] (sidx NULL: src[k bs + c]). Sync: the legacy default stream, before a rank tells its peers. */
+   src[sidx[k] bs + c] (sidx NULL: src[k bs + c]). Mark/Wait: an event recorded on the legacy default stream after the
+   packs, and a wait for it alone before a rank tells its peers (work queued after the mark, such as the patches away
+   from the shared layers, goes on meanwhile). */
 #define VPC_IPC_HANDLE_BYTES 64
 int VPCudaExchangeAlloc(size_t nvalues, double **buf, void *handle);
 int VPCudaExchangeFree(double *buf);
@@ -252,7 +254,10 @@ int VPCudaExchangeIndices(size_t n, const int *host, int **dev);
 int VPCudaExchangeFreeIndices(int *dev);
 int VPCudaExchangePack(size_t n, int bs, const int *idx, const double *src, double *dst);
 int VPCudaExchangeMove(size_t n, int bs, int add, const int *sidx, const int *didx, const double *src, double *dst);
-int VPCudaExchangeSync(void);
+int VPCudaExchangeMarkCreate(void **mark);
+int VPCudaExchangeMark(void *mark);
+int VPCudaExchangeWait(void *mark);
+int VPCudaExchangeMarkDestroy(void *mark);
 /* dst[z dplane + y drow + i] = (add: +=) src[z splane + y srow + i] for i < n0, y < n1, z < n2 (the owned block of a
    rank between its global array and the ghosted local one) */
 int VPCudaBoxMove(int n0, int n1, int n2, const double *src, size_t srow, size_t splane, double *dst, size_t drow, size_t dplane, int add);

@@ -100,10 +100,30 @@ extern "C" int VPCudaExchangeMove(size_t n, int bs, int add, const int *sidx, co
   return 0;
 }
 
-// the packs of this rank are complete (in the peers' memory) before its token goes out
-extern "C" int VPCudaExchangeSync(void)
+// an event after this rank's packs on the legacy default stream: waiting for it lets later work on the stream run on
+extern "C" int VPCudaExchangeMarkCreate(void **mark)
 {
-  VP_CHECK(cudaStreamSynchronize(0));
+  cudaEvent_t e;
+  VP_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  *mark = (void *)e;
+  return 0;
+}
+
+extern "C" int VPCudaExchangeMark(void *mark)
+{
+  VP_CHECK(cudaEventRecord((cudaEvent_t)mark, 0));
+  return 0;
+}
+
+extern "C" int VPCudaExchangeWait(void *mark)
+{
+  VP_CHECK(cudaEventSynchronize((cudaEvent_t)mark));
+  return 0;
+}
+
+extern "C" int VPCudaExchangeMarkDestroy(void *mark)
+{
+  if (mark) VP_CHECK(cudaEventDestroy((cudaEvent_t)mark));
   return 0;
 }
 

@@ -239,6 +239,14 @@ for n in 2 3 4; do
   detail="$detail $n ranks: DoFs per rank $lo..$hi;"
 done
 result ranks_balance_2x3x3 $ok "${detail% ;}"
+# overlap on several ranks: each color's patches that reach the shared layers come first, the others run during the
+# color's ghost exchange; -ksp_view counts them (the finest level: some of each), one rank has no such split
+$MPIEXEC -n 2 $EX1 -dm_brick_dim 3 -dm_brick_cells 2,3,3 -dm_brick_refine 3 -fmg 0 -ksp_view >"$OUT/ranks_split.n2.log" 2>&1
+read -r nshared npatch <<<"$(awk '/several ranks: [0-9]+ of the [0-9]+ patches/ {a = $3; b = $6} END {print a, b}' "$OUT/ranks_split.n2.log")"
+$EX1 -dm_brick_dim 3 -dm_brick_cells 2,3,3 -dm_brick_refine 3 -fmg 0 -ksp_view >"$OUT/ranks_split.n1.log" 2>&1
+[ -n "$nshared" ] && [ "$nshared" -gt 0 ] && [ "$nshared" -lt "$npatch" ] && ! grep -q "several ranks:" "$OUT/ranks_split.n1.log" &&
+  [ "$(its_of "$OUT/ranks_split.n2.log")" = "$(its_of "$OUT/ranks_split.n1.log")" ]
+result ranks_split_overlap $? "finest level, first of 2 ranks: $nshared of $npatch patches before the exchange; iterations $(its_of "$OUT/ranks_split.n2.log") (1 rank: $(its_of "$OUT/ranks_split.n1.log"))"
 
 echo "== PCVERTEXPATCH: every schedule, ordering, residual and local solver vs explicit dense sweeps (one rank)"
 ctest vertexpatch_2d_k1 ./tests/test_vertexpatch -dim 2 -degree 1 -cells 5,4

@@ -41,6 +41,8 @@ typedef struct {
   int          hb, hr;              /* the half the next Bcast / Reduce uses */
   double     **open;                /* the neighbours' buffers as opened here, one per rank of nb (NULL: not opened) */
   MPI_Request *req;
+  void        *packed; /* a device event recorded after this rank's packs: its tokens wait for it, not the stream */
+  PetscBool    begun;  /* between BrickExchangeBegin() and BrickExchangeEnd() */
 } BrickExchange;
 
 typedef struct {
@@ -59,6 +61,7 @@ static PetscErrorCode BrickExchangeDestroy(void *ctx)
   if (ex->open)
     for (PetscMPIInt q = 0; q < ex->nnb; q++) err = err ? err : VPCudaExchangeClose(ex->open[q]);
   err = err ? err : VPCudaExchangeFree(ex->buf);
+  err = err ? err : VPCudaExchangeMarkDestroy(ex->packed);
   err = err ? err : VPCudaExchangeFreeIndices(ex->selfroot);
   err = err ? err : VPCudaExchangeFreeIndices(ex->selfleaf);
   err = err ? err : VPCudaExchangeFreeIndices(ex->rleaf);
@@ -265,7 +268,7 @@ static PetscErrorCode BrickExchangeTokens(BrickExchange *ex)
 
   PetscFunctionBegin;
   if (!ex->nnb) PetscFunctionReturn(PETSC_SUCCESS);
-  err = VPCudaExchangeSync();
+  err = VPCudaExchangeWait(ex->packed);
   PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in the brick's device exchange: %s", VPCudaErrorString(err));
   for (PetscMPIInt q = 0; q < ex->nnb; q++) PetscCallMPI(MPI_Irecv(NULL, 0, MPI_BYTE, ex->nb[q], 20, ex->comm, &ex->req[q]));
   for (PetscMPIInt q = 0; q < ex->nnb; q++) PetscCallMPI(MPI_Isend(NULL, 0, MPI_BYTE, ex->nb[q], 20, ex->comm, &ex->req[ex->nnb + q]));
@@ -275,26 +278,55 @@ static PetscErrorCode BrickExchangeTokens(BrickExchange *ex)
 
 /* A Bcast (roots src to leaves dst) or a Reduce (leaves src to roots dst), replaced or (add) summed. The two directions
    are mirror images: a Bcast packs its roots for each leaf rank into that rank's buffer and unpacks what the root ranks
-   sent onto its leaves; a Reduce packs its leaves for each root rank and unpacks onto its roots. */
-static PetscErrorCode BrickExchangeRun(BrickExchange *ex, PetscBool reduce, const double *src, double *dst, PetscBool add)
+   sent onto its leaves; a Reduce packs its leaves for each root rank and unpacks onto its roots. Begin queues the packs
+   (and this rank's own part) and marks the stream after them; End waits for the mark, trades the tokens and queues the
+   unpacks. Work queued in between must not touch the graph's entries (src before the packs ran, dst's leaves). */
+static PetscErrorCode BrickExchangeBegin(BrickExchange *ex, PetscBool reduce, const double *src, double *dst, PetscBool add)
+{
+  const int         bs    = (int)ex->bs;
+  const int         half  = reduce ? ex->hr : ex->hb;
+  const PetscMPIInt npack = reduce ? ex->nrr : ex->nlr;
+  const PetscInt   *poff = reduce ? ex->rroff : ex->lroff, *stride = reduce ? ex->rrstride : ex->lrstride;
+  const int        *pidx = reduce ? ex->rleaf : ex->lroot;
+  double *const    *peer = reduce ? ex->rrpeer : ex->lrpeer;
+  int               err  = 0;
+
+  PetscFunctionBegin;
+  PetscCheck(!ex->begun, PETSC_COMM_SELF, PETSC_ERR_ORDER, "a device exchange of this graph is already under way");
+  /* the packs first: src and dst may be one array, and the own part below writes into it */
+  for (PetscMPIInt i = 0; i < npack && !err; i++) err = VPCudaExchangePack((size_t)(poff[i + 1] - poff[i]), bs, pidx + poff[i], src, peer[i] + half * stride[i]);
+  if (!err) err = VPCudaExchangeMove((size_t)ex->nself, bs, add, reduce ? ex->selfleaf : ex->selfroot, reduce ? ex->selfroot : ex->selfleaf, src, dst);
+  if (!err && !ex->packed) err = VPCudaExchangeMarkCreate(&ex->packed);
+  if (!err) err = VPCudaExchangeMark(ex->packed);
+  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in the brick's device exchange: %s", VPCudaErrorString(err));
+  ex->begun = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode BrickExchangeEnd(BrickExchange *ex, PetscBool reduce, double *dst, PetscBool add)
 {
   const int         bs   = (int)ex->bs;
   int              *half = reduce ? &ex->hr : &ex->hb, err = 0;
-  const PetscMPIInt npack = reduce ? ex->nrr : ex->nlr, nunpack = reduce ? ex->nlr : ex->nrr;
-  const PetscInt   *poff = reduce ? ex->rroff : ex->lroff, *uoff = reduce ? ex->lroff : ex->rroff, *stride = reduce ? ex->rrstride : ex->lrstride;
-  const int        *pidx = reduce ? ex->rleaf : ex->lroot, *uidx = reduce ? ex->lroot : ex->rleaf;
-  double *const    *peer = reduce ? ex->rrpeer : ex->lrpeer;
-  const double     *in   = ex->buf + (reduce ? 2 * ex->nbin + *half * ex->nrin : *half * ex->nbin) * bs;
+  const PetscMPIInt nunpack = reduce ? ex->nlr : ex->nrr;
+  const PetscInt   *uoff    = reduce ? ex->lroff : ex->rroff;
+  const int        *uidx    = reduce ? ex->lroot : ex->rleaf;
+  const double     *in      = ex->buf + (reduce ? 2 * ex->nbin + *half * ex->nrin : *half * ex->nbin) * bs;
 
   PetscFunctionBegin;
-  /* the packs first: src and dst may be one array, and the own part below writes into it */
-  for (PetscMPIInt i = 0; i < npack && !err; i++) err = VPCudaExchangePack((size_t)(poff[i + 1] - poff[i]), bs, pidx + poff[i], src, peer[i] + *half * stride[i]);
-  if (!err) err = VPCudaExchangeMove((size_t)ex->nself, bs, add, reduce ? ex->selfleaf : ex->selfroot, reduce ? ex->selfroot : ex->selfleaf, src, dst);
-  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in the brick's device exchange: %s", VPCudaErrorString(err));
+  PetscCheck(ex->begun, PETSC_COMM_SELF, PETSC_ERR_ORDER, "BrickExchangeEnd() without BrickExchangeBegin()");
   PetscCall(BrickExchangeTokens(ex));
   for (PetscMPIInt j = 0; j < nunpack && !err; j++) err = VPCudaExchangeMove((size_t)(uoff[j + 1] - uoff[j]), bs, add, NULL, uidx + uoff[j], in + uoff[j] * bs, dst);
   PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in the brick's device exchange: %s", VPCudaErrorString(err));
-  *half = 1 - *half;
+  *half     = 1 - *half;
+  ex->begun = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode BrickExchangeRun(BrickExchange *ex, PetscBool reduce, const double *src, double *dst, PetscBool add)
+{
+  PetscFunctionBegin;
+  PetscCall(BrickExchangeBegin(ex, reduce, src, dst, add));
+  PetscCall(BrickExchangeEnd(ex, reduce, dst, add));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -368,12 +400,23 @@ PetscErrorCode DMBrickVecScatter_Private(DM dm, VecScatter sf, Vec x, Vec y, Ins
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/*
-   DMBrickSFDevice_Private - a PetscSF's Bcast (reduce false: roots src to leaves dst) or Reduce (leaves src to roots
-   dst) on device arrays of one value per entry, replaced or (add) summed: device to device where the graph's exchange
-   is set up, else PetscSF's own (through the host when MPI is not GPU-aware). src and dst may be the same array.
-*/
-PetscErrorCode DMBrickSFDevice_Private(DM dm, PetscSF sf, PetscBool reduce, const PetscScalar *src, PetscScalar *dst, PetscBool add)
+/* whether the graph goes GPU to GPU (its device exchange is set up), the exchanges that -log_view counts */
+static PetscErrorCode BrickSFOnDevice(DM dm, PetscSF sf, PetscBool *ipc)
+{
+  PetscFunctionBegin;
+  *ipc = PETSC_FALSE;
+#if defined(VP_HAVE_CUDA)
+  {
+    BrickExchange *ex;
+    PetscCall(BrickExchangeGet(dm, sf, 1, &ex));
+    *ipc = (PetscBool)(ex != NULL);
+  }
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the two halves of DMBrickSFDevice_Private() without the log event */
+static PetscErrorCode BrickSFBegin(DM dm, PetscSF sf, PetscBool reduce, const PetscScalar *src, PetscScalar *dst, PetscBool add)
 {
   PetscFunctionBegin;
 #if defined(VP_HAVE_CUDA)
@@ -381,20 +424,73 @@ PetscErrorCode DMBrickSFDevice_Private(DM dm, PetscSF sf, PetscBool reduce, cons
     BrickExchange *ex;
     PetscCall(BrickExchangeGet(dm, sf, 1, &ex));
     if (ex) {
-      PetscCall(PetscLogEventBegin(DMBRICK_Exchange, dm, 0, 0, 0));
-      PetscCall(BrickExchangeRun(ex, reduce, src, dst, add));
-      PetscCall(PetscLogEventEnd(DMBRICK_Exchange, dm, 0, 0, 0));
+      PetscCall(BrickExchangeBegin(ex, reduce, src, dst, add));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
   }
 #endif
-  if (reduce) {
-    PetscCall(PetscSFReduceBegin(sf, MPIU_SCALAR, src, dst, add ? MPIU_SUM : MPI_REPLACE));
-    PetscCall(PetscSFReduceEnd(sf, MPIU_SCALAR, src, dst, add ? MPIU_SUM : MPI_REPLACE));
-  } else {
-    PetscCall(PetscSFBcastBegin(sf, MPIU_SCALAR, src, dst, add ? MPIU_SUM : MPI_REPLACE));
-    PetscCall(PetscSFBcastEnd(sf, MPIU_SCALAR, src, dst, add ? MPIU_SUM : MPI_REPLACE));
+  if (reduce) PetscCall(PetscSFReduceBegin(sf, MPIU_SCALAR, src, dst, add ? MPIU_SUM : MPI_REPLACE));
+  else PetscCall(PetscSFBcastBegin(sf, MPIU_SCALAR, src, dst, add ? MPIU_SUM : MPI_REPLACE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode BrickSFEnd(DM dm, PetscSF sf, PetscBool reduce, const PetscScalar *src, PetscScalar *dst, PetscBool add)
+{
+  PetscFunctionBegin;
+#if defined(VP_HAVE_CUDA)
+  {
+    BrickExchange *ex;
+    PetscCall(BrickExchangeGet(dm, sf, 1, &ex));
+    if (ex) {
+      PetscCall(BrickExchangeEnd(ex, reduce, dst, add));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
   }
+#endif
+  if (reduce) PetscCall(PetscSFReduceEnd(sf, MPIU_SCALAR, src, dst, add ? MPIU_SUM : MPI_REPLACE));
+  else PetscCall(PetscSFBcastEnd(sf, MPIU_SCALAR, src, dst, add ? MPIU_SUM : MPI_REPLACE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+   DMBrickSFDevice_Private - a PetscSF's Bcast (reduce false: roots src to leaves dst) or Reduce (leaves src to roots
+   dst) on device arrays of one value per entry, replaced or (add) summed: device to device where the graph's exchange
+   is set up, else PetscSF's own (through the host when MPI is not GPU-aware). src and dst may be the same array.
+
+   DMBrickSFDeviceBegin_Private() and DMBrickSFDeviceEnd_Private() (same arguments) are its two halves: Begin queues
+   the packs, End waits for them alone, trades the tokens and queues the unpacks. Device work queued in between runs
+   while the ranks talk; it must leave the graph's roots and leaves alone.
+*/
+PetscErrorCode DMBrickSFDevice_Private(DM dm, PetscSF sf, PetscBool reduce, const PetscScalar *src, PetscScalar *dst, PetscBool add)
+{
+  PetscBool ipc;
+
+  PetscFunctionBegin;
+  PetscCall(BrickSFOnDevice(dm, sf, &ipc));
+  if (ipc) PetscCall(PetscLogEventBegin(DMBRICK_Exchange, dm, 0, 0, 0));
+  PetscCall(BrickSFBegin(dm, sf, reduce, src, dst, add));
+  PetscCall(BrickSFEnd(dm, sf, reduce, src, dst, add));
+  if (ipc) PetscCall(PetscLogEventEnd(DMBRICK_Exchange, dm, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMBrickSFDeviceBegin_Private(DM dm, PetscSF sf, PetscBool reduce, const PetscScalar *src, PetscScalar *dst, PetscBool add)
+{
+  PetscFunctionBegin;
+  PetscCall(BrickSFBegin(dm, sf, reduce, src, dst, add));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* logged as one BrickGPUExchange: the wait for this rank's packs, the tokens, the unpacks */
+PetscErrorCode DMBrickSFDeviceEnd_Private(DM dm, PetscSF sf, PetscBool reduce, const PetscScalar *src, PetscScalar *dst, PetscBool add)
+{
+  PetscBool ipc;
+
+  PetscFunctionBegin;
+  PetscCall(BrickSFOnDevice(dm, sf, &ipc));
+  if (ipc) PetscCall(PetscLogEventBegin(DMBRICK_Exchange, dm, 0, 0, 0));
+  PetscCall(BrickSFEnd(dm, sf, reduce, src, dst, add));
+  if (ipc) PetscCall(PetscLogEventEnd(DMBRICK_Exchange, dm, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -227,6 +227,8 @@ PETSC_INTERN const char *BrickSIMDInstructionSet(void);
 
 PETSC_EXTERN PetscLogEvent  DMBRICK_Interpolate, DMBRICK_Restrict, DMBRICK_Assemble, DMBRICK_Setup, DMBRICK_LoadVector, DMBRICK_L2Error, DMBRICK_Exchange, DMBRICK_ExchangeSetUp;
 PETSC_INTERN PetscErrorCode DMBrickSFDevice_Private(DM, PetscSF, PetscBool, const PetscScalar *, PetscScalar *, PetscBool);
+PETSC_INTERN PetscErrorCode DMBrickSFDeviceBegin_Private(DM, PetscSF, PetscBool, const PetscScalar *, PetscScalar *, PetscBool);
+PETSC_INTERN PetscErrorCode DMBrickSFDeviceEnd_Private(DM, PetscSF, PetscBool, const PetscScalar *, PetscScalar *, PetscBool);
 PETSC_INTERN PetscErrorCode DMBrickVecScatter_Private(DM, VecScatter, Vec, Vec, InsertMode, ScatterMode);
 PETSC_INTERN PetscErrorCode DMBrickSetUpExchange_Private(DM, PetscSF, PetscInt);
 PETSC_INTERN PetscErrorCode DMBrickGhostPoints_Private(DM, PetscInt *, PetscInt **, PetscMPIInt **, PetscInt **, PetscInt **);

@@ -324,6 +324,13 @@ static PetscErrorCode PCView_VertexPatch(PC pc, PetscViewer viewer)
 #endif
   PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
   PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
+  if (vp->dm && vp->split) {
+    /* the overlap the several-rank sweep has: per color, the patches away from the shared layers run during its
+       exchange (this rank's counts: an ASCII viewer prints the first rank's) */
+    PetscInt shared = 0;
+    for (PetscInt c = 0; c < vp->ncolors; c++) shared += vp->batchptr[c * (vp->nbatches + 1) + 1] - vp->colorptr[c];
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  several ranks: %" PetscInt_FMT " of the %" PetscInt_FMT " patches of the first rank reach the shared layers and run before each color's ghost exchange, the others during it\n", shared, vp->npatches));
+  }
   if (vp->dm && vp->nlanes > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "  CPU steps in SIMD groups of %" PetscInt_FMT " patches of one position class (%s)\n", vp->nlanes, BrickSIMDInstructionSet()));
   if (vp->dm && vp->eo_d) {
     PetscInt nres = 0, nfdm = 0;

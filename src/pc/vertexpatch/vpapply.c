@@ -205,9 +205,13 @@ PetscErrorCode PCVertexPatchSmooth(PC pc, Vec b, Vec x, PetscBool guesszero)
     PetscCall(VecGetArray(vp->xl, &xa));
     PetscCall(VecGetArrayRead(vp->bl, &ba));
     for (PetscInt ic = 0; ic < vp->ncolors; ic++) {
-      const PetscInt c = vp->reverse ? vp->ncolors - 1 - ic : ic;
-      PetscCall(VPProcessRange(vp, &L, c, -1, xa, ba, PETSC_TRUE, xa));
-      PetscCall(PCVertexPatchExchangeGhosts(pc, c, (PetscBool)(ic < vp->ncolors - 1), xa));
+      const PetscInt  c       = vp->reverse ? vp->ncolors - 1 - ic : ic;
+      const PetscBool refresh = (PetscBool)(ic < vp->ncolors - 1);
+      /* split schedule: the patches reaching shared nodes, the exchange under way while the others run */
+      PetscCall(VPProcessRange(vp, &L, c, vp->split ? 0 : -1, xa, ba, PETSC_TRUE, xa));
+      PetscCall(PCVertexPatchExchangeGhostsBegin(pc, c, refresh, xa));
+      if (vp->split) PetscCall(VPProcessRange(vp, &L, c, 1, xa, ba, PETSC_TRUE, xa));
+      PetscCall(PCVertexPatchExchangeGhostsEnd(pc, c, refresh, xa));
     }
     PetscCall(VecRestoreArrayRead(vp->bl, &ba));
     PetscCall(VecRestoreArray(vp->xl, &xa));

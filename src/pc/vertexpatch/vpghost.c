@@ -166,34 +166,51 @@ PetscErrorCode PCVertexPatchDestroyGhostExchange(PC pc)
 }
 
 /* After color c of the in-place sweep on the local array xa: push the ghosts this rank corrected to their owners, then
-   (refresh) give every ghost its owner's value, unless the color was the sweep's last. */
-PetscErrorCode PCVertexPatchExchangeGhosts(PC pc, PetscInt c, PetscBool refresh, PetscScalar *xa)
+   (refresh) give every ghost its owner's value, unless the color was the sweep's last. Begin and End apart: the patches
+   of the color that touch no shared node (batch 1 of a split schedule) run in between. */
+PetscErrorCode PCVertexPatchExchangeGhostsBegin(PC pc, PetscInt c, PetscBool refresh, PetscScalar *xa)
 {
   PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
 
   PetscFunctionBegin;
   PetscCheck(refresh || vp->pushsf[c], PETSC_COMM_SELF, PETSC_ERR_PLIB, "no push graph for color %" PetscInt_FMT ": a sweep ends with color 0 or %" PetscInt_FMT, c, vp->ncolors - 1);
-  if (refresh) {
-    PetscCall(PetscSFBcastBegin(vp->spreadsf[c], MPIU_SCALAR, xa, xa, MPI_REPLACE));
-    PetscCall(PetscSFBcastEnd(vp->spreadsf[c], MPIU_SCALAR, xa, xa, MPI_REPLACE));
-  } else {
-    PetscCall(PetscSFReduceBegin(vp->pushsf[c], MPIU_SCALAR, xa, xa, MPI_REPLACE));
-    PetscCall(PetscSFReduceEnd(vp->pushsf[c], MPIU_SCALAR, xa, xa, MPI_REPLACE));
-  }
+  if (refresh) PetscCall(PetscSFBcastBegin(vp->spreadsf[c], MPIU_SCALAR, xa, xa, MPI_REPLACE));
+  else PetscCall(PetscSFReduceBegin(vp->pushsf[c], MPIU_SCALAR, xa, xa, MPI_REPLACE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PCVertexPatchExchangeGhostsEnd(PC pc, PetscInt c, PetscBool refresh, PetscScalar *xa)
+{
+  PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
+
+  PetscFunctionBegin;
+  if (refresh) PetscCall(PetscSFBcastEnd(vp->spreadsf[c], MPIU_SCALAR, xa, xa, MPI_REPLACE));
+  else PetscCall(PetscSFReduceEnd(vp->pushsf[c], MPIU_SCALAR, xa, xa, MPI_REPLACE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* The same on the device array of the local vector (the GPU sweep, vpgpu.c), in one message round: the spread SF of
    the color, or after the sweep's last color (no refresh) the push alone, since only the owners' values are read then.
    Device to device where the brick's -dm_brick_gpu_exchange allows (brickexchange.c), else PetscSF on the device
-   arrays. */
-PetscErrorCode PCVertexPatchExchangeGhostsDevice(PC pc, PetscInt c, PetscBool refresh, PetscScalar *xa)
+   arrays. Begin queues this rank's part; the patches of the color away from the shared layers (batch 1 of a split
+   schedule) are queued next and run while End trades the tokens. */
+PetscErrorCode PCVertexPatchExchangeGhostsDeviceBegin(PC pc, PetscInt c, PetscBool refresh, PetscScalar *xa)
 {
   PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
 
   PetscFunctionBegin;
   PetscCheck(refresh || vp->pushsf[c], PETSC_COMM_SELF, PETSC_ERR_PLIB, "no push graph for color %" PetscInt_FMT ": a sweep ends with color 0 or %" PetscInt_FMT, c, vp->ncolors - 1);
-  if (refresh) PetscCall(DMBrickSFDevice_Private(vp->dm, vp->spreadsf[c], PETSC_FALSE, xa, xa, PETSC_FALSE));
-  else PetscCall(DMBrickSFDevice_Private(vp->dm, vp->pushsf[c], PETSC_TRUE, xa, xa, PETSC_FALSE));
+  if (refresh) PetscCall(DMBrickSFDeviceBegin_Private(vp->dm, vp->spreadsf[c], PETSC_FALSE, xa, xa, PETSC_FALSE));
+  else PetscCall(DMBrickSFDeviceBegin_Private(vp->dm, vp->pushsf[c], PETSC_TRUE, xa, xa, PETSC_FALSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PCVertexPatchExchangeGhostsDeviceEnd(PC pc, PetscInt c, PetscBool refresh, PetscScalar *xa)
+{
+  PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
+
+  PetscFunctionBegin;
+  if (refresh) PetscCall(DMBrickSFDeviceEnd_Private(vp->dm, vp->spreadsf[c], PETSC_FALSE, xa, xa, PETSC_FALSE));
+  else PetscCall(DMBrickSFDeviceEnd_Private(vp->dm, vp->pushsf[c], PETSC_TRUE, xa, xa, PETSC_FALSE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

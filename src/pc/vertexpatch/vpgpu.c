@@ -87,8 +87,9 @@ static PetscErrorCode PCVertexPatchGetGPU(PC pc, VPCudaSmoother *sm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* one color on the device: target += omega A_j^-1 r_j; r_j from (b, x) or, without x, from the residual b */
-static PetscErrorCode VPColorGPU(PC pc, VPCudaSmoother sm, PetscInt c, Vec b, Vec x, Vec target)
+/* patches [p0, p1) of one color on the device: target += omega A_j^-1 r_j; r_j from (b, x) or, without x, from the
+   residual b */
+static PetscErrorCode VPColorGPU(PC pc, VPCudaSmoother sm, PetscInt p0, PetscInt p1, Vec b, Vec x, Vec target)
 {
   PC_VertexPatch    *vp     = (PC_VertexPatch *)pc->data;
   const int          single = vp->precision == PC_VERTEXPATCH_SINGLE_PRECISION;
@@ -102,8 +103,8 @@ static PetscErrorCode VPColorGPU(PC pc, VPCudaSmoother sm, PetscInt c, Vec b, Ve
   PetscCall(VecCUDAGetArray(target, &ta));
   if (x == target) xa = ta;
   PetscCall(PetscLogGpuTimeBegin());
-  if (x) err = VPCudaSmootherColor(sm, (int)vp->colorptr[c], (int)vp->colorptr[c + 1], single, vp->omega, ba, xa, ta);
-  else err = VPCudaSmootherColorResidual(sm, (int)vp->colorptr[c], (int)vp->colorptr[c + 1], single, vp->omega, ba, ta);
+  if (x) err = VPCudaSmootherColor(sm, (int)p0, (int)p1, single, vp->omega, ba, xa, ta);
+  else err = VPCudaSmootherColorResidual(sm, (int)p0, (int)p1, single, vp->omega, ba, ta);
   PetscCall(PetscLogGpuTimeEnd());
   PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in the vertex-patch color step: %s", VPCudaErrorString(err));
   PetscCall(VecCUDARestoreArray(target, &ta));
@@ -161,10 +162,18 @@ PetscErrorCode PCVertexPatchSmoothGPU(PC pc, Vec b, Vec x)
       PetscCall(PCVertexPatchLocalRHS(pc, b));
       PetscCall(DMGlobalToLocal(vp->dm, x, INSERT_VALUES, vp->xl));
       for (PetscInt ic = 0; ic < vp->ncolors; ic++) {
-        const PetscInt c = vp->reverse ? vp->ncolors - 1 - ic : ic;
-        PetscCall(VPColorGPU(pc, sm, c, vp->bl, vp->xl, vp->xl));
+        const PetscInt  c = vp->reverse ? vp->ncolors - 1 - ic : ic, p0 = vp->colorptr[c], p1 = vp->colorptr[c + 1];
+        const PetscInt  pm      = vp->split ? vp->batchptr[c * (vp->nbatches + 1) + 1] : p1;
+        const PetscBool refresh = (PetscBool)(ic < vp->ncolors - 1);
+        /* split schedule: the patches reaching shared nodes, then the exchange's packs, then the others, which run on
+           the device while the ranks trade the tokens */
+        PetscCall(VPColorGPU(pc, sm, p0, pm, vp->bl, vp->xl, vp->xl));
         PetscCall(VecCUDAGetArray(vp->xl, &xa));
-        PetscCall(PCVertexPatchExchangeGhostsDevice(pc, c, (PetscBool)(ic < vp->ncolors - 1), xa));
+        PetscCall(PCVertexPatchExchangeGhostsDeviceBegin(pc, c, refresh, xa));
+        PetscCall(VecCUDARestoreArray(vp->xl, &xa));
+        if (pm < p1) PetscCall(VPColorGPU(pc, sm, pm, p1, vp->bl, vp->xl, vp->xl));
+        PetscCall(VecCUDAGetArray(vp->xl, &xa));
+        PetscCall(PCVertexPatchExchangeGhostsDeviceEnd(pc, c, refresh, xa));
         PetscCall(VecCUDARestoreArray(vp->xl, &xa));
       }
       PetscCall(DMLocalToGlobal(vp->dm, vp->xl, INSERT_VALUES, x)); /* the owned values; no message */
@@ -178,12 +187,12 @@ PetscErrorCode PCVertexPatchSmoothGPU(PC pc, Vec b, Vec x)
         PetscCall(MatMult(pc->pmat, x, vp->r));
         PetscCall(VecAYPX(vp->r, -1.0, b));
       }
-      if (!local) PetscCall(VPColorGPU(pc, sm, c, global ? vp->r : b, global ? NULL : x, x)); /* in place */
+      if (!local) PetscCall(VPColorGPU(pc, sm, vp->colorptr[c], vp->colorptr[c + 1], global ? vp->r : b, global ? NULL : x, x)); /* in place */
       else {
         if (global) PetscCall(DMGlobalToLocal(vp->dm, vp->r, INSERT_VALUES, vp->bl));
         else PetscCall(DMGlobalToLocal(vp->dm, x, INSERT_VALUES, vp->xl));
         PetscCall(VecZeroEntries(vp->dl));
-        PetscCall(VPColorGPU(pc, sm, c, vp->bl, global ? NULL : vp->xl, vp->dl));
+        PetscCall(VPColorGPU(pc, sm, vp->colorptr[c], vp->colorptr[c + 1], vp->bl, global ? NULL : vp->xl, vp->dl));
         PetscCall(DMLocalToGlobal(vp->dm, vp->dl, ADD_VALUES, x));
       }
     }

@@ -99,7 +99,8 @@ typedef struct {
   PetscInt         npatches;                  /* owned patches (vertices) */
   PetscInt        *vertex;                    /* vertex index (vx, vy, vz) of each owned patch, in processing order */
   PetscInt         ncolors, *colorptr;        /* patches of color c: [colorptr[c], colorptr[c+1]) of vertex[] order */
-  PetscInt         nbatches;                  /* batched schedule: batches per color (the last ones may be empty) */
+  PetscInt         nbatches;                  /* batched schedule: batches per color (the last ones may be empty); split: 2 */
+  PetscBool        split;                     /* colored on several ranks: batch 0 of a color the patches reaching shared nodes */
   PetscInt        *batchptr;                  /* batch b of color c: [batchptr[c*(nbatches+1)+b], ...+b+1) */
   PetscInt         nlanes;                    /* host steps: patches per SIMD group (VP_LANES_D or _F), or 1: one patch at a time */
   PetscInt        *lanegrp;                   /* nlanes > 1: the groups, nlanes patch indices (vertex[] order) each, -1 in empty lanes */
@@ -145,8 +146,10 @@ PETSC_INTERN PetscErrorCode PCVertexPatchLocalRHS(PC, Vec);
 PETSC_INTERN PetscErrorCode PCVertexPatchSetUpGhostExchange(PC, const VPLayout *);
 PETSC_INTERN PetscErrorCode PCVertexPatchSetUpHostWork(PC);
 PETSC_INTERN PetscErrorCode PCVertexPatchDestroyGhostExchange(PC);
-PETSC_INTERN PetscErrorCode PCVertexPatchExchangeGhosts(PC, PetscInt, PetscBool, PetscScalar *);
-PETSC_INTERN PetscErrorCode PCVertexPatchExchangeGhostsDevice(PC, PetscInt, PetscBool, PetscScalar *);
+PETSC_INTERN PetscErrorCode PCVertexPatchExchangeGhostsBegin(PC, PetscInt, PetscBool, PetscScalar *);
+PETSC_INTERN PetscErrorCode PCVertexPatchExchangeGhostsEnd(PC, PetscInt, PetscBool, PetscScalar *);
+PETSC_INTERN PetscErrorCode PCVertexPatchExchangeGhostsDeviceBegin(PC, PetscInt, PetscBool, PetscScalar *);
+PETSC_INTERN PetscErrorCode PCVertexPatchExchangeGhostsDeviceEnd(PC, PetscInt, PetscBool, PetscScalar *);
 PETSC_INTERN PetscInt       PCVertexPatchClass(PetscInt, PetscInt);
 PETSC_INTERN PetscErrorCode PCVertexPatchGetPrecision_VertexPatch(PC, PCVertexPatchPrecision *);
 PETSC_INTERN PetscErrorCode PCVertexPatchEstimateDamping(PC);

@@ -316,6 +316,44 @@ static PetscErrorCode VPScheduleLexicographic(PC_VertexPatch *vp, const DM_Brick
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Several ranks, colored schedule: each color's patches whose closure reaches a shared node (a ghost, or an owned node
+   within the ghost width of a face toward another rank: what the ghost exchange writes or sends) first, as batch 0,
+   the others as batch 1, each part in the ordering's order. The host sweep starts a color's exchange after batch 0
+   and works on batch 1 while the messages travel; batch 1 neither reads nor writes anything the exchange touches. The
+   order inside a color does not change the result (a color's patches have disjoint interiors and read none of each
+   other's). */
+static PetscErrorCode VPScheduleSplitShared(PC_VertexPatch *vp, const DM_Brick *brick)
+{
+  const PetscInt g = brick->op.ghost_cells, k = brick->degree, w = g * k;
+  PetscInt      *tmp;
+
+  PetscFunctionBegin;
+  vp->nbatches = 2;
+  PetscCall(PetscMalloc1(3 * vp->ncolors, &vp->batchptr));
+  PetscCall(PetscMalloc1(3 * PetscMax(vp->npatches, 1), &tmp));
+  for (PetscInt c = 0; c < vp->ncolors; c++) {
+    PetscInt nb = vp->colorptr[c], ni = 0;
+    for (PetscInt pass = 0; pass < 2; pass++)
+      for (PetscInt p = vp->colorptr[c]; p < vp->colorptr[c + 1]; p++) {
+        const PetscInt *v      = &vp->vertex[3 * p];
+        PetscBool       shared = PETSC_FALSE;
+        /* the closure along d, interior numbering: (v - g) k - 1 .. (v + g) k - 1 */
+        for (PetscInt d = 0; d < brick->dim; d++)
+          if (brick->procs[d] > 1 && ((v[d] - g) * k - 1 < brick->ostart[d] + w || (v[d] + g) * k - 1 > brick->ostart[d] + brick->owidth[d] - 1 - w)) shared = PETSC_TRUE;
+        if (shared != (PetscBool)(pass == 0)) continue;
+        for (PetscInt d = 0; d < 3; d++) tmp[3 * (pass ? ni + nb : nb) + d] = v[d];
+        if (pass) ni++;
+        else nb++;
+      }
+    vp->batchptr[3 * c]     = vp->colorptr[c];
+    vp->batchptr[3 * c + 1] = nb;
+    vp->batchptr[3 * c + 2] = vp->colorptr[c + 1];
+  }
+  PetscCall(PetscArraycpy(vp->vertex, tmp, 3 * vp->npatches));
+  PetscCall(PetscFree(tmp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Owned vertices (patches) in the processing order of the schedule: ordered by -pc_vertexpatch_ordering,
    then grouped by color keeping that order (not for the single loop), then cut into batches. */
 PetscErrorCode PCVertexPatchSetUpSchedule(PC pc)
@@ -351,8 +389,7 @@ PetscErrorCode PCVertexPatchSetUpSchedule(PC pc)
           vtx[3 * p + 1]      = y;
           vtx[3 * p + 2]      = z;
           if (vp->ordering == PC_VERTEXPATCH_ZCURVE) key = VPMortonKey(v);
-          else { /* hierarchical: vertices that exist on coarser levels first (more trailing zero bits), Z-curve within a level */
-            PetscInt tz = 31;
+          else { /* hierarchical: vertices that exist on coarser levels first (more trailing zero bits), Z-curve within a level */ PetscInt tz = 31;
             for (PetscInt d = 0; d < brick->dim; d++) {
               PetscInt t = 0;
               while (t < 31 && !((v[d] >> t) & 1)) t++;
@@ -387,6 +424,11 @@ PetscErrorCode PCVertexPatchSetUpSchedule(PC pc)
       maxbatches           = PetscMax(maxbatches, count / bs + (count % bs != 0));
     }
     vp->nbatches = PetscMax(maxbatches, 1);
+  }
+  vp->split = (PetscBool)(vp->schedule == PC_VERTEXPATCH_COLORED && brick->nactive > 1);
+  if (vp->split) {
+    PetscCall(VPScheduleSplitShared(vp, brick));
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PetscMalloc1(vp->ncolors * (vp->nbatches + 1), &vp->batchptr));
   for (PetscInt c = 0; c < vp->ncolors; c++)
