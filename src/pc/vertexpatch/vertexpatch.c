@@ -128,9 +128,9 @@ PetscErrorCode PCVertexPatchGetWorkVectors(PC pc)
 
 /*
    PCVertexPatchLocalRHS - vp->bl = the ghosted local form of b (a global-to-local with its ghost exchange), unless bl
-   already holds this very b unchanged: same vector and object state, and bl itself not written since. A V-cycle's
-   post-smoothing on a level has its pre-smoothing's right-hand side, so on several ranks each level and V-cycle saves
-   one ghost exchange and one copy of the level.
+   already holds this very b unchanged on every rank: same vector and object state, and bl itself not written since.
+   A V-cycle's post-smoothing on a level has its pre-smoothing's right-hand side, so on several ranks each level and
+   V-cycle saves one ghost exchange and one copy of the level. Collective on the brick.
 */
 PetscErrorCode PCVertexPatchLocalRHS(PC pc, Vec b)
 {
@@ -144,7 +144,12 @@ PetscErrorCode PCVertexPatchLocalRHS(PC pc, Vec b)
   PetscCall(PetscObjectStateGet((PetscObject)b, &bstate));
   PetscCall(PetscObjectGetId((PetscObject)vp->bl, &blid));
   PetscCall(PetscObjectStateGet((PetscObject)vp->bl, &blstate));
-  if (bid == vp->blof && bstate == vp->blofstate && blid == vp->blid && blstate == vp->blstate) PetscFunctionReturn(PETSC_SUCCESS);
+  {
+    /* decided on all ranks together: b may have changed on some ranks only, and the global-to-local is collective */
+    PetscBool same = (PetscBool)(bid == vp->blof && bstate == vp->blofstate && blid == vp->blid && blstate == vp->blstate), all;
+    PetscCallMPI(MPIU_Allreduce(&same, &all, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)vp->dm)));
+    if (all) PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(DMGlobalToLocal(vp->dm, b, INSERT_VALUES, vp->bl));
   vp->blof      = bid;
   vp->blofstate = bstate;
