@@ -337,9 +337,12 @@ static PetscErrorCode VPScheduleSplitShared(PC_VertexPatch *vp, const DM_Brick *
       for (PetscInt p = vp->colorptr[c]; p < vp->colorptr[c + 1]; p++) {
         const PetscInt *v      = &vp->vertex[3 * p];
         PetscBool       shared = PETSC_FALSE;
-        /* the closure along d, interior numbering: (v - g) k - 1 .. (v + g) k - 1 */
-        for (PetscInt d = 0; d < brick->dim; d++)
-          if (brick->procs[d] > 1 && ((v[d] - g) * k - 1 < brick->ostart[d] + w || (v[d] + g) * k - 1 > brick->ostart[d] + brick->owidth[d] - 1 - w)) shared = PETSC_TRUE;
+        /* the closure along d, interior numbering: (v - g) k - 1 .. (v + g) k - 1, against the bands of the owned box's
+           faces that have a rank beyond them (a diagonal neighbour lies beyond a face too) */
+        for (PetscInt d = 0; d < brick->dim; d++) {
+          const PetscBool below = (PetscBool)(brick->cstart[d] > 0), above = (PetscBool)(brick->cend[d] < brick->cells[d]);
+          if ((below && (v[d] - g) * k - 1 < brick->ostart[d] + w) || (above && (v[d] + g) * k - 1 > brick->ostart[d] + brick->owidth[d] - 1 - w)) shared = PETSC_TRUE;
+        }
         if (shared != (PetscBool)(pass == 0)) continue;
         for (PetscInt d = 0; d < 3; d++) tmp[3 * (pass ? ni + nb : nb) + d] = v[d];
         if (pass) ni++;
