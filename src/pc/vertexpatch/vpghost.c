@@ -59,7 +59,7 @@ PetscErrorCode PCVertexPatchSetUpGhostExchange(PC pc, const VPLayout *L)
   PetscCall(PetscLogEventBegin(PC_VertexPatchGhostSetUp, pc, 0, 0, 0));
   PetscCheck(brick->dof == 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the ghost exchange of the CG sweep on a brick with %" PetscInt_FMT " values per point", brick->dof);
   PetscCall(PetscObjectGetComm((PetscObject)vp->dm, &comm));
-  PetscCall(PCVertexPatchGetWorkVectors(pc));
+  PetscCall(PCVertexPatchGetSweepVectors(pc));
   nl = brick->gwidth[0] * brick->gwidth[1] * brick->gwidth[2];
   PetscCall(VecGetLocalSize(vp->xl, &nxl));
   PetscCheck(nl == nxl, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the brick's ghosted box has %" PetscInt_FMT " points, its local vector %" PetscInt_FMT, nl, nxl);

@@ -152,7 +152,8 @@ PetscErrorCode PCVertexPatchSmoothGPU(PC pc, Vec b, Vec x)
     const PetscBool global = (PetscBool)(vp->residual == PC_VERTEXPATCH_RESIDUAL_GLOBAL), local = (PetscBool)(brick->nactive > 1);
     VPCudaSmoother  sm;
     PetscCall(PCVertexPatchGetGPU(pc, &sm));
-    if (local || global) PetscCall(PCVertexPatchGetWorkVectors(pc));
+    if (global) PetscCall(PCVertexPatchGetWorkVectors(pc));
+    else if (local) PetscCall(PCVertexPatchGetSweepVectors(pc));
     if (local && !global) {
       /* several ranks, local residuals: in place in the ghosted local vector, as the host sweep (vpghost.c); between
          colors only the ghost layer moves (a push of the corrected ghosts to their owners, a refresh of all ghosts),

@@ -142,6 +142,7 @@ PETSC_INTERN PetscErrorCode PCVertexPatchAdditiveGPU(PC, Vec, Vec, Vec);
 PETSC_INTERN PetscErrorCode PCVertexPatchDestroyGPU(PC);
 PETSC_INTERN PetscErrorCode PCVertexPatchSetUpGPU(PC);
 PETSC_INTERN PetscErrorCode PCVertexPatchGetWorkVectors(PC);
+PETSC_INTERN PetscErrorCode PCVertexPatchGetSweepVectors(PC);
 PETSC_INTERN PetscErrorCode PCVertexPatchLocalRHS(PC, Vec);
 PETSC_INTERN PetscErrorCode PCVertexPatchSetUpGhostExchange(PC, const VPLayout *);
 PETSC_INTERN PetscErrorCode PCVertexPatchSetUpHostWork(PC);
