@@ -108,7 +108,7 @@ static PetscErrorCode VPProcessRange(PC_VertexPatch *vp, const VPLayout *L, Pets
   if (vp->nlanes > 1) {
     const PetscInt g0 = vp->laneptr[r0], g1 = vp->laneptr[r1];
 #if defined(_OPENMP)
-#  pragma omp parallel for num_threads(vp->nthreads) schedule(static) reduction(max : info) if (threads)
+  #pragma omp parallel for num_threads(vp->nthreads) schedule(static) reduction(max : info) if (threads)
 #endif
     for (PetscInt g = g0; g < g1; g++) {
 #if defined(_OPENMP)
@@ -123,7 +123,7 @@ static PetscErrorCode VPProcessRange(PC_VertexPatch *vp, const VPLayout *L, Pets
 #if defined(_OPENMP)
     if (threads) {
       /* exactly the threads the work buffers were made for */
-#  pragma omp parallel for num_threads(vp->nthreads) schedule(static) reduction(max : info)
+  #pragma omp parallel for num_threads(vp->nthreads) schedule(static) reduction(max : info)
       for (PetscInt p = start; p < end; p++) {
         const int e = VPProcessPatch(vp, L, &vp->vertex[3 * p], xa, ba, local, target, vp->work + omp_get_thread_num() * wsize);
         if (e > info) info = e;
@@ -190,7 +190,7 @@ PetscErrorCode PCVertexPatchSmooth(PC pc, Vec b, Vec x, PetscBool guesszero)
     PetscCall(VecGetArrayRead(b, &ba));
     for (PetscInt ib = 0; ib < vp->nbatches; ib++)
       for (PetscInt ic = 0; ic < vp->ncolors; ic++) {
-        const PetscInt bt = vp->reverse ? vp->nbatches - 1 - ib : ib, c = vp->reverse ? vp->ncolors - 1 - ic : ic;
+        const PetscInt  bt = vp->reverse ? vp->nbatches - 1 - ib : ib, c = vp->reverse ? vp->ncolors - 1 - ic : ic;
         PetscCall(VPProcessRange(vp, &L, c, bt, xa, ba, PETSC_TRUE, xa));
       }
     PetscCall(VecRestoreArrayRead(b, &ba));

@@ -392,7 +392,8 @@ PetscErrorCode PCVertexPatchSetUpSchedule(PC pc)
           vtx[3 * p + 1]      = y;
           vtx[3 * p + 2]      = z;
           if (vp->ordering == PC_VERTEXPATCH_ZCURVE) key = VPMortonKey(v);
-          else { /* hierarchical: vertices that exist on coarser levels first (more trailing zero bits), Z-curve within a level */ PetscInt tz = 31;
+          else { /* hierarchical: vertices that exist on coarser levels first (more trailing zero bits), Z-curve within a level */
+            PetscInt tz = 31;
             for (PetscInt d = 0; d < brick->dim; d++) {
               PetscInt t = 0;
               while (t < 31 && !((v[d] >> t) & 1)) t++;
