@@ -150,6 +150,14 @@ gpuranks ranks_solve_ex2_2d_k3 ./tutorials/ex2 -dm_brick_cells 2,2 -dm_brick_deg
 gpuranks ranks_solve_ex1_3d_all_agglomerated ./tutorials/ex1 -dm_brick_dim 3 -dm_brick_cells 1,1,1 -dm_brick_refine 1 -fmg 0
 gpuranks ranks_solve_ex2_3d_k2_all_agglomerated ./tutorials/ex2 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 2 -dm_brick_refine 1
 gpuranks ranks_solve_ex2_3d_k2_avs ./tutorials/ex2 -smoother avs -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 2 -dm_brick_refine 2
+# the overlap of each color's ghost exchange with the patches away from the shared layers (split schedule): on 2 GPUs
+# -ksp_view counts the patches before the exchange, and the solve gives one GPU's iterations and L2 error
+$MPIRUN -n 2 ./tutorials/ex1 -dm_vec_type cuda -dm_brick_dim 3 -dm_brick_cells 2,3,3 -dm_brick_refine 3 -fmg 0 -ksp_view >"$OUT/ranks_split_overlap.n2.log" 2>&1
+./tutorials/ex1 -dm_vec_type cuda -dm_brick_dim 3 -dm_brick_cells 2,3,3 -dm_brick_refine 3 -fmg 0 >"$OUT/ranks_split_overlap.n1.log" 2>&1
+read -r nshared npatch <<<"$(awk '/several ranks: [0-9]+ of the [0-9]+ patches/ {a = $3; b = $6} END {print a, b}' "$OUT/ranks_split_overlap.n2.log")"
+[ -n "$nshared" ] && [ "$nshared" -gt 0 ] && [ "$nshared" -lt "$npatch" ] && [ "$(its_of "$OUT/ranks_split_overlap.n2.log")" = "$(its_of "$OUT/ranks_split_overlap.n1.log")" ] &&
+  [ "$(awk '/^L2 error/{print $3}' "$OUT/ranks_split_overlap.n2.log")" = "$(awk '/^L2 error/{print $3}' "$OUT/ranks_split_overlap.n1.log")" ]
+result ranks_split_overlap_gpu $? "finest level, first of 2 GPUs: $nshared of $npatch patches before the exchange; iterations $(its_of "$OUT/ranks_split_overlap.n2.log") (1 GPU: $(its_of "$OUT/ranks_split_overlap.n1.log"))"
 # no silent host path: an option without a device implementation stops with a message naming it
 $MPIRUN -n 2 ./tutorials/ex1 -dm_vec_type cuda -mg_levels_pc_vertexpatch_local_solver dense >"$OUT/nohost_dense.log" 2>&1
 [ $? != 0 ] && grep -q "pc_vertexpatch_local_solver dense has no GPU implementation" "$OUT/nohost_dense.log"
