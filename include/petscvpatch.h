@@ -159,6 +159,7 @@ PETSC_EXTERN PetscErrorCode DMBrickSetVerifyConvergence(DM, PetscBool);
 PETSC_EXTERN PetscErrorCode DMBrickSetThreads(DM, PetscInt);
 PETSC_EXTERN PetscErrorCode DMBrickSetSIMD(DM, PetscBool);
 PETSC_EXTERN PetscErrorCode DMBrickGetInfo(DM, PetscInt *, PetscInt[], PetscInt *, PetscInt *);
+PETSC_EXTERN PetscErrorCode DMBrickSynchronize(DM);
 PETSC_EXTERN PetscErrorCode DMBrickGetDomain(DM, PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode DMBrickGetOperator(DM, const char **);
 PETSC_EXTERN PetscErrorCode DMBrickRegisterOperator(const char[], PetscErrorCode (*)(DM));

@@ -19,7 +19,6 @@ static const char help[] = "Poisson -Delta u = f on a brick (2D or 3D, CG Q_k), 
                            "Every -ksp_*, -pc_*, -mg_* and -dm_brick_* option changes the configuration.\n\n";
 
 #include <petscvpatch.h>
-#include <petscdevice.h>
 #include <petsctime.h>
 
 typedef struct {
@@ -226,19 +225,9 @@ int main(int argc, char **argv)
   PetscCall(PetscLogStagePush(stage[2]));
   PetscCall(PetscTime(&ts));
   PetscCall(KSPSetUp(ksp));
-  /* the set-up ends when its device work has run (PETSc's default stream, which the brick's kernels share) and the
-     slowest rank is done: otherwise the first reduction of the solve would wait for it and the solve time (rank 0's)
-     would include part of the set-up */
-  {
-    PetscDeviceContext dctx;
-    PetscBool          device;
-    PetscCall(PetscObjectTypeCompareAny((PetscObject)u, &device, VECSEQCUDA, VECMPICUDA, ""));
-    if (device) { /* host vectors: no device to wait for (and none to initialize on a machine without one) */
-      PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
-      PetscCall(PetscDeviceContextSynchronize(dctx));
-    }
-  }
-  PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
+  /* the set-up ends when its device work has run and the slowest rank is done: otherwise the first reduction of the
+     solve would wait for it and the solve time (rank 0's) would include part of the set-up */
+  PetscCall(DMBrickSynchronize(dm));
   PetscCall(PetscTime(&t0));
   PetscCall(PetscLogStagePop());
   PetscCall(PetscLogStagePush(stage[3]));

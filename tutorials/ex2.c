@@ -23,7 +23,6 @@ static const char help[] = "The clamped plate: the biharmonic equation Delta^2 u
                            "(the V-cycle is then not linear): FGMRES and CG are; GMRES is refused. Exits with status 1 if the solve did not converge.\n\n";
 
 #include <petscvpatch.h>
-#include <petscdevice.h>
 #include <petsctime.h>
 
 typedef struct {
@@ -255,16 +254,8 @@ int main(int argc, char **argv)
   PetscCall(KSPSetResidualHistory(ksp, NULL, PETSC_DECIDE, PETSC_TRUE));
   PetscCall(PetscTime(&ts));
   PetscCall(KSPSetUp(ksp));
-  { /* the solve time starts when the set-up's device work has run and the slowest rank's set-up has ended */
-    PetscDeviceContext dctx;
-    PetscBool          device;
-    PetscCall(PetscObjectTypeCompareAny((PetscObject)u, &device, VECSEQCUDA, VECMPICUDA, ""));
-    if (device) { /* host vectors: no device to wait for (and none to initialize on a machine without one) */
-      PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
-      PetscCall(PetscDeviceContextSynchronize(dctx));
-    }
-    PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
-  }
+  PetscCall(DMBrickSynchronize(dm)); /* the solve time starts when the set-up's device work has run on every rank */
+
   PetscCall(PetscTime(&t0));
   PetscCall(KSPSolve(ksp, b, u));
   PetscCall(PetscTime(&t1));

@@ -14,7 +14,6 @@ static const char help[] = "Poisson -Delta u = f with symmetric interior penalty
                            "||b - A x||/||b||, and exits with status 1 if the solve did not converge.\n\n";
 
 #include <petscvpatch.h>
-#include <petscdevice.h>
 #include <petsctime.h>
 
 typedef struct {
@@ -127,16 +126,8 @@ int main(int argc, char **argv)
   PetscCall(KSPSetResidualHistory(ksp, NULL, PETSC_DECIDE, PETSC_TRUE));
   PetscCall(PetscTime(&ts));
   PetscCall(KSPSetUp(ksp));
-  { /* the solve time starts when the set-up's device work has run and the slowest rank's set-up has ended */
-    PetscDeviceContext dctx;
-    PetscBool          device;
-    PetscCall(PetscObjectTypeCompareAny((PetscObject)u, &device, VECSEQCUDA, VECMPICUDA, ""));
-    if (device) { /* host vectors: no device to wait for (and none to initialize on a machine without one) */
-      PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
-      PetscCall(PetscDeviceContextSynchronize(dctx));
-    }
-    PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
-  }
+  PetscCall(DMBrickSynchronize(dm)); /* the solve time starts when the set-up's device work has run on every rank */
+
   PetscCall(PetscTime(&t0));
   PetscCall(KSPSolve(ksp, b, u));
   PetscCall(PetscTime(&t1));

@@ -1,6 +1,7 @@
 /* DMBRICK: creation, options, description setters and getters, view, destroy. The layout that DMSetUp
    builds is in bricklayout.c, the hierarchy in brickhierarchy.c, the grid transfer in bricktransfer.c. */
 #include "brickimpl.h"
+#include <petscdevice.h>
 #if defined(VP_HAVE_CUDA)
 #  include <vpatch_cuda.h>
 #endif
@@ -622,6 +623,40 @@ PetscErrorCode DMBrickOnDevice_Private(DM dm, PetscBool *device)
 #if defined(VP_HAVE_CUDA)
   if (dm->vectype) PetscCall(PetscStrInList(dm->vectype, "cuda,seqcuda,mpicuda", ',', device));
 #endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+   DMBrickSynchronize - waits until the device work queued so far for the brick has run on this rank (when its vectors
+   live on the GPU) and every rank of its communicator has got here: a clock started afterwards measures only what
+   follows (the tutorials' solve time after `KSPSetUp()`)
+
+   Collective
+
+   Input Parameter:
+.  dm - the brick
+
+   Notes:
+   The brick's kernels and PETSc's own run on PETSc's default device stream, so waiting for the current device context
+   waits for them. With host vectors this is a barrier only (no device is initialized).
+
+   Level: intermediate
+
+.seealso: `DMBRICK`, `KSPSetUp()`, `PetscDeviceContextSynchronize()`
+@*/
+PetscErrorCode DMBrickSynchronize(DM dm)
+{
+  PetscBool device;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
+  PetscCall(DMBrickOnDevice_Private(dm, &device));
+  if (device) {
+    PetscDeviceContext dctx;
+    PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+    PetscCall(PetscDeviceContextSynchronize(dctx));
+  }
+  PetscCallMPI(MPI_Barrier(PetscObjectComm((PetscObject)dm)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -415,40 +415,27 @@ static PetscErrorCode BrickSFOnDevice(DM dm, PetscSF sf, PetscBool *ipc)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the two halves of DMBrickSFDevice_Private() without the log event */
-static PetscErrorCode BrickSFBegin(DM dm, PetscSF sf, PetscBool reduce, const PetscScalar *src, PetscScalar *dst, PetscBool add)
+/* a half of DMBrickSFDevice_Private() (begin: the first), without the log event */
+static PetscErrorCode BrickSFHalf(DM dm, PetscSF sf, PetscBool begin, PetscBool reduce, const PetscScalar *src, PetscScalar *dst, PetscBool add)
 {
-  PetscFunctionBegin;
-#if defined(VP_HAVE_CUDA)
-  {
-    BrickExchange *ex;
-    PetscCall(BrickExchangeGet(dm, sf, 1, &ex));
-    if (ex) {
-      PetscCall(BrickExchangeBegin(ex, reduce, src, dst, add));
-      PetscFunctionReturn(PETSC_SUCCESS);
-    }
-  }
-#endif
-  if (reduce) PetscCall(PetscSFReduceBegin(sf, MPIU_SCALAR, src, dst, add ? MPIU_SUM : MPI_REPLACE));
-  else PetscCall(PetscSFBcastBegin(sf, MPIU_SCALAR, src, dst, add ? MPIU_SUM : MPI_REPLACE));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+  const MPI_Op op = add ? MPIU_SUM : MPI_REPLACE;
 
-static PetscErrorCode BrickSFEnd(DM dm, PetscSF sf, PetscBool reduce, const PetscScalar *src, PetscScalar *dst, PetscBool add)
-{
   PetscFunctionBegin;
 #if defined(VP_HAVE_CUDA)
   {
     BrickExchange *ex;
     PetscCall(BrickExchangeGet(dm, sf, 1, &ex));
     if (ex) {
-      PetscCall(BrickExchangeEnd(ex, reduce, dst, add));
+      if (begin) PetscCall(BrickExchangeBegin(ex, reduce, src, dst, add));
+      else PetscCall(BrickExchangeEnd(ex, reduce, dst, add));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
   }
 #endif
-  if (reduce) PetscCall(PetscSFReduceEnd(sf, MPIU_SCALAR, src, dst, add ? MPIU_SUM : MPI_REPLACE));
-  else PetscCall(PetscSFBcastEnd(sf, MPIU_SCALAR, src, dst, add ? MPIU_SUM : MPI_REPLACE));
+  if (reduce && begin) PetscCall(PetscSFReduceBegin(sf, MPIU_SCALAR, src, dst, op));
+  else if (reduce) PetscCall(PetscSFReduceEnd(sf, MPIU_SCALAR, src, dst, op));
+  else if (begin) PetscCall(PetscSFBcastBegin(sf, MPIU_SCALAR, src, dst, op));
+  else PetscCall(PetscSFBcastEnd(sf, MPIU_SCALAR, src, dst, op));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -468,8 +455,8 @@ PetscErrorCode DMBrickSFDevice_Private(DM dm, PetscSF sf, PetscBool reduce, cons
   PetscFunctionBegin;
   PetscCall(BrickSFOnDevice(dm, sf, &ipc));
   if (ipc) PetscCall(PetscLogEventBegin(DMBRICK_Exchange, dm, 0, 0, 0));
-  PetscCall(BrickSFBegin(dm, sf, reduce, src, dst, add));
-  PetscCall(BrickSFEnd(dm, sf, reduce, src, dst, add));
+  PetscCall(BrickSFHalf(dm, sf, PETSC_TRUE, reduce, src, dst, add));
+  PetscCall(BrickSFHalf(dm, sf, PETSC_FALSE, reduce, src, dst, add));
   if (ipc) PetscCall(PetscLogEventEnd(DMBRICK_Exchange, dm, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -477,7 +464,7 @@ PetscErrorCode DMBrickSFDevice_Private(DM dm, PetscSF sf, PetscBool reduce, cons
 PetscErrorCode DMBrickSFDeviceBegin_Private(DM dm, PetscSF sf, PetscBool reduce, const PetscScalar *src, PetscScalar *dst, PetscBool add)
 {
   PetscFunctionBegin;
-  PetscCall(BrickSFBegin(dm, sf, reduce, src, dst, add));
+  PetscCall(BrickSFHalf(dm, sf, PETSC_TRUE, reduce, src, dst, add));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -489,7 +476,7 @@ PetscErrorCode DMBrickSFDeviceEnd_Private(DM dm, PetscSF sf, PetscBool reduce, c
   PetscFunctionBegin;
   PetscCall(BrickSFOnDevice(dm, sf, &ipc));
   if (ipc) PetscCall(PetscLogEventBegin(DMBRICK_Exchange, dm, 0, 0, 0));
-  PetscCall(BrickSFEnd(dm, sf, reduce, src, dst, add));
+  PetscCall(BrickSFHalf(dm, sf, PETSC_FALSE, reduce, src, dst, add));
   if (ipc) PetscCall(PetscLogEventEnd(DMBRICK_Exchange, dm, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
