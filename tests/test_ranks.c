@@ -5,6 +5,9 @@ static const char help[] = "Prints partition-independent fingerprints of one app
                            "Options: -dim 2|3, -degree k, -cells (coarse grid), -refine (of the fine level), and -dm_brick_*.\n";
 
 #include "checks.h"
+#if defined(VP_HAVE_CUDA)
+#  include <petsc/private/vecimpl.h> /* pinned_memory: whether PETSc made a pinned host copy of a device vector */
+#endif
 
 /* smooth and rough parts, the same function of the coordinates on every partition */
 static PetscErrorCode Wavy(PetscInt dim, const PetscReal x[], PetscScalar *u, void *ctx)
@@ -78,6 +81,19 @@ int main(int argc, char **argv)
   PetscCall(DMBrickCreateOperator(dm, MATSHELL, &A));
   PetscCall(DMBrickCreateInterpolation(dmc, dm, MATSHELL, &P));
   PetscCall(DMCreateGlobalVector(dm, &b));
+#if defined(VP_HAVE_CUDA)
+  {
+    /* device vectors of the brick have no host copy until the host reads them (gpu_check asserts it on several ranks:
+       VECMPICUDA's own creation pins and zeroes a host array of the whole size) */
+    PetscBool        device;
+    PetscOffloadMask mask;
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)b, &device, VECSEQCUDA, VECMPICUDA, ""));
+    if (device) {
+      PetscCall(VecGetOffloadMask(b, &mask));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "new global vector: offload mask %s, pinned host copy %d\n", PetscOffloadMaskToString(mask), (int)b->pinned_memory));
+    }
+  }
+#endif
   PetscCall(VecDuplicate(b, &x0));
   PetscCall(VecDuplicate(b, &y));
   PetscCall(DMCreateGlobalVector(dmc, &xc));

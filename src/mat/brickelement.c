@@ -125,8 +125,21 @@ static PetscErrorCode MatView_BrickShell(Mat A, PetscViewer viewer)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* MatCreateVecs() of a brick operator: the brick's own global vectors (for device vectors on several ranks without the
+   host copy MATSHELL's vectors of the same type would get, see DMCreateGlobalVector_Brick()) */
+static PetscErrorCode MatCreateVecs_BrickShell(Mat A, Vec *right, Vec *left)
+{
+  DM dm;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetDM(A, &dm));
+  if (right) PetscCall(DMCreateGlobalVector(dm, right));
+  if (left) PetscCall(DMCreateGlobalVector(dm, left));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* BrickShellCreate - the MATSHELL of a symmetric positive definite brick operator: sizes from the brick's global
-   vectors, product (also as transpose), diagonal and view (the operator's op.describe line), the brick's vector type,
+   vectors, product (also as transpose), diagonal and view (the operator's op.describe line), the brick's vectors,
    and the brick as its DM. */
 PetscErrorCode BrickShellCreate(DM dm, void *ctx, PetscErrorCode (*destroy)(void *), PetscErrorCode (*mult)(Mat, Vec, Vec), PetscErrorCode (*diagonal)(Mat, Vec), Mat *A)
 {
@@ -145,6 +158,7 @@ PetscErrorCode BrickShellCreate(DM dm, void *ctx, PetscErrorCode (*destroy)(void
   PetscCall(MatShellSetOperation(*A, MATOP_GET_DIAGONAL, (void (*)(void))diagonal));
   PetscCall(MatShellSetOperation(*A, MATOP_VIEW, (void (*)(void))MatView_BrickShell));
   PetscCall(MatShellSetVecType(*A, dm->vectype));
+  PetscCall(MatShellSetOperation(*A, MATOP_CREATE_VECS, (void (*)(void))MatCreateVecs_BrickShell));
   PetscCall(MatSetOption(*A, MAT_SYMMETRIC, PETSC_TRUE));
   PetscCall(MatSetOption(*A, MAT_SPD, PETSC_TRUE));
   PetscCall(MatSetDM(*A, dm));
