@@ -85,6 +85,9 @@ static PetscErrorCode PCSetFromOptions_VertexPatch(PC pc, PetscOptionItems *Pets
   if (set) PetscCall(PCVertexPatchSetDamping(pc, damping));
   PetscCall(PetscOptionsBool("-pc_vertexpatch_reverse", "Sweep colors and patches in reverse order (as post-smoother after a forward pre-smoother: a symmetric V-cycle)", "PCVertexPatchSetReverse", reverse, &reverse, NULL));
   PetscCall(PCVertexPatchSetReverse(pc, reverse));
+  /* read at PCSetUp(), where the schedule is built */
+  PetscCall(PetscOptionsBool("-pc_vertexpatch_overlap", "Several ranks, colored schedule: run the patches away from the shared layers during each color's ghost exchange (false: after it, the whole color at once)", "PCVertexPatchSetUp", vp->overlap,
+                             &vp->overlap, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -344,7 +347,8 @@ static PetscErrorCode PCView_VertexPatch(PC pc, PetscViewer viewer)
     PetscInt shared = 0;
     for (PetscInt c = 0; c < vp->ncolors; c++) shared += vp->batchptr[c * (vp->nbatches + 1) + 1] - vp->colorptr[c];
     PetscCall(PetscViewerASCIIPrintf(viewer, "  several ranks: %" PetscInt_FMT " of the %" PetscInt_FMT " patches of the first rank reach the shared layers and run before each color's ghost exchange, the others during it\n", shared, vp->npatches));
-  }
+  } else if (vp->dm && vp->schedule == PC_VERTEXPATCH_COLORED && ((DM_Brick *)vp->dm->data)->nactive > 1)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  several ranks: each color's ghost exchange after all its patches (-pc_vertexpatch_overlap false)\n"));
   if (vp->dm && vp->nlanes > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "  CPU steps in SIMD groups of %" PetscInt_FMT " patches of one position class (%s)\n", vp->nlanes, BrickSIMDInstructionSet()));
   if (vp->dm && vp->eo_d) {
     PetscInt nres = 0, nfdm = 0;
@@ -430,6 +434,8 @@ static PetscErrorCode PCDestroy_VertexPatch(PC pc)
                                                        and derivative on the patch boundary (both: residual from the patch cells)
 .  -pc_vertexpatch_schedule <colored,single,batched>  - colored sweep, sequential loop, batches of colors (one rank)
 .  -pc_vertexpatch_batch_size <n>                     - patches per batch (batched schedule; OpenMP threads inside a batch)
+.  -pc_vertexpatch_overlap <bool>                     - several ranks, colored schedule: each color's ghost exchange runs while the
+                                                        patches away from the shared layers are smoothed (default true)
 .  -pc_vertexpatch_threads <n>                        - OpenMP threads for the patches of one color (colored schedule, CPU steps;
                                                        default 1) or of one batch (batched; default all); the result does not
                                                        depend on n
@@ -479,6 +485,7 @@ PETSC_EXTERN PetscErrorCode PCCreate_VertexPatch(PC pc)
   vp->batch_size = 1024;
   vp->simd       = PETSC_TRUE;
   vp->evenodd    = PETSC_TRUE;
+  vp->overlap    = PETSC_TRUE;
   vp->nlanes     = 1;
   pc->data       = vp;
 

@@ -93,6 +93,7 @@ typedef struct {
   PetscInt                 threads; /* -pc_vertexpatch_threads; 0: the default (colored 1, batched all) */
   PetscBool                simd;    /* -pc_vertexpatch_simd: host patches in SIMD lane groups (colored and batched schedules) */
   PetscBool                reverse; /* sweep the processing order backwards (post-smoothing of a symmetric V-cycle) */
+  PetscBool                overlap; /* -pc_vertexpatch_overlap: several ranks, colored: the patches away from the shared layers run during each color's ghost exchange */
 
   /* setup */
   DM               dm;                        /* the brick of the operator */

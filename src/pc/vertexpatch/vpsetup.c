@@ -429,7 +429,7 @@ PetscErrorCode PCVertexPatchSetUpSchedule(PC pc)
     }
     vp->nbatches = PetscMax(maxbatches, 1);
   }
-  vp->split = (PetscBool)(vp->schedule == PC_VERTEXPATCH_COLORED && brick->nactive > 1);
+  vp->split = (PetscBool)(vp->overlap && vp->schedule == PC_VERTEXPATCH_COLORED && brick->nactive > 1);
   if (vp->split) {
     PetscCall(VPScheduleSplitShared(vp, brick));
     PetscFunctionReturn(PETSC_SUCCESS);
