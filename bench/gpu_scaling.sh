@@ -24,10 +24,12 @@
 # VecScatter with EXCHANGE=mpi), from -log_view -log_view_gpu_time (maximum over ranks; the event waits for the
 # device's earlier work before its messages, so the share is an upper bound). On several GPUs the tutorial's clock
 # has run 0.4-1.5 s longer than KSPSolve (bench/results/gpu-four-h200-scaling-2026-11-26.md): both are printed.
-# Usage: bench/gpu_scaling.sh [strong] [weak] [dg] [largest] [t4]; GPUS (default "1 2 3 4"), WEAK_PRECISIONS (default
-# "double mixed"), LOG_DIR, MPIRUN, LOGVIEW (default "-log_view -log_view_gpu_time"; -log_view_gpu_time waits for every
+# Usage: bench/gpu_scaling.sh [strong] [weak] [dg] [largest] [t4]; GPUS (default "1 2 3 4"), STRONG_DEGREES and
+# WEAK_DEGREES (default "3 7"), STRONG_PRECISIONS and WEAK_PRECISIONS (default "double mixed"), DG_DEGREES (default
+# "3 7"), DG_SPACES (default "dirichlet full"), DG_WEAK (empty: no DG weak series), LOG_DIR, MPIRUN, LOGVIEW (default "-log_view -log_view_gpu_time"; -log_view_gpu_time waits for every
 # timed kernel, which also stops the sweep's interior patches from running during a ghost exchange: LOGVIEW=-log_view
-# times the overlap, its exchange share then counts host time only).
+# times the overlap, its exchange share then counts host time only), EXTRA (more options for every run, e.g.
+# "-solves 3": ex1 then prints the times of two more solves from the same start).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 parts=${*:-strong weak dg largest t4}
@@ -36,17 +38,18 @@ GPUS=${GPUS:-1 2 3 4}
 MPIRUN=${MPIRUN:-mpirun}
 EXCHANGE=${EXCHANGE:-auto}
 LOGVIEW=${LOGVIEW:--log_view -log_view_gpu_time}
+EXTRA=${EXTRA:-}
 mkdir -p "$LOG"
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
-echo "- date: $(date -u +%F), device: $ngpu x ${gpu:-none}, commit: $(head -1 COMMIT 2>/dev/null || git rev-parse --short HEAD 2>/dev/null), command: \`GPUS=\"$GPUS\" EXCHANGE=$EXCHANGE LOGVIEW=\"$LOGVIEW\" bench/gpu_scaling.sh $parts\`"
+echo "- date: $(date -u +%F), device: $ngpu x ${gpu:-none}, commit: $(head -1 COMMIT 2>/dev/null || git rev-parse --short HEAD 2>/dev/null), command: \`GPUS=\"$GPUS\" EXCHANGE=$EXCHANGE LOGVIEW=\"$LOGVIEW\"${EXTRA:+ EXTRA=\"$EXTRA\"} bench/gpu_scaling.sh $parts\`"
 MIXED="-mg_levels_pc_vertexpatch_precision single -dm_brick_mg_precision single"
 
 # run log ranks program options...
 run() {
   local log=$1 n=$2 prog=$3
   shift 3
-  /usr/bin/time -f "wall %e" $MPIRUN -n "$n" "$prog" -dm_vec_type cuda -dm_brick_gpu_exchange "$EXCHANGE" $LOGVIEW "$@" >"$log" 2>&1
+  /usr/bin/time -f "wall %e" $MPIRUN -n "$n" "$prog" -dm_vec_type cuda -dm_brick_gpu_exchange "$EXCHANGE" $LOGVIEW "$@" $EXTRA >"$log" 2>&1
 }
 # row log label ranks -> | label | GPUs | DoFs | its | true residual | solve s | KSPSolve s | setup s | KSPSolve s per V-cycle | exchange % of KSPSolve | wall s |
 row() {
@@ -55,17 +58,18 @@ row() {
     /^Linear solve/ { for (i = 1; i < NF; i++) if ($i == "iterations") its = $(i + 1); conv = ($3 == "converged") }
     /true residual/ { tr = $NF }
     /^solve time/ { s = $3; su = $(NF - 1) }
+    /^later solves/ { for (i = 6; i <= NF; i++) later = later (later == "" ? "" : ", ") $i }
     /^--- Event Stage/ { solve = ($0 ~ /solve/) }
     $1 == "KSPSolve" { if (solve) ksp = $4; else kspall = $4 }
     $1 == "BrickGPUExchange" || $1 == "VecScatterBegin" || $1 == "VecScatterEnd" { if (solve) ex += $4; else exall += $4 }
     /^wall / { wall = $2 }
     END { if (ksp == "") { ksp = kspall; ex = exall } # a program without a solve stage (ex3): its main stage
           if (ksp == "") ksp = s # no -log_view table (a run stopped in PetscFinalize): the clock of the tutorial
-          printf "| %s | %s | %s | %s%s | %s | %s | %.4f | %s | %.4f | %.1f%% | %s |\n", lab, n, dofs, its, conv ? "" : " (not converged)", tr, s, ksp, su, (its > 0 ? ksp / its : 0), (ksp > 0 ? 100 * ex / ksp : 0), wall }' "$1"
+          printf "| %s | %s | %s | %s%s | %s | %s | %.4f | %s | %.4f | %.1f%% | %s |\n", lab, n, dofs, its, conv ? "" : " (not converged)", tr, s (later == "" ? "" : " (later " later ")"), ksp, su, (its > 0 ? ksp / its : 0), (ksp > 0 ? 100 * ex / ksp : 0), wall }' "$1"
 }
 header() {
   echo
-  echo "| problem | GPUs | DoFs | V-cycles | true residual | solve s | KSPSolve s | setup s | KSPSolve s per V-cycle | exchange share of KSPSolve | wall s |"
+  echo "| problem | GPUs | DoFs | V-cycles | true residual | solve s (later solves) | KSPSolve s | setup s | KSPSolve s per V-cycle | exchange share of KSPSolve | wall s |"
   echo "|---|---|---|---|---|---|---|---|---|---|---|"
 }
 ex1opts() { echo "-dm_brick_dim 3 -dm_brick_degree $1 -dm_brick_cells $2 -dm_brick_refine $3 -rhs one -fmg 0 -ksp_type richardson -ksp_rtol 1e-9"; }
@@ -92,21 +96,23 @@ for p in $parts; do
     echo
     echo "Strong scaling, 3D Poisson CG ($(ex1opts k C r) on P GPUs):"
     header
-    ex1series strong 3 2,3,3 7 "double mixed"
-    ex1series strong 7 3,5,6 5 "double mixed" ;;
+    for k in ${STRONG_DEGREES:-3 7}; do
+      case $k in 3) ex1series strong 3 2,3,3 7 "${STRONG_PRECISIONS:-double mixed}" ;; 7) ex1series strong 7 3,5,6 5 "${STRONG_PRECISIONS:-double mixed}" ;; esac
+    done ;;
   weak)
     echo
     echo "Weak scaling, 3D Poisson CG, 2 x 2 x 2 coarse cells per GPU (k = 7: 1 x 2 x 2):"
     header
-    ex1series weak 3 weak 7 "${WEAK_PRECISIONS:-double mixed}"
-    ex1series weak 7 weak7 6 "${WEAK_PRECISIONS:-double mixed}" ;;
+    for k in ${WEAK_DEGREES:-3 7}; do
+      case $k in 3) ex1series weak 3 weak 7 "${WEAK_PRECISIONS:-double mixed}" ;; 7) ex1series weak 7 weak7 6 "${WEAK_PRECISIONS:-double mixed}" ;; esac
+    done ;;
   dg)
     echo
     echo "DG (SIPG), tutorials/ex3 -rhs one -ksp_rtol 1e-9 (FGMRES + V-cycle), strong (one problem) and weak (1 x 1 x 1 cell per GPU, k = 3):"
     header
-    for cfg in "3 1,1,1 7" "7 1,1,1 6"; do
-      set -- $cfg
-      for space in dirichlet full; do
+    for cfg in ${DG_DEGREES:-3 7}; do
+      case $cfg in 3) set -- 3 1,1,1 7 ;; 7) set -- 7 1,1,1 6 ;; *) continue ;; esac
+      for space in ${DG_SPACES:-dirichlet full}; do
         for n in $GPUS; do
           f="$LOG/dg_k$1_${space}_n$n.log"
           run "$f" $n ./tutorials/ex3 -dm_brick_dim 3 -dm_brick_degree $1 -dm_brick_cells $2 -dm_brick_refine $3 -rhs one -ksp_rtol 1e-9 -local_space $space
@@ -114,11 +120,11 @@ for p in $parts; do
         done
       done
     done
-    for n in $GPUS; do
+    if [ -n "${DG_WEAK-yes}" ]; then for n in $GPUS; do
       f="$LOG/dgweak_k3_dirichlet_n$n.log"
       run "$f" $n ./tutorials/ex3 -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_cells $(dgweakcells $n) -dm_brick_refine 7 -rhs one -ksp_rtol 1e-9 -local_space dirichlet
       row "$f" "sipg k=3 dirichlet weak, cells $(dgweakcells $n) refined 7" $n
-    done ;;
+    done; fi ;;
   largest)
     set -- ${LARGEST:-3 2,4,4 7}
     n=$(echo $GPUS | awk '{print $NF}')
