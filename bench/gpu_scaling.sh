@@ -29,7 +29,8 @@
 # "3 7"), DG_SPACES (default "dirichlet full"), DG_WEAK (empty: no DG weak series), LOG_DIR, MPIRUN, LOGVIEW (default "-log_view -log_view_gpu_time"; -log_view_gpu_time waits for every
 # timed kernel, which also stops the sweep's interior patches from running during a ghost exchange: LOGVIEW=-log_view
 # times the overlap, its exchange share then counts host time only), EXTRA (more options for every run, e.g.
-# "-solves 3": ex1 then prints the times of two more solves from the same start).
+# "-solves 3": ex1 then prints the times of two more solves from the same start, in their own -log_view stage, so the
+# table's KSPSolve columns stay those of the first solve).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 parts=${*:-strong weak dg largest t4}
@@ -59,7 +60,7 @@ row() {
     /true residual/ { tr = $NF }
     /^solve time/ { s = $3; su = $(NF - 1) }
     /^later solves/ { for (i = 6; i <= NF; i++) later = later (later == "" ? "" : ", ") $i }
-    /^--- Event Stage/ { solve = ($0 ~ /solve/) }
+    /^--- Event Stage/ { solve = ($0 ~ /: solve$/) } # the first solve (ex1 -solves N: the others are "ex1: later solves")
     $1 == "KSPSolve" { if (solve) ksp = $4; else kspall = $4 }
     $1 == "BrickGPUExchange" || $1 == "VecScatterBegin" || $1 == "VecScatterEnd" { if (solve) ex += $4; else exall += $4 }
     /^wall / { wall = $2 }

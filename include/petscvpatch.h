@@ -87,6 +87,7 @@ PETSC_EXTERN PetscErrorCode PCVertexPatchSetPrecision(PC, PCVertexPatchPrecision
 PETSC_EXTERN PetscErrorCode PCVertexPatchSetGPUKernel(PC, PCVertexPatchGPUKernel);
 PETSC_EXTERN PetscErrorCode PCVertexPatchSetDamping(PC, PetscReal);
 PETSC_EXTERN PetscErrorCode PCVertexPatchSetReverse(PC, PetscBool);
+PETSC_EXTERN PetscErrorCode PCVertexPatchSetOverlap(PC, PetscBool);
 PETSC_EXTERN PetscErrorCode PCVertexPatchGetPrecision(PC, PCVertexPatchPrecision *);
 PETSC_EXTERN PetscErrorCode PCVertexPatchGetDamping(PC, PetscReal *, PetscReal *);
 

@@ -87,10 +87,13 @@ int main(int argc, char **argv)
        VECMPICUDA's own creation pins and zeroes a host array of the whole size) */
     PetscBool        device;
     PetscOffloadMask mask;
+    PetscMPIInt      rank;
     PetscCall(PetscObjectTypeCompareAny((PetscObject)b, &device, VECSEQCUDA, VECMPICUDA, ""));
     if (device) {
+      PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
       PetscCall(VecGetOffloadMask(b, &mask));
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "new global vector: offload mask %s, pinned host copy %d\n", PetscOffloadMaskToString(mask), (int)b->pinned_memory));
+      PetscCall(PetscSynchronizedPrintf(PETSC_COMM_WORLD, "new global vector on rank %d: offload mask %s, pinned host copy %d\n", rank, PetscOffloadMaskToString(mask), (int)b->pinned_memory));
+      PetscCall(PetscSynchronizedFlush(PETSC_COMM_WORLD, PETSC_STDOUT));
     }
   }
 #endif

@@ -147,6 +147,7 @@ PETSC_INTERN PetscErrorCode DMBrickCreateInterpolationDG_Private(DM, DM, MatType
 PETSC_INTERN PetscErrorCode DMBrickTransferShell_Private(DM, DM, void *, PetscErrorCode (*)(void *), PetscErrorCode (*)(Mat, Vec, Vec), PetscErrorCode (*)(Mat, Vec, Vec), PetscErrorCode (*)(Mat, PetscViewer), Mat *);
 PETSC_INTERN PetscErrorCode DMBrickViewLevel_Private(DM, PetscViewer);
 PETSC_INTERN PetscErrorCode DMBrickOnDevice_Private(DM, PetscBool *);
+PETSC_INTERN PetscErrorCode DMBrickCreateVector_Private(DM, MPI_Comm, PetscInt, Vec *);
 PETSC_INTERN PetscErrorCode DMBrickVecsOnDevice_Private(Vec, Vec, PetscBool *);
 PETSC_INTERN PetscErrorCode DMBrickOwnedCellBox_Private(DM, BrickBox *);
 PETSC_INTERN PetscErrorCode DMBrickGetLocalToGlobal_Private(DM, ISLocalToGlobalMapping *);

@@ -76,35 +76,42 @@ PetscErrorCode DMSetUp_Brick(DM dm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* A global vector of the brick, zero. Device vectors on several ranks are made without PETSc's host copy:
-   VecSetType(VECMPICUDA) (PETSc 3.22) allocates a pinned host array of the whole local size and zeroes it, besides the
-   device array, and frees it again at VecDestroy(); at 2.5e8 DoFs per GPU that was about 0.3 s per vector each way, most
-   of the several-GPU set-up and, for the two vectors KSPSetUp() makes from the DM and KSPSolve() destroys, 0.6 s at the
-   start of the first solve. The brick's vectors live on the device: their host array is made when the host reads them. */
-PetscErrorCode DMCreateGlobalVector_Brick(DM dm, Vec *v)
+/* A vector of the brick's global layout with n local entries on comm, zero. Device vectors on several ranks are made
+   without PETSc's host copy: VecSetType(VECMPICUDA) (PETSc 3.22) allocates a pinned host array of the whole local size and
+   zeroes it, besides the device array, and frees it again at VecDestroy(); at 2.5e8 DoFs per GPU that was about 0.3 s per
+   vector each way, most of the several-GPU set-up and, for the two vectors KSPSetUp() makes from the DM and KSPSolve()
+   destroys, 0.6 s at the start of the first solve. The brick's vectors live on the device: their host array is made
+   (pinned) when the host first reads them. VECSEQCUDA makes neither array before its first use. */
+PetscErrorCode DMBrickCreateVector_Private(DM dm, MPI_Comm comm, PetscInt n, Vec *v)
 {
-  DM_Brick      *brick = (DM_Brick *)dm->data;
-  const MPI_Comm comm  = PetscObjectComm((PetscObject)dm);
-  PetscInt       n;
-  PetscMPIInt    size;
-  PetscBool      device;
+  PetscMPIInt size;
+  PetscBool   mpidevice = PETSC_FALSE;
 
   PetscFunctionBegin;
-  PetscCheck(dm->setupcalled, comm, PETSC_ERR_ARG_WRONGSTATE, "Call DMSetUp() on the brick first");
-  n = brick->owidth[0] * brick->owidth[1] * brick->owidth[2] * brick->dof;
   PetscCallMPI(MPI_Comm_size(comm, &size));
-  PetscCall(DMBrickOnDevice_Private(dm, &device));
 #if defined(VP_HAVE_CUDA)
-  if (device && size > 1) {
-    PetscCall(VecCreateMPICUDAWithArrays(comm, 1, n, PETSC_DETERMINE, NULL, NULL, v));
-    PetscCall(VecZeroEntries(*v)); /* allocates the device array only */
-  }
+  if (size > 1 && dm->vectype) PetscCall(PetscStrInList(dm->vectype, "cuda,mpicuda", ',', &mpidevice)); /* seqcuda: VecSetType's error */
 #endif
-  if (!device || size == 1) {
+  if (mpidevice) {
+#if defined(VP_HAVE_CUDA)
+    PetscCall(VecCreateMPICUDAWithArrays(comm, 1, n, PETSC_DETERMINE, NULL, NULL, v));
+    PetscCall(VecZeroEntries(*v)); /* the device array now, so that a first read does not allocate in a timed phase */
+#endif
+  } else {
     PetscCall(VecCreate(comm, v));
     PetscCall(VecSetSizes(*v, n, PETSC_DETERMINE));
     PetscCall(VecSetType(*v, dm->vectype));
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMCreateGlobalVector_Brick(DM dm, Vec *v)
+{
+  DM_Brick *brick = (DM_Brick *)dm->data;
+
+  PetscFunctionBegin;
+  PetscCheck(dm->setupcalled, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONGSTATE, "Call DMSetUp() on the brick first");
+  PetscCall(DMBrickCreateVector_Private(dm, PetscObjectComm((PetscObject)dm), brick->owidth[0] * brick->owidth[1] * brick->owidth[2] * brick->dof, v));
   PetscCall(VecSetDM(*v, dm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

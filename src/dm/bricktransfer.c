@@ -415,6 +415,21 @@ static PetscErrorCode BrickTransferCreateShell(DM dmc, DM dmf, Mat *P)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* MatCreateVecs() of a transfer: the right vector a coarse brick's, the left a fine one's (device vectors on several
+   ranks without the host copy of MATSHELL's own, see DMBrickCreateVector_Private()) */
+static PetscErrorCode MatCreateVecs_BrickTransfer(Mat P, Vec *right, Vec *left)
+{
+  PetscObject dmc, dmf;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQuery((PetscObject)P, "DMBrickTransferCoarse", &dmc));
+  PetscCall(PetscObjectQuery((PetscObject)P, "DMBrickTransferFine", &dmf));
+  PetscCheck(dmc && dmf, PetscObjectComm((PetscObject)P), PETSC_ERR_PLIB, "a brick transfer without its bricks");
+  if (right) PetscCall(DMCreateGlobalVector((DM)dmc, right));
+  if (left) PetscCall(DMCreateGlobalVector((DM)dmf, left));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The MATSHELL of a grid transfer (CG or DG): fine rows, coarse columns, the fine level's vector type. */
 PetscErrorCode DMBrickTransferShell_Private(DM dmc, DM dmf, void *ctx, PetscErrorCode (*destroy)(void *), PetscErrorCode (*mult)(Mat, Vec, Vec), PetscErrorCode (*multtranspose)(Mat, Vec, Vec), PetscErrorCode (*view)(Mat, PetscViewer), Mat *P)
 {
@@ -436,6 +451,9 @@ PetscErrorCode DMBrickTransferShell_Private(DM dmc, DM dmf, void *ctx, PetscErro
   PetscCall(MatShellSetOperation(*P, MATOP_MULT_TRANSPOSE, (void (*)(void))multtranspose));
   PetscCall(MatShellSetOperation(*P, MATOP_VIEW, (void (*)(void))view));
   PetscCall(MatShellSetVecType(*P, dmf->vectype));
+  PetscCall(PetscObjectCompose((PetscObject)*P, "DMBrickTransferCoarse", (PetscObject)dmc));
+  PetscCall(PetscObjectCompose((PetscObject)*P, "DMBrickTransferFine", (PetscObject)dmf));
+  PetscCall(MatShellSetOperation(*P, MATOP_CREATE_VECS, (void (*)(void))MatCreateVecs_BrickTransfer));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

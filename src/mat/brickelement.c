@@ -133,6 +133,7 @@ static PetscErrorCode MatCreateVecs_BrickShell(Mat A, Vec *right, Vec *left)
 
   PetscFunctionBegin;
   PetscCall(MatGetDM(A, &dm));
+  PetscCheck(dm, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "a brick operator without its brick (MatSetDM() was undone)");
   if (right) PetscCall(DMCreateGlobalVector(dm, right));
   if (left) PetscCall(DMCreateGlobalVector(dm, left));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -44,7 +44,7 @@ static PetscErrorCode PCSetFromOptions_VertexPatch(PC pc, PetscOptionItems *Pets
   PetscEnum       e;
   PetscReal       damping = vp->damping;
   PetscInt        batch = vp->batch_size, threads = vp->threads;
-  PetscBool       set, reverse = vp->reverse, simd = vp->simd, evenodd = vp->evenodd;
+  PetscBool       set, reverse = vp->reverse, simd = vp->simd, evenodd = vp->evenodd, overlap = vp->overlap;
 
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "Vertex-patch smoother options");
@@ -85,9 +85,9 @@ static PetscErrorCode PCSetFromOptions_VertexPatch(PC pc, PetscOptionItems *Pets
   if (set) PetscCall(PCVertexPatchSetDamping(pc, damping));
   PetscCall(PetscOptionsBool("-pc_vertexpatch_reverse", "Sweep colors and patches in reverse order (as post-smoother after a forward pre-smoother: a symmetric V-cycle)", "PCVertexPatchSetReverse", reverse, &reverse, NULL));
   PetscCall(PCVertexPatchSetReverse(pc, reverse));
-  /* read at PCSetUp(), where the schedule is built */
-  PetscCall(PetscOptionsBool("-pc_vertexpatch_overlap", "Several ranks, colored schedule: run the patches away from the shared layers during each color's ghost exchange (false: after it, the whole color at once)", "PCVertexPatchSetUp", vp->overlap,
-                             &vp->overlap, NULL));
+  PetscCall(PetscOptionsBool("-pc_vertexpatch_overlap", "Several ranks, colored schedule: run the patches away from the shared layers during each color's ghost exchange (false: after it, the whole color at once)", "PCVertexPatchSetOverlap", overlap,
+                             &overlap, &set));
+  if (set) PetscCall(PCVertexPatchSetOverlap(pc, overlap));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -341,13 +341,13 @@ static PetscErrorCode PCView_VertexPatch(PC pc, PetscViewer viewer)
 #endif
   PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
   PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
-  if (vp->dm && vp->split) {
+  if (vp->dm && vp->split && vp->type == PC_VERTEXPATCH_MULTIPLICATIVE && vp->residual == PC_VERTEXPATCH_RESIDUAL_LOCAL) {
     /* the overlap the several-rank sweep has: per color, the patches away from the shared layers run during its
        exchange (this rank's counts: an ASCII viewer prints the first rank's) */
     PetscInt shared = 0;
     for (PetscInt c = 0; c < vp->ncolors; c++) shared += vp->batchptr[c * (vp->nbatches + 1) + 1] - vp->colorptr[c];
     PetscCall(PetscViewerASCIIPrintf(viewer, "  several ranks: %" PetscInt_FMT " of the %" PetscInt_FMT " patches of the first rank reach the shared layers and run before each color's ghost exchange, the others during it\n", shared, vp->npatches));
-  } else if (vp->dm && vp->schedule == PC_VERTEXPATCH_COLORED && ((DM_Brick *)vp->dm->data)->nactive > 1)
+  } else if (vp->dm && !vp->overlap && !vp->dg && vp->schedule == PC_VERTEXPATCH_COLORED && vp->type == PC_VERTEXPATCH_MULTIPLICATIVE && vp->residual == PC_VERTEXPATCH_RESIDUAL_LOCAL && ((DM_Brick *)vp->dm->data)->nactive > 1)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  several ranks: each color's ghost exchange after all its patches (-pc_vertexpatch_overlap false)\n"));
   if (vp->dm && vp->nlanes > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "  CPU steps in SIMD groups of %" PetscInt_FMT " patches of one position class (%s)\n", vp->nlanes, BrickSIMDInstructionSet()));
   if (vp->dm && vp->eo_d) {

@@ -352,6 +352,34 @@ PetscErrorCode PCVertexPatchSetReverse(PC pc, PetscBool reverse)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*@
+   PCVertexPatchSetOverlap - on several ranks, whether the colored multiplicative sweep with local residuals runs each
+   color's patches away from the shared layers while that color's ghost exchange is under way (-pc_vertexpatch_overlap,
+   default true), or all of the color's patches first and then the exchange
+
+   Logically Collective
+
+   Notes:
+   The iterates are the same either way (a color's patches are independent). It takes effect at the next `PCSetUp()`,
+   where the schedule is built; it has no effect on one rank, on DG bricks (whose sweep has its own exchange), and with
+   global residuals or the additive and batched variants, which have no per-color exchange.
+
+   Level: advanced
+
+.seealso: `PCVERTEXPATCH`, `PCVertexPatchSetReverse()`
+@*/
+PetscErrorCode PCVertexPatchSetOverlap(PC pc, PetscBool overlap)
+{
+  PC_VertexPatch *vp = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(VPGetData(pc, &vp));
+  if (!vp) PetscFunctionReturn(PETSC_SUCCESS);
+  VPChanged(pc, (PetscBool)(vp->overlap != overlap));
+  vp->overlap = overlap;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* composed on every vertex-patch PC as "PCVertexPatchGetPrecision_C", so that other layers (the brick's
    convergence guard) can ask a PC without linking to this one */
 PetscErrorCode PCVertexPatchGetPrecision_VertexPatch(PC pc, PCVertexPatchPrecision *precision)
