@@ -83,11 +83,15 @@ if [ -n "$(err_of "$OUT/ex1_separable.log")" ] && [ "$(its_of "$OUT/ex1_separabl
 else result ex1_separable_equals_pointwise 1; fi
 
 # ex1 -solves 3 on two ranks: three solves from the same start give the one-solve run's iterations, true residual and error,
-# and list two later solve times; -solves 0 is an error naming the option
-$MPIEXEC -n 2 $EX1 -dm_brick_dim 3 -dm_brick_refine 1 >"$OUT/ex1_solves1.log" 2>&1
-$MPIEXEC -n 2 $EX1 -dm_brick_dim 3 -dm_brick_refine 1 -solves 3 >"$OUT/ex1_solves3.log" 2>&1
+# and list two later solve times; -log_view's "ex1: solve" stage holds the first solve alone (the KSPSolve count of one
+# solve; "ex1: later solves" twice that); -solves 0 is an error naming the option
+$MPIEXEC -n 2 $EX1 -dm_brick_dim 3 -dm_brick_refine 1 -log_view >"$OUT/ex1_solves1.log" 2>&1
+$MPIEXEC -n 2 $EX1 -dm_brick_dim 3 -dm_brick_refine 1 -solves 3 -log_view >"$OUT/ex1_solves3.log" 2>&1
+kspcount() { awk -v st="$2" '/^--- Event Stage/ { on = ($0 ~ st "$") } on && $1 == "KSPSolve" { print $2; exit }' "$1"; }
+n1=$(kspcount "$OUT/ex1_solves1.log" ": solve")
 if [ -n "$(err_of "$OUT/ex1_solves1.log")" ] && [ "$(its_of "$OUT/ex1_solves1.log")" = "$(its_of "$OUT/ex1_solves3.log")" ] && [ "$(err_of "$OUT/ex1_solves1.log")" = "$(err_of "$OUT/ex1_solves3.log")" ] \
-   && [ "$(true_of "$OUT/ex1_solves1.log")" = "$(true_of "$OUT/ex1_solves3.log")" ] && [ "$(awk '/^later solves/{print NF - 5}' "$OUT/ex1_solves3.log")" = 2 ]; then
+   && [ "$(true_of "$OUT/ex1_solves1.log")" = "$(true_of "$OUT/ex1_solves3.log")" ] && [ "$(awk '/^later solves/{print NF - 5}' "$OUT/ex1_solves3.log")" = 2 ] \
+   && [ -n "$n1" ] && [ "$(kspcount "$OUT/ex1_solves3.log" ": solve")" = "$n1" ] && [ "$(kspcount "$OUT/ex1_solves3.log" ": later solves")" = $((2 * n1)) ]; then
   result ex1_solves_repeat 0 "$(its_of "$OUT/ex1_solves3.log") iterations, true residual $(true_of "$OUT/ex1_solves3.log"), $(grep '^later solves' "$OUT/ex1_solves3.log")"
 else result ex1_solves_repeat 1; fi
 expect_error bad_ex1_solves "-solves 0: allowed 1 to 17" $EX1 -solves 0

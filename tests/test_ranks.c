@@ -97,6 +97,32 @@ int main(int argc, char **argv)
     }
   }
 #endif
+  {
+    /* MatCreateVecs() of the operator and of the transfer: the bricks' own global vectors (layout and DM) */
+    Vec      r, l;
+    DM       rdm, ldm;
+    PetscInt rn, ln, bn, cn;
+    PetscCall(DMCreateGlobalVector(dmc, &xc));
+    PetscCall(VecGetLocalSize(b, &bn));
+    PetscCall(VecGetLocalSize(xc, &cn));
+    PetscCall(MatCreateVecs(A, &r, &l));
+    PetscCall(VecGetLocalSize(r, &rn));
+    PetscCall(VecGetLocalSize(l, &ln));
+    PetscCall(VecGetDM(r, &rdm));
+    PetscCall(VecGetDM(l, &ldm));
+    PetscCall(CheckTrue("operator's MatCreateVecs: the fine brick's vectors", (PetscBool)(rn == bn && ln == bn && rdm == dm && ldm == dm)));
+    PetscCall(VecDestroy(&r));
+    PetscCall(VecDestroy(&l));
+    PetscCall(MatCreateVecs(P, &r, &l));
+    PetscCall(VecGetLocalSize(r, &rn));
+    PetscCall(VecGetLocalSize(l, &ln));
+    PetscCall(VecGetDM(r, &rdm));
+    PetscCall(VecGetDM(l, &ldm));
+    PetscCall(CheckTrue("transfer's MatCreateVecs: coarse right, fine left", (PetscBool)(rn == cn && ln == bn && rdm == dmc && ldm == dm)));
+    PetscCall(VecDestroy(&r));
+    PetscCall(VecDestroy(&l));
+    PetscCall(VecDestroy(&xc));
+  }
   PetscCall(VecDuplicate(b, &x0));
   PetscCall(VecDuplicate(b, &y));
   PetscCall(DMCreateGlobalVector(dmc, &xc));

@@ -450,14 +450,9 @@ static PetscErrorCode BrickSFHalf(DM dm, PetscSF sf, PetscBool begin, PetscBool 
 */
 PetscErrorCode DMBrickSFDevice_Private(DM dm, PetscSF sf, PetscBool reduce, const PetscScalar *src, PetscScalar *dst, PetscBool add)
 {
-  PetscBool ipc;
-
   PetscFunctionBegin;
-  PetscCall(BrickSFOnDevice(dm, sf, &ipc));
-  if (ipc) PetscCall(PetscLogEventBegin(DMBRICK_Exchange, dm, 0, 0, 0));
-  PetscCall(BrickSFHalf(dm, sf, PETSC_TRUE, reduce, src, dst, add));
-  PetscCall(BrickSFHalf(dm, sf, PETSC_FALSE, reduce, src, dst, add));
-  if (ipc) PetscCall(PetscLogEventEnd(DMBRICK_Exchange, dm, 0, 0, 0));
+  PetscCall(DMBrickSFDeviceBegin_Private(dm, sf, reduce, src, dst, add));
+  PetscCall(DMBrickSFDeviceEnd_Private(dm, sf, reduce, src, dst, add));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

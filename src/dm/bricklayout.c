@@ -85,14 +85,13 @@ PetscErrorCode DMSetUp_Brick(DM dm)
 PetscErrorCode DMBrickCreateVector_Private(DM dm, MPI_Comm comm, PetscInt n, Vec *v)
 {
   PetscMPIInt size;
-  PetscBool   mpidevice = PETSC_FALSE;
+  PetscBool   device, seq = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(comm, &size));
-#if defined(VP_HAVE_CUDA)
-  if (size > 1 && dm->vectype) PetscCall(PetscStrInList(dm->vectype, "cuda,mpicuda", ',', &mpidevice)); /* seqcuda: VecSetType's error */
-#endif
-  if (mpidevice) {
+  PetscCall(DMBrickOnDevice_Private(dm, &device));
+  if (device) PetscCall(PetscStrcmp(dm->vectype, "seqcuda", &seq)); /* seqcuda on several ranks: VecSetType's error */
+  if (device && size > 1 && !seq) {
 #if defined(VP_HAVE_CUDA)
     PetscCall(VecCreateMPICUDAWithArrays(comm, 1, n, PETSC_DETERMINE, NULL, NULL, v));
     PetscCall(VecZeroEntries(*v)); /* the device array now, so that a first read does not allocate in a timed phase */

@@ -41,6 +41,21 @@ static PetscErrorCode VPSetEnum(PC pc, size_t offset, PetscEnum value, const cha
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* sets the PetscBool field at byte offset `offset` of the PC data (a changed value redoes the set-up) */
+static PetscErrorCode VPSetBool(PC pc, size_t offset, PetscBool value)
+{
+  PC_VertexPatch *vp = NULL;
+  PetscBool      *field;
+
+  PetscFunctionBegin;
+  PetscCall(VPGetData(pc, &vp));
+  if (!vp) PetscFunctionReturn(PETSC_SUCCESS);
+  field = (PetscBool *)((char *)vp + offset);
+  VPChanged(pc, (PetscBool)(*field != value));
+  *field = value;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@
    PCVertexPatchSetType - multiplicative or additive subspace correction (-pc_vertexpatch_type)
 
@@ -262,13 +277,8 @@ PetscErrorCode PCVertexPatchSetThreads(PC pc, PetscInt threads)
 @*/
 PetscErrorCode PCVertexPatchSetEvenOdd(PC pc, PetscBool evenodd)
 {
-  PC_VertexPatch *vp = NULL;
-
   PetscFunctionBegin;
-  PetscCall(VPGetData(pc, &vp));
-  if (!vp) PetscFunctionReturn(PETSC_SUCCESS);
-  VPChanged(pc, (PetscBool)(vp->evenodd != evenodd));
-  vp->evenodd = evenodd;
+  PetscCall(VPSetBool(pc, offsetof(PC_VertexPatch, evenodd), evenodd));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -296,13 +306,8 @@ PetscErrorCode PCVertexPatchSetEvenOdd(PC pc, PetscBool evenodd)
 @*/
 PetscErrorCode PCVertexPatchSetSIMD(PC pc, PetscBool simd)
 {
-  PC_VertexPatch *vp = NULL;
-
   PetscFunctionBegin;
-  PetscCall(VPGetData(pc, &vp));
-  if (!vp) PetscFunctionReturn(PETSC_SUCCESS);
-  VPChanged(pc, (PetscBool)(vp->simd != simd));
-  vp->simd = simd;
+  PetscCall(VPSetBool(pc, offsetof(PC_VertexPatch, simd), simd));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -342,13 +347,8 @@ PetscErrorCode PCVertexPatchSetDamping(PC pc, PetscReal damping)
 @*/
 PetscErrorCode PCVertexPatchSetReverse(PC pc, PetscBool reverse)
 {
-  PC_VertexPatch *vp = NULL;
-
   PetscFunctionBegin;
-  PetscCall(VPGetData(pc, &vp));
-  if (!vp) PetscFunctionReturn(PETSC_SUCCESS);
-  VPChanged(pc, (PetscBool)(vp->reverse != reverse));
-  vp->reverse = reverse;
+  PetscCall(VPSetBool(pc, offsetof(PC_VertexPatch, reverse), reverse));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -370,13 +370,8 @@ PetscErrorCode PCVertexPatchSetReverse(PC pc, PetscBool reverse)
 @*/
 PetscErrorCode PCVertexPatchSetOverlap(PC pc, PetscBool overlap)
 {
-  PC_VertexPatch *vp = NULL;
-
   PetscFunctionBegin;
-  PetscCall(VPGetData(pc, &vp));
-  if (!vp) PetscFunctionReturn(PETSC_SUCCESS);
-  VPChanged(pc, (PetscBool)(vp->overlap != overlap));
-  vp->overlap = overlap;
+  PetscCall(VPSetBool(pc, offsetof(PC_VertexPatch, overlap), overlap));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
