@@ -18,6 +18,7 @@
 //                       substitution's product is in TOB (the storage format TP for half and bfloat16, see FoldProduct)
 // B = L_C^-1 Ap_CE is applied through the sparse Ap_CE and A_CC^-1 = L_C^-T L_C^-1 (one DGEMM) instead of the dense B.
 #include "vphfem_impl.h"
+#include <type_traits>
 #include <vector>
 
 #define VP_CELL_THREADS 512 // 3 blocks of 512 (48 warps) an SM with the shared memory of 16 columns: twice the loads in flight of 256
@@ -99,6 +100,57 @@ __device__ __forceinline__ void ForInner(int tid, F body)
     }
   }
 }
+
+// The level loops (the nodes of a level's NX x NY grid, spacing 2H in the closure, the column fastest): body(x, y) for every
+// node and this thread's column. By default a warp holds two consecutive nodes, 2H positions apart: at the 17-word node stride
+// their halves share banks (Nsight Compute: most of the excess shared-memory wavefronts left after ForInner). For s = 32
+// with 16 columns and PD = 8 / H >= 1 the warp's halves take nodes PD grid steps apart (16 closure positions: 16 or
+// 16 (s + 1) nodes, 272 or 8,976 words, both 16 mod 32: disjoint banks): rows y and y + PD of each block of 2 PD rows, and in
+// the rows left over, columns x and x + PD; a node left over after that runs in one half.
+template <int LS, int LCC, int NX, int NY, int PD, typename F>
+__device__ __forceinline__ void ForGrid(int tid, F body)
+{
+  using K       = CellShape<LS, LCC>;
+  constexpr int CC = K::CC, NT = K::NT;
+  if constexpr (K::S == 32 && CC == 16 && NT == 512 && K::ST == 17 && PD >= 1) {
+    constexpr int P2 = 2 * PD, NYB = NY / P2, R = NY % P2, NXB = NX / P2, LC = NX % P2;
+    constexpr int P1 = NYB * PD * NX, PR = NXB * PD + LC, NI = P1 + R * PR; // pair items (one warp each)
+    const int     h = (tid >> 4) & 1, w0 = tid >> 5;
+#pragma unroll 4
+    for (int k = 0; k < (NI + 15) / 16; k++) {
+      const int i = w0 + 16 * k; // the same in the whole warp
+      if (NI % 16 && i >= NI) break;
+      if (i < P1) {
+        const int r = i / NX;
+        body(i % NX, (r / PD) * P2 + r % PD + h * PD);
+      } else {
+        const int j = i - P1, kk = j % PR, y = NYB * P2 + j / PR;
+        if (kk < NXB * PD) body((kk / PD) * P2 + kk % PD + h * PD, y);
+        else if (!h) body(NXB * P2 + kk - NXB * PD, y);
+      }
+    }
+  } else {
+#pragma unroll 8
+    VP_CELL_FOR(t, NX * NY * CC) {
+      const int p = (unsigned)t >> LCC;
+      body((int)((unsigned)p % NX), (int)((unsigned)p / NX));
+    }
+  }
+}
+
+// f(std::integral_constant<int, LH>()) for LH = FIRST, FIRST + STEP, ... while 0 <= LH < LS: a loop over the levels with
+// the level a compile-time constant (for ForGrid's shapes)
+template <int LH, int STEP, int LS>
+struct CellLevels {
+  template <typename F>
+  __device__ static __forceinline__ void Run(F &&f)
+  {
+    if constexpr (LH >= 0 && LH < LS) {
+      f(std::integral_constant<int, LH>());
+      CellLevels<LH + STEP, STEP, LS>::Run(f);
+    }
+  }
+};
 
 // stores of the packed input in its format (from TA: double for double and single, float for the 16-bit formats)
 __device__ __forceinline__ void Put(double *p, double v)
@@ -182,14 +234,11 @@ __global__ void __launch_bounds__(VP_CELL_THREADS) VPCellForward(VPCellGeom g, i
   __syncthreads();
   // S^T, finest level first: each node of the spacing-2H grid of the closure gathers its spacing-H neighbours inside it
   const int c = tid & (CC - 1); // this thread's column in the node-major loops (the block size is a multiple of cc)
-#pragma unroll
-  for (int lh = 0; lh < LS; lh++) {
-    const int H = 1 << lh, M = (S >> (lh + 1)) + 1, oi = H * ST, oj = H * W * ST;
-#pragma unroll 8
-    VP_CELL_FOR(t, M * M * CC) {
-      const int p = (unsigned)t >> LCC, x = (unsigned)p % M, y = (unsigned)p / M;
-      TA       *v = sh + ((2 * H * y) * W + 2 * H * x) * ST + c;
-      TA        e = 0, d = 0;
+  CellLevels<0, 1, LS>::Run([&](auto lhc) {
+    constexpr int LH = decltype(lhc)::value, H = 1 << LH, M = (S >> (LH + 1)) + 1, oi = H * ST, oj = H * W * ST;
+    ForGrid<LS, LCC, M, M, (H <= 8 ? 8 / H : 0)>(tid, [&](int x, int y) {
+      TA *v = sh + ((2 * H * y) * W + 2 * H * x) * ST + c;
+      TA  e = 0, d = 0;
       if (x > 0) e += v[-oi];
       if (x < M - 1) e += v[oi];
       if (y > 0) e += v[-oj];
@@ -199,9 +248,9 @@ __global__ void __launch_bounds__(VP_CELL_THREADS) VPCellForward(VPCellGeom g, i
       if (x > 0 && y < M - 1) d += v[-oi + oj];
       if (x < M - 1 && y < M - 1) d += v[oi + oj];
       *v += (TA)0.5 * e + (TA)0.25 * d;
-    }
+    });
     __syncthreads();
-  }
+  });
   // inner nodes (l = (lj - 1)(s - 1) + li - 1): z = scale T b, kept in shared memory for the packing
   const int col = c0 + c;
   float     mx  = 0.0f;
@@ -447,29 +496,23 @@ __global__ void __launch_bounds__(VP_CELL_THREADS) VPCellBackward(VPCellGeom g, 
   // read only coarse nodes, so they are three loops without a barrier between them, each the same arithmetic on every lane
   // (one loop over all nodes of the level with a branch per kind ran the three branches one after the other in each warp,
   // and a quarter of its lanes, the coarse nodes, idle: the largest part of this kernel's instructions)
-#pragma unroll
-  for (int lh = LS - 1; lh >= 0; lh--) {
-    const int H = 1 << lh, MC = (S >> (lh + 1)) + 1, oi = H * ST, oj = H * W * ST; // MC coarse nodes a direction
-#pragma unroll 8
-    VP_CELL_FOR(t, (MC - 1) * MC * CC) { // edge midpoints along x: (2x + 1, 2y) H
-      const int p = (unsigned)t >> LCC, x = (unsigned)p % (MC - 1), y = (unsigned)p / (MC - 1);
-      TA       *v = sh + ((2 * H * y) * W + 2 * H * x + H) * ST + c;
+  CellLevels<LS - 1, -1, LS>::Run([&](auto lhc) {
+    constexpr int LH = decltype(lhc)::value, H = 1 << LH, MC = (S >> (LH + 1)) + 1, oi = H * ST, oj = H * W * ST; // MC coarse nodes a direction
+    constexpr int PD = H <= 8 ? 8 / H : 0;
+    ForGrid<LS, LCC, MC - 1, MC, PD>(tid, [&](int x, int y) { // edge midpoints along x: (2x + 1, 2y) H
+      TA *v = sh + ((2 * H * y) * W + 2 * H * x + H) * ST + c;
       *v += (TA)0.5 * (v[-oi] + v[oi]);
-    }
-#pragma unroll 8
-    VP_CELL_FOR(t, MC * (MC - 1) * CC) { // along y: (2x, 2y + 1) H
-      const int p = (unsigned)t >> LCC, x = (unsigned)p % MC, y = (unsigned)p / MC;
-      TA       *v = sh + ((2 * H * y + H) * W + 2 * H * x) * ST + c;
+    });
+    ForGrid<LS, LCC, MC, MC - 1, PD>(tid, [&](int x, int y) { // along y: (2x, 2y + 1) H
+      TA *v = sh + ((2 * H * y + H) * W + 2 * H * x) * ST + c;
       *v += (TA)0.5 * (v[-oj] + v[oj]);
-    }
-#pragma unroll 8
-    VP_CELL_FOR(t, (MC - 1) * (MC - 1) * CC) { // centres: (2x + 1, 2y + 1) H
-      const int p = (unsigned)t >> LCC, x = (unsigned)p % (MC - 1), y = (unsigned)p / (MC - 1);
-      TA       *v = sh + ((2 * H * y + H) * W + 2 * H * x + H) * ST + c;
+    });
+    ForGrid<LS, LCC, MC - 1, MC - 1, PD>(tid, [&](int x, int y) { // centres: (2x + 1, 2y + 1) H
+      TA *v = sh + ((2 * H * y + H) * W + 2 * H * x + H) * ST + c;
       *v += (TA)0.25 * (v[-oi - oj] + v[oi - oj] + v[-oi + oj] + v[oi + oj]);
-    }
+    });
     __syncthreads();
-  }
+  });
   // the solution, the fine index fastest (coalesced writes of X's columns): thread (li, cl), rows lj0, lj0 + RS, ...
   {
     constexpr int RS = NT >> (LS + LCC), KR = (S + RS - 1) / RS;
