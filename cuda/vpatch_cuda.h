@@ -262,6 +262,14 @@ int VPCudaExchangeMarkDestroy(void *mark);
    rank between its global array and the ghosted local one) */
 int VPCudaBoxMove(int n0, int n1, int n2, const double *src, size_t srow, size_t splane, double *dst, size_t drow, size_t dplane, int add);
 
+/* PCDENSEINVERSE (cuda/vpdense.cu): the inverse of an n x n SPD matrix, given by its CSR rows (0-based), made dense on
+   the device with cuSOLVER's Cholesky (VPC_ERR_NOT_SPD if it is not positive definite); Apply: y = A^-1 x, x and y device
+   pointers (on_device 1) or host arrays copied through the device (0). */
+typedef struct VPCudaDenseInverse_s *VPCudaDenseInverse;
+int VPCudaDenseInverseCreate(int n, const int *ptr, const int *col, const double *val, VPCudaDenseInverse *d);
+int VPCudaDenseInverseApply(VPCudaDenseInverse d, const double *x, double *y, int on_device);
+int VPCudaDenseInverseDestroy(VPCudaDenseInverse *d);
+
 const char *VPCudaErrorString(int err);
 
 #ifdef __cplusplus

@@ -99,6 +99,16 @@ PETSC_EXTERN PetscErrorCode PCVertexPatchGetDamping(PC, PetscReal *, PetscReal *
 .seealso: `DMBRICK`, `PCHFEMGetSets()`
 J*/
 #define PCHFEM "hfem"
+
+/*MC
+   PCDENSEINVERSE - "denseinverse": the exact solve of a small SPD system through its explicit inverse (dense Cholesky on
+   the host or the GPU, one symmetric matrix-vector product per apply); for PCMG's coarse solve on the GPU
+
+   Level: intermediate
+
+.seealso: `PCMG`, `PCREDUNDANT`
+M*/
+#define PCDENSEINVERSE "denseinverse"
 PETSC_EXTERN PetscErrorCode PCHFEMGetSets(PC, PetscInt *, PetscInt *, PetscInt *, PetscInt *);
 PETSC_EXTERN PetscErrorCode PCHFEMGetCounts(PC, PetscInt, PetscInt *, PetscInt *, PetscInt *, PetscInt *);
 PETSC_EXTERN PetscErrorCode PCHFEMGetConditions(PC, PetscReal *, PetscReal *);

@@ -5,6 +5,7 @@
 PETSC_EXTERN PetscErrorCode DMCreate_Brick(DM);
 PETSC_EXTERN PetscErrorCode PCCreate_VertexPatch(PC);
 PETSC_EXTERN PetscErrorCode PCCreate_HFEM(PC);
+PETSC_EXTERN PetscErrorCode PCCreate_DenseInverse(PC);
 PETSC_INTERN PetscErrorCode DMBrickOperatorListDestroy_Private(void);
 
 PetscLogEvent DMBRICK_Setup, DMBRICK_Assemble, DMBRICK_Interpolate, DMBRICK_Restrict, DMBRICK_LoadVector, DMBRICK_L2Error, DMBRICK_Exchange, DMBRICK_ExchangeSetUp;
@@ -51,6 +52,7 @@ PetscErrorCode VPatchInitializePackage(void)
   PetscCall(DMBrickRegisterOperator("sipg", DMBrickOperatorCreate_SIPG));
   PetscCall(PCRegister("vertexpatch", PCCreate_VertexPatch));
   PetscCall(PCRegister("hfem", PCCreate_HFEM));
+  PetscCall(PCRegister("denseinverse", PCCreate_DenseInverse));
   PetscCall(PetscLogEventRegister("BrickSetUp", DM_CLASSID, &DMBRICK_Setup));
   PetscCall(PetscLogEventRegister("BrickAssemble", DM_CLASSID, &DMBRICK_Assemble));
   PetscCall(PetscLogEventRegister("BrickInterp", DM_CLASSID, &DMBRICK_Interpolate));

@@ -163,6 +163,19 @@ result ranks_split_overlap_gpu $? "finest level, first of 2 GPUs: $nshared of $n
 $MPIRUN -n 2 ./tests/test_ranks -dm_vec_type cuda -dim 3 -degree 3 -refine 2 >"$OUT/ranks_vec_no_host_copy.log" 2>&1 &&
   [ "$(grep -c '^new global vector on rank [01]: offload mask PETSC_OFFLOAD_GPU, pinned host copy 0$' "$OUT/ranks_vec_no_host_copy.log")" = 2 ]
 result ranks_vec_no_host_copy $? "2 GPUs: $(grep '^new global vector' "$OUT/ranks_vec_no_host_copy.log" | tr '\n' ' ')"
+# the coarse solve on the GPU (PCDENSEINVERSE, ex1's default with device vectors; inside PCREDUNDANT on several ranks)
+# against PETSc's sparse LU on the host: the same V-cycles and true residual, and -ksp_view says where the inverse is
+for n in $RANKS_LIST; do
+  [ $n -gt 2 ] && continue
+  c=$([ $n = 1 ] && echo -mg_coarse_pc_type || echo -mg_coarse_redundant_pc_type)
+  E="-dm_vec_type cuda -dm_brick_dim 3 -dm_brick_cells 2,2,3 -dm_brick_degree 5 -dm_brick_refine 2 -fmg 0 -rhs one"
+  $MPIRUN -n $n ./tutorials/ex1 $E -ksp_view >"$OUT/ranks_coarse_dense.n$n.log" 2>&1 &&
+    $MPIRUN -n $n ./tutorials/ex1 $E $c lu >"$OUT/ranks_coarse_lu.n$n.log" 2>&1 &&
+    grep -q "unknowns on the GPU (cuSOLVER potrf + potri" "$OUT/ranks_coarse_dense.n$n.log" &&
+    [ -n "$(its_of "$OUT/ranks_coarse_dense.n$n.log")" ] && [ "$(its_of "$OUT/ranks_coarse_dense.n$n.log")" = "$(its_of "$OUT/ranks_coarse_lu.n$n.log")" ] &&
+    awk -v a="$(true_of "$OUT/ranks_coarse_dense.n$n.log")" -v b="$(true_of "$OUT/ranks_coarse_lu.n$n.log")" 'BEGIN{d = a - b; if (d < 0) d = -d; exit !(a != "" && b != "" && d <= 1e-3 * b)}'
+  result ranks_coarse_denseinverse_gpu_n$n $? "$(grep -m1 -o '[0-9]* unknowns on the GPU' "$OUT/ranks_coarse_dense.n$n.log"); iterations $(its_of "$OUT/ranks_coarse_dense.n$n.log") (LU: $(its_of "$OUT/ranks_coarse_lu.n$n.log")), true residual $(true_of "$OUT/ranks_coarse_dense.n$n.log") (LU: $(true_of "$OUT/ranks_coarse_lu.n$n.log"))"
+done
 # no silent host path: an option without a device implementation stops with a message naming it
 $MPIRUN -n 2 ./tutorials/ex1 -dm_vec_type cuda -mg_levels_pc_vertexpatch_local_solver dense >"$OUT/nohost_dense.log" 2>&1
 [ $? != 0 ] && grep -q "pc_vertexpatch_local_solver dense has no GPU implementation" "$OUT/nohost_dense.log"

@@ -479,6 +479,25 @@ grep -q "hierarchical transform: level-wise stencils (-pc_hfem_transform stencil
 result hfem_view_transform $? "$(grep -m1 'hierarchical transform' "$OUT/hfem_table1.log" | sed 's/^ *//')"
 expect_error bad_hfem_precision_value "-pc_hfem_precision quad: unknown value; allowed: double, single, half, bfloat16" $EX1 -dm_brick_degree 1 -dm_brick_cells 1,1 -dm_brick_refine 3 -fmg 0 -ksp_type preonly -pc_type hfem -pc_hfem_precision quad
 
+echo "== PCDENSEINVERSE (the coarse solve on the GPU): apply = Cholesky solve, PCMG's coarse solve = LU's, errors"
+ctest denseinverse_3d_k3 ./tests/test_denseinverse -dim 3 -degree 3
+ctest denseinverse_2d_k5 ./tests/test_denseinverse -dim 2 -degree 5 -refine 1
+# as PCMG's coarse solve, on one rank and inside PCREDUNDANT on four: LU's V-cycles and true residual
+for n in 1 4; do
+  c=$([ $n = 1 ] && echo -mg_coarse_pc_type || echo -mg_coarse_redundant_pc_type)
+  E="-dm_brick_dim 3 -dm_brick_cells 3,3,4 -dm_brick_degree 3 -dm_brick_refine 1 -fmg 0 -rhs one"
+  $MPIEXEC -n $n --oversubscribe $EX1 $E $c denseinverse -ksp_view >"$OUT/coarse_denseinverse_n$n.log" 2>&1 &&
+    $MPIEXEC -n $n --oversubscribe $EX1 $E >"$OUT/coarse_lu_n$n.log" 2>&1 &&
+    grep -q "explicit inverse by dense Cholesky (-pc_denseinverse_location auto): [0-9]* unknowns on the host" "$OUT/coarse_denseinverse_n$n.log" &&
+    [ -n "$(its_of "$OUT/coarse_lu_n$n.log")" ] && [ "$(its_of "$OUT/coarse_denseinverse_n$n.log")" = "$(its_of "$OUT/coarse_lu_n$n.log")" ] &&
+    awk -v a="$(true_of "$OUT/coarse_denseinverse_n$n.log")" -v b="$(true_of "$OUT/coarse_lu_n$n.log")" 'BEGIN{d = a - b; if (d < 0) d = -d; exit !(a != "" && b != "" && d <= 1e-6 * b)}'
+  result coarse_denseinverse_n$n $? "iterations $(its_of "$OUT/coarse_denseinverse_n$n.log") (LU $(its_of "$OUT/coarse_lu_n$n.log")), true residual $(true_of "$OUT/coarse_denseinverse_n$n.log") (LU $(true_of "$OUT/coarse_lu_n$n.log"))"
+done
+expect_error bad_denseinverse_not_spd "PCDENSEINVERSE: the matrix is not symmetric positive definite" ./tests/test_denseinverse -negate
+expect_error bad_denseinverse_ranks "PCDENSEINVERSE works on one MPI rank (got 2): on several use it inside PCREDUNDANT" $MPIEXEC -n 2 --oversubscribe ./tests/test_denseinverse
+expect_error bad_denseinverse_max_size "more than -pc_denseinverse_max_size 10" ./tests/test_denseinverse -pc_denseinverse_max_size 10
+expect_error bad_denseinverse_location "Unknown option foo for -pc_denseinverse_location" ./tests/test_denseinverse -pc_denseinverse_location foo
+
 echo "== first contact: the tutorials' default problems show the method and run on 1 to 4 ranks with the same iterations"
 defaults_ranks() { # name program
   local name=$1 prog=$2 n its="" ok=0 first=""
@@ -768,6 +787,8 @@ if command -v valgrind >/dev/null; then
   result valgrind_ex1_3d_2ranks $?
   $VG ./tests/test_interp -dim 3 -kmin 2 -kmax 2 -cells 1,1,2 >"$OUT/valgrind_interp.log" 2>&1
   result valgrind_interp_3d $?
+  $VG ./tests/test_denseinverse -dim 2 -degree 3 -malloc_dump >"$OUT/valgrind_denseinverse.log" 2>&1
+  result valgrind_denseinverse $?
   $VG ./tests/test_vertexpatch -dim 3 -degree 2 -cells 3,2,2 >"$OUT/valgrind_vertexpatch.log" 2>&1
   result valgrind_vertexpatch_3d $?
   $VG ./tests/test_vertexpatch -dm_brick_operator c0ip -dim 2 -degree 2 -cells 5,4 >"$OUT/valgrind_vertexpatch_c0ip.log" 2>&1
