@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # PCHFEM on one GPU (seed 004, issue "PCHFEM"): for h = 1/256, 1/512, 1/1024 (1 x 1 cell refined 8, 9, 10 times; the
 # default macro grid, h0 about sqrt(h)) and the four precisions (and TF32): setup time (host part and GPU part, -info),
-# then GFLOP/s and MDoF/s of M1 for N_rhs = 1 (KSPSolve, GEMV-bound) and many (KSPMatSolve); in the same run, per
+# then GFLOP/s and MDoF/s of M1 for N_rhs = 1 (KSPSolve, GEMV-bound) and many (KSPMatSolve, and PCMatApply alone, without its zeroing of X); in the same run, per
 # right-hand side, our PCMG + vertex patch (ex1, 2D Q1, rtol 1e-9), PETSc's GAMG on the assembled operator
 # (aijcusparse), and CG in double around HFEM in half (rtol 1e-9). Usage (on the GPU machine, from a build with a
 # CUDA PETSc): [MANY=256] [PRECISIONS="double single tf32 half bfloat16"] [PEERS="mg gamg cghfem"] [EXTRA="-pc_hfem_fold 0"] bash bench/gpu_hfem_bench.sh [LEVELS] > table.md
@@ -22,8 +22,8 @@ mkdir -p "$OUT"
 val() { awk -v k="$2" 'index($0, k) == 1 {print; exit}' "$1"; }
 echo "device: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1), date: $(date -u +%F), commit: $(cat COMMIT 2>/dev/null || git rev-parse --short HEAD 2>/dev/null)"
 echo
-echo "| h | precision | N | setup s (host transform + dense) | N_rhs = 1: s per rhs, GFLOP/s, MDoF/s | N_rhs = $MANY: s per rhs, GFLOP/s, MDoF/s | largest relative residual | L2 error (mode 1) |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+echo "| h | precision | N | setup s (host transform + dense) | N_rhs = 1: s per rhs, GFLOP/s, MDoF/s | N_rhs = $MANY: s per rhs, GFLOP/s, MDoF/s | largest relative residual | L2 error (mode 1) | N_rhs = $MANY, PCMatApply alone (no zeroing of X): s per rhs, GFLOP/s, MDoF/s |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for r in $LEVELS; do
   for p in $PRECISIONS; do
     opt="-pc_hfem_precision $p"; [ $p = tf32 ] && opt="-pc_hfem_precision single -pc_hfem_tf32"
@@ -37,7 +37,8 @@ for r in $LEVELS; do
       /^one right-hand side/ {os = $5; og = $7; om = $9}
       /largest relative residual/ {res = $NF}
       /^L2 errors from/ {l2 = $4}
-      END {printf "| %s | %s | %s | %s (%s + %s) | %s, %s, %s | %s, %s, %s | %s | %s |\n", h, p, n, st, tr, de, os, og, om, many, mg, mm, res, l2}' "$log"
+      /^PCMatApply alone \(without/ {ps = $(NF-5); pg = $(NF-3); pm = $(NF-1)}
+      END {printf "| %s | %s | %s | %s (%s + %s) | %s, %s, %s | %s, %s, %s | %s | %s | %s, %s, %s |\n", h, p, n, st, tr, de, os, og, om, many, mg, mm, res, l2, ps, pg, pm}' "$log"
   done
   # the same mesh solved one right-hand side at a time by the peers
   n2=$((1 << (r - 1)))
