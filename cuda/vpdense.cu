@@ -77,7 +77,8 @@ extern "C" int VPCudaDenseInverseCreate(int n, const int *ptr, const int *col, c
   VP_CHECK(cudaMemcpy(dptr, ptr, sizeof(int) * ((size_t)n + 1), cudaMemcpyHostToDevice));
   VP_CHECK(cudaMemcpy(dcol, col, sizeof(int) * (size_t)nnz, cudaMemcpyHostToDevice));
   VP_CHECK(cudaMemcpy(dval, val, sizeof(double) * (size_t)nnz, cudaMemcpyHostToDevice));
-  if (n) VPDenseScatter < <<n<65535 ? n : 65535, 128>>>(n, dptr, dcol, dval, d->A);
+  const unsigned grid = (unsigned)(n < 65535 ? n : 65535);
+  if (n) VPDenseScatter<<<grid, 128>>>(n, dptr, dcol, dval, d->A);
   VP_CHECK(cudaGetLastError());
   VP_CHECK(cudaFree(dptr));
   VP_CHECK(cudaFree(dcol));
