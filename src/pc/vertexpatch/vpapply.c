@@ -163,22 +163,25 @@ PetscErrorCode PCVertexPatchSetUpHostWork(PC pc)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* One multiplicative smoothing step x <- S(x, b). */
+/* One multiplicative smoothing step x <- S(x, b); guesszero: x is zero on entry (its values are not read). */
 PetscErrorCode PCVertexPatchSmooth(PC pc, Vec b, Vec x, PetscBool guesszero)
 {
   PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
   VPLayout        L;
   const PetscBool local = (PetscBool)(vp->residual == PC_VERTEXPATCH_RESIDUAL_LOCAL);
+  /* several ranks with local residuals sweep in the ghosted local vector and write all of x at the end: a zero guess
+     zeroes that local vector instead of x (no copy of x into it, no ghost exchange of zeros) */
+  const PetscBool ghosted = (PetscBool)(local && ((DM_Brick *)vp->dm->data)->nactive > 1);
 
   PetscBool gpu;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(PC_VertexPatchSmooth, pc, b, x, 0));
   PetscCall(VPGetLayout(vp, &L));
-  if (guesszero) PetscCall(VecZeroEntries(x));
+  if (guesszero && !ghosted) PetscCall(VecZeroEntries(x));
   PetscCall(PCVertexPatchUseGPU(pc, b, x, &gpu));
   if (gpu) {
-    PetscCall(PCVertexPatchSmoothGPU(pc, b, x));
+    PetscCall(PCVertexPatchSmoothGPU(pc, b, x, (PetscBool)(guesszero && ghosted)));
     PetscCall(PetscLogEventEnd(PC_VertexPatchSmooth, pc, b, x, 0));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -201,7 +204,8 @@ PetscErrorCode PCVertexPatchSmooth(PC pc, Vec b, Vec x, PetscBool guesszero)
     const PetscScalar *ba;
     PetscCall(PCVertexPatchSetUpGhostExchange(pc, &L));
     PetscCall(PCVertexPatchLocalRHS(pc, b));
-    PetscCall(DMGlobalToLocal(vp->dm, x, INSERT_VALUES, vp->xl));
+    if (guesszero) PetscCall(VecZeroEntries(vp->xl));
+    else PetscCall(DMGlobalToLocal(vp->dm, x, INSERT_VALUES, vp->xl));
     PetscCall(VecGetArray(vp->xl, &xa));
     PetscCall(VecGetArrayRead(vp->bl, &ba));
     for (PetscInt ic = 0; ic < vp->ncolors; ic++) {

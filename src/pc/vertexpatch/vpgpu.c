@@ -141,8 +141,9 @@ PetscErrorCode PCVertexPatchSetUpGPU(PC pc)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* one multiplicative step on the GPU: the colors in order (or reversed), each one launch */
-PetscErrorCode PCVertexPatchSmoothGPU(PC pc, Vec b, Vec x)
+/* one multiplicative step on the GPU: the colors in order (or reversed), each one launch; zerolocal (several ranks,
+   local residuals): x is zero, so the sweep's ghosted local vector is zeroed instead of filled from x */
+PetscErrorCode PCVertexPatchSmoothGPU(PC pc, Vec b, Vec x, PetscBool zerolocal)
 {
   PetscFunctionBegin;
 #if defined(VP_HAVE_CUDA)
@@ -161,7 +162,8 @@ PetscErrorCode PCVertexPatchSmoothGPU(PC pc, Vec b, Vec x)
       PetscScalar *xa;
       PetscCall(PCVertexPatchSetUpHostWork(pc)); /* the ghost SFs (the layout is the host's) */
       PetscCall(PCVertexPatchLocalRHS(pc, b));
-      PetscCall(DMGlobalToLocal(vp->dm, x, INSERT_VALUES, vp->xl));
+      if (zerolocal) PetscCall(VecZeroEntries(vp->xl));
+      else PetscCall(DMGlobalToLocal(vp->dm, x, INSERT_VALUES, vp->xl));
       for (PetscInt ic = 0; ic < vp->ncolors; ic++) {
         const PetscInt  c = vp->reverse ? vp->ncolors - 1 - ic : ic, p0 = vp->colorptr[c], p1 = vp->colorptr[c + 1];
         const PetscInt  pm      = vp->split ? vp->batchptr[c * (vp->nbatches + 1) + 1] : p1;

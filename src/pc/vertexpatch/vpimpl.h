@@ -138,7 +138,7 @@ PETSC_INTERN PetscErrorCode PCVertexPatchSmooth(PC, Vec, Vec, PetscBool);
 PETSC_INTERN PetscErrorCode PCVertexPatchAdditive(PC, Vec, Vec, Vec);
 PETSC_INTERN PetscInt       PCVertexPatchWorkSize(const PC_VertexPatch *);
 PETSC_INTERN PetscErrorCode PCVertexPatchUseGPU(PC, Vec, Vec, PetscBool *);
-PETSC_INTERN PetscErrorCode PCVertexPatchSmoothGPU(PC, Vec, Vec);
+PETSC_INTERN PetscErrorCode PCVertexPatchSmoothGPU(PC, Vec, Vec, PetscBool);
 PETSC_INTERN PetscErrorCode PCVertexPatchAdditiveGPU(PC, Vec, Vec, Vec);
 PETSC_INTERN PetscErrorCode PCVertexPatchDestroyGPU(PC);
 PETSC_INTERN PetscErrorCode PCVertexPatchSetUpGPU(PC);
