@@ -494,6 +494,7 @@ for n in 1 4; do
   result coarse_denseinverse_n$n $? "iterations $(its_of "$OUT/coarse_denseinverse_n$n.log") (LU $(its_of "$OUT/coarse_lu_n$n.log")), true residual $(true_of "$OUT/coarse_denseinverse_n$n.log") (LU $(true_of "$OUT/coarse_lu_n$n.log"))"
 done
 expect_error bad_denseinverse_not_spd "PCDENSEINVERSE: the matrix is not symmetric positive definite" ./tests/test_denseinverse -negate
+expect_error bad_denseinverse_not_symmetric "PCDENSEINVERSE: the matrix is not symmetric" ./tests/test_denseinverse -nonsymmetric
 expect_error bad_denseinverse_ranks "PCDENSEINVERSE works on one MPI rank (got 2): on several use it inside PCREDUNDANT" $MPIEXEC -n 2 --oversubscribe ./tests/test_denseinverse
 expect_error bad_denseinverse_max_size "more than -pc_denseinverse_max_size 10" ./tests/test_denseinverse -pc_denseinverse_max_size 10
 expect_error bad_denseinverse_location "Unknown option foo for -pc_denseinverse_location" ./tests/test_denseinverse -pc_denseinverse_location foo

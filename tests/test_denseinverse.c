@@ -1,5 +1,6 @@
 static const char help[] = "Checks PCDENSEINVERSE: its apply (and transposed apply) against a Cholesky solve of the assembled operator of a brick\n"
-                           "(random vectors, 1e-12) for CG Q_k in 2D and 3D; -negate: the negated operator (not positive definite, an error).\n"
+                           "(random vectors, 1e-12) for CG Q_k in 2D and 3D; -negate: the negated operator (not positive definite, an error);\n"
+                           "-nonsymmetric: one off-diagonal entry changed (not symmetric, an error).\n"
                            "Options: -dim d, -degree k, -refine n, -cells, -negate.\n";
 
 #include "checks.h"
@@ -9,7 +10,7 @@ int main(int argc, char **argv)
   const PetscReal lower[3] = {0, 0, 0}, upper[3] = {1, 1, 1};
   const PetscInt  cells[3] = {2, 3, 2};
   PetscInt        dim = 3, degree = 3, refine = 0;
-  PetscBool       negate = PETSC_FALSE;
+  PetscBool       negate = PETSC_FALSE, nonsym = PETSC_FALSE;
   DM              dm;
   Mat             A;
   PC              inv, chol;
@@ -24,9 +25,15 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-degree", &degree, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-refine", &refine, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-negate", &negate, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-nonsymmetric", &nonsym, NULL));
   PetscCall(CreateBrick(dim, cells, lower, upper, degree, refine, &dm));
   PetscCall(DMBrickCreateOperator(dm, MATAIJ, &A));
   if (negate) PetscCall(MatScale(A, -1.0));
+  if (nonsym) { /* one off-diagonal entry changed on one side */
+    PetscCall(MatSetValue(A, 0, 1, 0.5, ADD_VALUES));
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  }
   PetscCall(DMCreateGlobalVector(dm, &b));
   PetscCall(VecDuplicate(b, &x));
   PetscCall(VecDuplicate(b, &y));

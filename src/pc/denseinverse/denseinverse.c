@@ -50,7 +50,7 @@ static PetscErrorCode PCReset_DenseInverse(PC pc)
 /* the rows of the sequential matrix A as 0-based CSR arrays in int (the CUDA interface's index type) */
 static PetscErrorCode DenseInverseCSR(Mat A, PetscInt n, int **ptr, int **col, PetscScalar **val)
 {
-  PetscInt nnz = 0;
+  PetscInt64 nnz = 0;
 
   PetscFunctionBegin;
   for (PetscInt i = 0; i < n; i++) {
@@ -59,7 +59,7 @@ static PetscErrorCode DenseInverseCSR(Mat A, PetscInt n, int **ptr, int **col, P
     nnz += nc;
     PetscCall(MatRestoreRow(A, i, &nc, NULL, NULL));
   }
-  PetscCheck(nnz < PETSC_MAX_INT && nnz < 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "PCDENSEINVERSE: %" PetscInt_FMT " nonzeros are too many for its 32-bit CSR", nnz);
+  PetscCheck(nnz < 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "PCDENSEINVERSE: %" PetscInt64_FMT " nonzeros are too many for its 32-bit CSR", nnz);
   PetscCall(PetscMalloc3(n + 1, ptr, nnz + 1, col, nnz + 1, val));
   (*ptr)[0] = 0;
   for (PetscInt i = 0; i < n; i++) {
@@ -93,6 +93,17 @@ static PetscErrorCode PCSetUp_DenseInverse(PC pc)
   PetscCheck(n == m, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PCDENSEINVERSE needs a square matrix, got %" PetscInt_FMT " x %" PetscInt_FMT, n, m);
   PetscCheck(n <= di->maxsize, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
              "PCDENSEINVERSE: %" PetscInt_FMT " unknowns, more than -pc_denseinverse_max_size %" PetscInt_FMT " (the inverse takes %.3g GB); raise the option or use a sparse factorization (-pc_type lu)", n, di->maxsize, 8e-9 * (double)n * (double)n);
+  {
+    /* the Cholesky factorizations read one triangle: a matrix that is not symmetric would be inverted silently wrong */
+    PetscBool has, sym = PETSC_TRUE;
+    PetscReal nrm;
+    PetscCall(MatHasOperation(pc->pmat, MATOP_IS_SYMMETRIC, &has));
+    if (has) {
+      PetscCall(MatNorm(pc->pmat, NORM_INFINITY, &nrm));
+      PetscCall(MatIsSymmetric(pc->pmat, 1e-12 * nrm, &sym));
+    } else PetscCall(PetscInfo(pc, "matrix type %s cannot tell whether it is symmetric; assumed\n", ((PetscObject)pc->pmat)->type_name));
+    PetscCheck(sym, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "PCDENSEINVERSE: the matrix is not symmetric (to 1e-12 of its norm); it needs a symmetric positive definite one; use -pc_type lu");
+  }
   PetscCall(PCReset_DenseInverse(pc));
   PetscCall(PetscTime(&t0));
   di->n        = n;
