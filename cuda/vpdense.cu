@@ -4,19 +4,7 @@
 // sparse triangular solves of a Q7 coarse grid took 68-72 ms a V-cycle on an H200 machine, the same on one and four GPUs.
 #include "vpatch_cuda.h"
 #include "vpcuda_check.h"
-#include <cublas_v2.h>
-#include <cusolverDn.h>
-
-#define VP_DENSE_CUBLAS(call) \
-  do { \
-    cublasStatus_t s_ = (call); \
-    if (s_ != CUBLAS_STATUS_SUCCESS) return VPC_ERR_CUBLAS + (int)s_; \
-  } while (0)
-#define VP_DENSE_CUSOLVER(call) \
-  do { \
-    cusolverStatus_t s_ = (call); \
-    if (s_ != CUSOLVER_STATUS_SUCCESS) return VPC_ERR_CUSOLVER + (int)s_; \
-  } while (0)
+#include "vpcublas_check.h"
 
 struct VPCudaDenseInverse_s {
   int                n;
@@ -41,8 +29,8 @@ static int Factor(VPCudaDenseInverse d, int step)
   int     lwork = 0, info = 0, err = 0;
   double *work  = NULL;
   int    *dinfo = NULL;
-  if (step == 0) VP_DENSE_CUSOLVER(cusolverDnDpotrf_bufferSize(d->solver, CUBLAS_FILL_MODE_LOWER, d->n, d->A, d->n, &lwork));
-  else VP_DENSE_CUSOLVER(cusolverDnDpotri_bufferSize(d->solver, CUBLAS_FILL_MODE_LOWER, d->n, d->A, d->n, &lwork));
+  if (step == 0) VP_CUSOLVER(cusolverDnDpotrf_bufferSize(d->solver, CUBLAS_FILL_MODE_LOWER, d->n, d->A, d->n, &lwork));
+  else VP_CUSOLVER(cusolverDnDpotri_bufferSize(d->solver, CUBLAS_FILL_MODE_LOWER, d->n, d->A, d->n, &lwork));
   VP_CHECK(cudaMalloc(&work, sizeof(double) * (size_t)(lwork > 0 ? lwork : 1)));
   if (cudaMalloc(&dinfo, sizeof(int)) != cudaSuccess) {
     cudaFree(work);
@@ -65,8 +53,8 @@ extern "C" int VPCudaDenseInverseCreate(int n, const int *ptr, const int *col, c
   const int          nnz  = ptr[n];
   *dp                     = d;
   d->n                    = n;
-  VP_DENSE_CUBLAS(cublasCreate(&d->blas));
-  VP_DENSE_CUSOLVER(cusolverDnCreate(&d->solver));
+  VP_CUBLAS(cublasCreate(&d->blas));
+  VP_CUSOLVER(cusolverDnCreate(&d->solver));
   VP_CHECK(cudaMalloc(&d->A, sizeof(double) * (size_t)n * n));
   VP_CHECK(cudaMalloc(&d->x, sizeof(double) * (size_t)n));
   VP_CHECK(cudaMalloc(&d->y, sizeof(double) * (size_t)n));
@@ -91,12 +79,12 @@ extern "C" int VPCudaDenseInverseApply(VPCudaDenseInverse d, const double *x, do
 {
   const double one = 1.0, zero = 0.0;
   if (on_device) {
-    VP_DENSE_CUBLAS(cublasDsymv(d->blas, CUBLAS_FILL_MODE_LOWER, d->n, &one, d->A, d->n, x, 1, &zero, y, 1));
+    VP_CUBLAS(cublasDsymv(d->blas, CUBLAS_FILL_MODE_LOWER, d->n, &one, d->A, d->n, x, 1, &zero, y, 1));
     VP_CHECK(cudaGetLastError());
     return 0;
   }
   VP_CHECK(cudaMemcpy(d->x, x, sizeof(double) * (size_t)d->n, cudaMemcpyHostToDevice));
-  VP_DENSE_CUBLAS(cublasDsymv(d->blas, CUBLAS_FILL_MODE_LOWER, d->n, &one, d->A, d->n, d->x, 1, &zero, d->y, 1));
+  VP_CUBLAS(cublasDsymv(d->blas, CUBLAS_FILL_MODE_LOWER, d->n, &one, d->A, d->n, d->x, 1, &zero, d->y, 1));
   VP_CHECK(cudaMemcpy(y, d->y, sizeof(double) * (size_t)d->n, cudaMemcpyDeviceToHost));
   return 0;
 }

@@ -5,12 +5,6 @@
 #include "vphfem_impl.h"
 #include <vector>
 
-#define VP_CUSOLVER(call) \
-  do { \
-    cusolverStatus_t s_ = (call); \
-    if (s_ != CUSOLVER_STATUS_SUCCESS) return VPC_ERR_CUSOLVER + (int)s_; \
-  } while (0)
-
 // y = x / s in the storage type
 template <typename T>
 __global__ void VPConvert(size_t n, const double *__restrict__ x, double s, T *__restrict__ y)

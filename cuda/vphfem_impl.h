@@ -3,16 +3,9 @@
 #pragma once
 #include "vpatch_cuda.h"
 #include "vpcuda_check.h"
-#include <cublas_v2.h>
-#include <cusolverDn.h>
+#include "vpcublas_check.h"
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
-
-#define VP_CUBLAS(call) \
-  do { \
-    cublasStatus_t s_ = (call); \
-    if (s_ != CUBLAS_STATUS_SUCCESS) return VPC_ERR_CUBLAS + (int)s_; \
-  } while (0)
 
 struct VPCudaHFEMTransform_s {
   int     nx, ny, s, N;

@@ -16,7 +16,7 @@ static PetscErrorCode WorstColumn(Mat X, Mat Y, PetscReal *worst)
   *worst = 0.0;
   for (PetscInt j = 0; j < n; j++) {
     Vec       x, y;
-    PetscReal rel;
+    PetscReal rel = 0.0;
     PetscCall(MatDenseGetColumnVecRead(X, j, &x));
     PetscCall(MatDenseGetColumnVecRead(Y, j, &y));
     PetscCall(RelativeDifference(x, y, &rel));

@@ -482,8 +482,8 @@ expect_error bad_hfem_precision_value "-pc_hfem_precision quad: unknown value; a
 echo "== PCDENSEINVERSE (the coarse solve on the GPU): apply = Cholesky solve, PCMG's coarse solve = LU's, errors"
 ctest denseinverse_3d_k3 ./tests/test_denseinverse -dim 3 -degree 3
 ctest denseinverse_2d_k5 ./tests/test_denseinverse -dim 2 -degree 5 -refine 1
-# as PCMG's coarse solve, on one rank and inside PCREDUNDANT on four: LU's V-cycles and true residual
-for n in 1 4; do
+# as PCMG's coarse solve, on one rank and inside PCREDUNDANT on three and four: LU's V-cycles and true residual
+for n in 1 3 4; do
   c=$([ $n = 1 ] && echo -mg_coarse_pc_type || echo -mg_coarse_redundant_pc_type)
   E="-dm_brick_dim 3 -dm_brick_cells 3,3,4 -dm_brick_degree 3 -dm_brick_refine 1 -fmg 0 -rhs one"
   $MPIEXEC -n $n --oversubscribe $EX1 $E $c denseinverse -ksp_view >"$OUT/coarse_denseinverse_n$n.log" 2>&1 &&

@@ -9,6 +9,25 @@ static const char help[] = "Prints partition-independent fingerprints of one app
 #  include <petsc/private/vecimpl.h> /* pinned_memory: whether PETSc made a pinned host copy of a device vector */
 #endif
 
+/* MatCreateVecs(M): its right and left vectors have the local sizes rn, ln and belong to the bricks rdm, ldm */
+static PetscErrorCode CheckCreateVecs(const char what[], Mat M, DM rdm, PetscInt rn, DM ldm, PetscInt ln)
+{
+  Vec      r, l;
+  DM       rd, ld;
+  PetscInt rs, ls;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreateVecs(M, &r, &l));
+  PetscCall(VecGetLocalSize(r, &rs));
+  PetscCall(VecGetLocalSize(l, &ls));
+  PetscCall(VecGetDM(r, &rd));
+  PetscCall(VecGetDM(l, &ld));
+  PetscCall(CheckTrue(what, (PetscBool)(rs == rn && ls == ln && rd == rdm && ld == ldm)));
+  PetscCall(VecDestroy(&r));
+  PetscCall(VecDestroy(&l));
+  PetscFunctionReturn(0);
+}
+
 /* smooth and rough parts, the same function of the coordinates on every partition */
 static PetscErrorCode Wavy(PetscInt dim, const PetscReal x[], PetscScalar *u, void *ctx)
 {
@@ -99,28 +118,12 @@ int main(int argc, char **argv)
 #endif
   {
     /* MatCreateVecs() of the operator and of the transfer: the bricks' own global vectors (layout and DM) */
-    Vec      r, l;
-    DM       rdm, ldm;
-    PetscInt rn, ln, bn, cn;
+    PetscInt bn, cn;
     PetscCall(DMCreateGlobalVector(dmc, &xc));
     PetscCall(VecGetLocalSize(b, &bn));
     PetscCall(VecGetLocalSize(xc, &cn));
-    PetscCall(MatCreateVecs(A, &r, &l));
-    PetscCall(VecGetLocalSize(r, &rn));
-    PetscCall(VecGetLocalSize(l, &ln));
-    PetscCall(VecGetDM(r, &rdm));
-    PetscCall(VecGetDM(l, &ldm));
-    PetscCall(CheckTrue("operator's MatCreateVecs: the fine brick's vectors", (PetscBool)(rn == bn && ln == bn && rdm == dm && ldm == dm)));
-    PetscCall(VecDestroy(&r));
-    PetscCall(VecDestroy(&l));
-    PetscCall(MatCreateVecs(P, &r, &l));
-    PetscCall(VecGetLocalSize(r, &rn));
-    PetscCall(VecGetLocalSize(l, &ln));
-    PetscCall(VecGetDM(r, &rdm));
-    PetscCall(VecGetDM(l, &ldm));
-    PetscCall(CheckTrue("transfer's MatCreateVecs: coarse right, fine left", (PetscBool)(rn == cn && ln == bn && rdm == dmc && ldm == dm)));
-    PetscCall(VecDestroy(&r));
-    PetscCall(VecDestroy(&l));
+    PetscCall(CheckCreateVecs("operator's MatCreateVecs: the fine brick's vectors", A, dm, bn, dm, bn));
+    PetscCall(CheckCreateVecs("transfer's MatCreateVecs: coarse right, fine left", P, dmc, cn, dm, bn));
     PetscCall(VecDestroy(&xc));
   }
   PetscCall(VecDuplicate(b, &x0));

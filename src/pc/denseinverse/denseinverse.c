@@ -255,16 +255,15 @@ PETSC_EXTERN PetscErrorCode PCCreate_DenseInverse(PC pc)
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&di));
-  di->location                = PC_DENSEINVERSE_AUTO;
-  di->maxsize                 = 50000;
-  pc->data                    = di;
-  pc->ops->setup              = PCSetUp_DenseInverse;
-  pc->ops->apply              = PCApply_DenseInverse;
-  pc->ops->applytranspose     = PCApply_DenseInverse;
-  pc->ops->applysymmetricleft = NULL;
-  pc->ops->setfromoptions     = PCSetFromOptions_DenseInverse;
-  pc->ops->view               = PCView_DenseInverse;
-  pc->ops->reset              = PCReset_DenseInverse;
-  pc->ops->destroy            = PCDestroy_DenseInverse;
+  di->location            = PC_DENSEINVERSE_AUTO;
+  di->maxsize             = 50000;
+  pc->data                = di;
+  pc->ops->setup          = PCSetUp_DenseInverse;
+  pc->ops->apply          = PCApply_DenseInverse;
+  pc->ops->applytranspose = PCApply_DenseInverse;
+  pc->ops->setfromoptions = PCSetFromOptions_DenseInverse;
+  pc->ops->view           = PCView_DenseInverse;
+  pc->ops->reset          = PCReset_DenseInverse;
+  pc->ops->destroy        = PCDestroy_DenseInverse;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
