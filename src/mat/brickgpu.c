@@ -43,9 +43,11 @@ PetscErrorCode BrickKronGPUCreate(DM dm, const BrickKronForm *form, const BrickL
   g->bw     = bw;
   g->dim    = brick->dim;
   BrickGPUBox(brick, PETSC_TRUE, &box);
-  if (g->local) {
+  if (g->local) { /* zeroed now: VECCUDA allocates device memory at first use, which would fall into the first product */
     PetscCall(DMCreateLocalVector(dm, &g->xl));
     PetscCall(VecDuplicate(g->xl, &g->yl));
+    PetscCall(VecZeroEntries(g->xl));
+    PetscCall(VecZeroEntries(g->yl));
   }
   if (brick->activecomm != MPI_COMM_NULL) {
     for (PetscInt d = 0; d < brick->dim; d++) {
@@ -140,7 +142,10 @@ PetscErrorCode BrickLaplaceGPUCreate(DM dm, const PetscReal M[][BRICK_MAX_N * BR
   PetscFunctionBegin;
   PetscCall(PetscNew(&g));
   g->local = (PetscBool)(brick->nactive > 1);
-  if (g->local) PetscCall(DMCreateLocalVector(dm, &g->xl));
+  if (g->local) { /* zeroed now: VECCUDA allocates device memory at first use, which would fall into the first product */
+    PetscCall(DMCreateLocalVector(dm, &g->xl));
+    PetscCall(VecZeroEntries(g->xl));
+  }
   BrickGPUBox(brick, PETSC_TRUE, &xb);
   BrickGPUBox(brick, PETSC_FALSE, &yb);
   g->ncells = 1;

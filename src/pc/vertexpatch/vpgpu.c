@@ -134,6 +134,11 @@ PetscErrorCode PCVertexPatchSetUpGPU(PC pc)
         for (PetscInt c = 0; c < vp->ncolors; c++) PetscCall(DMBrickSetUpExchange_Private(vp->dm, vp->spreadsf[c], 1));
         PetscCall(DMBrickSetUpExchange_Private(vp->dm, vp->pushsf[0], 1));
         PetscCall(DMBrickSetUpExchange_Private(vp->dm, vp->pushsf[vp->ncolors - 1], 1));
+        /* and the device memory of the sweep's ghosted local vectors, which VECCUDA allocates at their first use: else
+           the first smoothing step of each level in the solve pays for it */
+        PetscCall(PCVertexPatchGetSweepVectors(pc));
+        PetscCall(VecZeroEntries(vp->xl));
+        PetscCall(VecZeroEntries(vp->bl));
       }
     }
   }
