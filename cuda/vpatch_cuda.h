@@ -254,6 +254,7 @@ int VPCudaExchangeIndices(size_t n, const int *host, int **dev);
 int VPCudaExchangeFreeIndices(int *dev);
 int VPCudaExchangePack(size_t n, int bs, const int *idx, const double *src, double *dst);
 int VPCudaExchangeMove(size_t n, int bs, int add, const int *sidx, const int *didx, const double *src, double *dst);
+int VPCudaExchangeTouch(size_t n, double *dst);
 int VPCudaExchangeMarkCreate(void **mark);
 int VPCudaExchangeMark(void *mark);
 int VPCudaExchangeWait(void *mark);

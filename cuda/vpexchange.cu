@@ -100,6 +100,15 @@ extern "C" int VPCudaExchangeMove(size_t n, int bs, int add, const int *sidx, co
   return 0;
 }
 
+// zeroes n values of a neighbour's buffer (opened through CUDA IPC) on the legacy default stream: the graph's first
+// stores over the link at set-up, not in the first exchange of a solve
+extern "C" int VPCudaExchangeTouch(size_t n, double *dst)
+{
+  if (!n) return 0;
+  VP_CHECK(cudaMemsetAsync(dst, 0, n * sizeof(double), 0));
+  return 0;
+}
+
 // an event after this rank's packs on the legacy default stream: waiting for it lets later work on the stream run on
 extern "C" int VPCudaExchangeMarkCreate(void **mark)
 {
@@ -128,12 +137,13 @@ extern "C" int VPCudaExchangeMarkDestroy(void *mark)
 }
 
 // A block of n1 x n2 rows of n0 values: dst[z dplane + y drow + i] (=, +=) src[z splane + y srow + i]; the owned block
-// of a rank between its global array and its place in the ghosted local array
-__global__ void VPBoxMoveKernel(int n0, int n1, int n2, const double *__restrict__ src, size_t srow, size_t splane, double *__restrict__ dst, size_t drow, size_t dplane, int add)
+// of a rank between its global array and its place in the ghosted local array. I is the type of the flat index: a
+// 32-bit one where the block allows, since 64-bit divisions cost about as much as the copy's memory traffic.
+template <typename I>
+__global__ void VPBoxMoveKernel(I n0, I n1, I n, const double *__restrict__ src, size_t srow, size_t splane, double *__restrict__ dst, size_t drow, size_t dplane, int add)
 {
-  const size_t n = (size_t)n0 * n1 * n2;
-  for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < n; e += (size_t)gridDim.x * blockDim.x) {
-    const size_t i = e % n0, yz = e / n0, y = yz % n1, z = yz / n1;
+  for (I e = blockIdx.x * (I)blockDim.x + threadIdx.x; e < n; e += (I)gridDim.x * blockDim.x) {
+    const I      i = e % n0, yz = e / n0, y = yz % n1, z = yz / n1;
     const double v = src[z * splane + y * srow + i];
     double      *d = &dst[z * dplane + y * drow + i];
     if (add) *d += v;
@@ -145,7 +155,8 @@ extern "C" int VPCudaBoxMove(int n0, int n1, int n2, const double *src, size_t s
 {
   const size_t n = (size_t)n0 * n1 * n2;
   if (!n) return 0;
-  VPBoxMoveKernel<<<VPGrid(n), 256>>>(n0, n1, n2, src, srow, splane, dst, drow, dplane, add);
+  if (n < ((size_t)1 << 31)) VPBoxMoveKernel<unsigned><<<VPGrid(n), 256>>>((unsigned)n0, (unsigned)n1, (unsigned)n, src, srow, splane, dst, drow, dplane, add);
+  else VPBoxMoveKernel<size_t><<<VPGrid(n), 256>>>((size_t)n0, (size_t)n1, n, src, srow, splane, dst, drow, dplane, add);
   VP_CHECK(cudaGetLastError());
   return 0;
 }

@@ -161,8 +161,9 @@ result ranks_split_overlap_gpu $? "finest level, first of 2 GPUs: $nshared of $n
 # the brick's device vectors on several ranks carry no host copy (VECMPICUDA's own creation pins and zeroes one of the
 # whole local size: 0.3 s per vector each way at 2.5e8 DoFs a GPU, most of the several-GPU set-up before 2026-11-26)
 $MPIRUN -n 2 ./tests/test_ranks -dm_vec_type cuda -dim 3 -degree 3 -refine 2 >"$OUT/ranks_vec_no_host_copy.log" 2>&1 &&
-  [ "$(grep -c '^new global vector on rank [01]: offload mask PETSC_OFFLOAD_GPU, pinned host copy 0$' "$OUT/ranks_vec_no_host_copy.log")" = 2 ]
-result ranks_vec_no_host_copy $? "2 GPUs: $(grep '^new global vector' "$OUT/ranks_vec_no_host_copy.log" | tr '\n' ' ')"
+  [ "$(grep -c '^new global vector on rank [01]: offload mask PETSC_OFFLOAD_GPU, pinned host copy 0$' "$OUT/ranks_vec_no_host_copy.log")" = 2 ] &&
+  [ "$(grep -c '^duplicated global vector on rank [01]: offload mask PETSC_OFFLOAD_GPU, pinned host copy 0, DM the brick$' "$OUT/ranks_vec_no_host_copy.log")" = 2 ]
+result ranks_vec_no_host_copy $? "2 GPUs: $(grep '^new global vector\|^duplicated global vector' "$OUT/ranks_vec_no_host_copy.log" | tr '\n' ' ')"
 # the coarse solve on the GPU (PCDENSEINVERSE, ex1's default with device vectors; inside PCREDUNDANT on several ranks)
 # against PETSc's sparse LU on the host: the same V-cycles and true residual, and -ksp_view says where the inverse is
 for n in $RANKS_LIST; do

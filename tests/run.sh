@@ -219,6 +219,13 @@ itsranks itsranks_all_agglomerated_laplace_3d_cg_nopc $EX1 -dm_brick_dim 3 -dm_b
 itsranks itsranks_all_agglomerated_c0ip_2d_mvs $EX2 -dm_brick_cells 2,2 -dm_brick_refine 1
 itsranks itsranks_all_agglomerated_c0ip_3d_mvs $EX2 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 2 -dm_brick_refine 1
 itsranks itsranks_all_agglomerated_c0ip_3d_avs $EX2 -smoother avs -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 2 -dm_brick_refine 1
+# -dm_brick_rank_min_dofs: the small levels on fewer ranks than the cells allow (one rank's iterations all the same)
+itsranks itsranks_rank_min_dofs_laplace_3d $EX1 -dm_brick_dim 3 -dm_brick_cells 2,2,4 -dm_brick_degree 3 -dm_brick_refine 2 -fmg 0 -dm_brick_rank_min_dofs 5000
+itsranks itsranks_rank_min_dofs_sipg_3d $EX3 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 2 -dm_brick_refine 2 -dm_brick_rank_min_dofs 3000
+grep -q "level 1: 128 cells on 1 of 4 MPI rank(s) (agglomerated: fewer than 5000 DoFs a rank, -dm_brick_rank_min_dofs)" <($MPI4 $EX1 -dm_brick_dim 3 -dm_brick_cells 2,2,4 -dm_brick_degree 3 -dm_brick_refine 2 -fmg 0 -dm_brick_rank_min_dofs 5000 -ksp_view 2>&1) &&
+  grep -q "level 2: 1024 cells on 4 of 4 MPI rank(s); runs" <($MPI4 $EX1 -dm_brick_dim 3 -dm_brick_cells 2,2,4 -dm_brick_degree 3 -dm_brick_refine 2 -fmg 0 -dm_brick_rank_min_dofs 5000 -ksp_view 2>&1) &&
+  $MPI4 $EX1 -dm_brick_dim 3 -dm_brick_rank_min_dofs -1 2>&1 | grep -q -- "-dm_brick_rank_min_dofs -1: must be at least 0"
+result rank_min_dofs_viewed $? "4 ranks, limit 5000: the 2,783-DoF level on 1 rank, the 24,863-DoF level on 4 (-ksp_view); -1 refused"
 # fewer PCMG levels than brick levels: the coarsest PCMG level gets the assembled operator for its direct solver
 itsranks itsranks_pc_mg_levels_below_refine $EX1 -dm_brick_cells 2,2 -dm_brick_degree 2 -dm_brick_refine 4 -pc_mg_levels 3 -fmg 0
 # 8 ranks on a 2 x 2 x 2 coarse grid (level 0 on one rank, the finer levels on 8)

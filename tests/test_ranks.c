@@ -112,6 +112,16 @@ int main(int argc, char **argv)
       PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
       PetscCall(VecGetOffloadMask(b, &mask));
       PetscCall(PetscSynchronizedPrintf(PETSC_COMM_WORLD, "new global vector on rank %d: offload mask %s, pinned host copy %d\n", rank, PetscOffloadMaskToString(mask), (int)b->pinned_memory));
+      {
+        /* and its VecDuplicate() (PCMG's and the KSP's work vectors): the same, with the brick still attached */
+        Vec d;
+        DM  ddm;
+        PetscCall(VecDuplicate(b, &d));
+        PetscCall(VecGetOffloadMask(d, &mask));
+        PetscCall(VecGetDM(d, &ddm));
+        PetscCall(PetscSynchronizedPrintf(PETSC_COMM_WORLD, "duplicated global vector on rank %d: offload mask %s, pinned host copy %d, DM %s\n", rank, PetscOffloadMaskToString(mask), (int)d->pinned_memory, ddm == dm ? "the brick" : "lost"));
+        PetscCall(VecDestroy(&d));
+      }
       PetscCall(PetscSynchronizedFlush(PETSC_COMM_WORLD, PETSC_STDOUT));
     }
   }

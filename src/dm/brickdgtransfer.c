@@ -16,10 +16,48 @@ typedef struct {
   BrickBoxGather gather;  /* the parents from the coarse vector; its vec holds them cell by cell as in parents (x fastest),
                             (k+1)^d values each */
   PetscReal child[2][(BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)], childT[2][(BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)];
-  void     *gpu; /* the CUDA transfer (VP_HAVE_CUDA: VPCudaDGTransfer), made at the first transfer of VECCUDA vectors */
+  void     *gpu; /* the CUDA transfer (VP_HAVE_CUDA: VPCudaDGTransfer), made with the shell when the bricks' vectors are device vectors */
 } BrickDGTransfer;
 
 static inline PetscInt BrickDGParent(const BrickDGTransfer *, const PetscInt[], PetscInt[]);
+
+#if defined(VP_HAVE_CUDA)
+/* the CUDA transfer: per owned fine cell its parent in the gathered box and which child it is */
+static PetscErrorCode BrickDGTransferCreateGPU(BrickDGTransfer *t)
+{
+  DM_Brick        *fb = (DM_Brick *)t->dmf->data;
+  const PetscInt   nn = (fb->degree + 1) * (fb->degree + 1);
+  BrickBox         cells;
+  PetscInt         nc, b = 0;
+  int             *parent, *child, err;
+  double           mat[4 * (BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)];
+  VPCudaDGTransfer g;
+
+  PetscFunctionBegin;
+  PetscCall(DMBrickOwnedCellBox_Private(t->dmf, &cells));
+  nc = PetscMax(BrickBoxSize(&cells), 0);
+  PetscCall(PetscMalloc2(nc + 1, &parent, nc + 1, &child));
+  for (PetscInt cz = cells.lo[2]; nc && cz <= cells.hi[2]; cz++)
+    for (PetscInt cy = cells.lo[1]; cy <= cells.hi[1]; cy++)
+      for (PetscInt cx = cells.lo[0]; cx <= cells.hi[0]; cx++, b++) {
+        const PetscInt c[3] = {cx, cy, cz};
+        PetscInt       ch[3];
+        parent[b] = (int)BrickDGParent(t, c, ch);
+        child[b]  = (int)(ch[0] + 2 * ch[1] + 4 * ch[2]);
+      }
+  for (PetscInt i = 0; i < nn; i++) {
+    mat[i]          = t->child[0][i];
+    mat[nn + i]     = t->child[1][i];
+    mat[2 * nn + i] = t->childT[0][i];
+    mat[3 * nn + i] = t->childT[1][i];
+  }
+  err = VPCudaDGTransferCreate((int)fb->dim, (int)fb->degree, (int)nc, parent, child, mat, &g);
+  PetscCall(PetscFree2(parent, child));
+  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaDGTransferCreate: %s", VPCudaErrorString(err));
+  t->gpu = g;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
 
 /* The GPU path (VECCUDA vectors; a no-op without CUDA): done says whether it ran. The gather of the parents and the sum
    back work on the device vectors; the kernel works cell by cell (cuda/vpdg.cu), restriction with atomic adds. */
@@ -33,35 +71,7 @@ static PetscErrorCode BrickDGTransferTryGPU(BrickDGTransfer *t, PetscBool prolon
     const PetscScalar *in;
     PetscScalar       *out;
     int                err;
-    if (!t->gpu) {
-      BrickBox         cells;
-      PetscInt         nc, b = 0;
-      int             *parent, *child;
-      double           mat[4 * (BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)];
-      const PetscInt   nn = (fb->degree + 1) * (fb->degree + 1);
-      VPCudaDGTransfer g;
-      PetscCall(DMBrickOwnedCellBox_Private(t->dmf, &cells));
-      nc = PetscMax(BrickBoxSize(&cells), 0);
-      PetscCall(PetscMalloc2(nc + 1, &parent, nc + 1, &child));
-      for (PetscInt cz = cells.lo[2]; nc && cz <= cells.hi[2]; cz++)
-        for (PetscInt cy = cells.lo[1]; cy <= cells.hi[1]; cy++)
-          for (PetscInt cx = cells.lo[0]; cx <= cells.hi[0]; cx++, b++) {
-            const PetscInt c[3] = {cx, cy, cz};
-            PetscInt       ch[3];
-            parent[b] = (int)BrickDGParent(t, c, ch);
-            child[b]  = (int)(ch[0] + 2 * ch[1] + 4 * ch[2]);
-          }
-      for (PetscInt i = 0; i < nn; i++) {
-        mat[i]          = t->child[0][i];
-        mat[nn + i]     = t->child[1][i];
-        mat[2 * nn + i] = t->childT[0][i];
-        mat[3 * nn + i] = t->childT[1][i];
-      }
-      err = VPCudaDGTransferCreate((int)fb->dim, (int)fb->degree, (int)nc, parent, child, mat, &g);
-      PetscCall(PetscFree2(parent, child));
-      PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaDGTransferCreate: %s", VPCudaErrorString(err));
-      t->gpu = g;
-    }
+    if (!t->gpu) PetscCall(BrickDGTransferCreateGPU(t));
     if (prolong) {
       PetscCall(DMBrickBoxGather_Private(&t->gather, PETSC_TRUE, x));
       PetscCall(VecCUDAGetArrayRead(t->gather.vec, &in));
@@ -268,6 +278,13 @@ static PetscErrorCode BrickDGTransferCreateShell(DM dmc, DM dmf, Mat *P)
       t->parents.hi[d] = -1;
     }
   PetscCall(DMBrickBoxGatherCreate_Private(dmc, &t->parents, &t->gather));
+#if defined(VP_HAVE_CUDA)
+  {
+    PetscBool device;
+    PetscCall(DMBrickOnDevice_Private(dmf, &device));
+    if (device) PetscCall(BrickDGTransferCreateGPU(t)); /* in the set-up, not the first transfer */
+  }
+#endif
   PetscCall(DMBrickTransferShell_Private(dmc, dmf, t, BrickDGTransferDestroy, MatMult_BrickDGTransfer, MatMultTranspose_BrickDGTransfer, MatView_BrickDGTransfer, P));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -50,6 +50,8 @@ typedef struct {
   PetscInt      off, stride; /* in values: the receiver's segment for the sender, and the distance between halves */
 } BrickExchangeInfo;
 
+static PetscErrorCode BrickExchangeWarm(BrickExchange *);
+
 static PetscErrorCode BrickExchangeDestroy(void *ctx)
 {
   BrickExchange *ex  = (BrickExchange *)ctx;
@@ -256,6 +258,7 @@ static PetscErrorCode BrickExchangeSetUp(PetscSF sf, PetscInt bs, BrickExchange 
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   ex->ok = PETSC_TRUE;
+  PetscCall(BrickExchangeWarm(ex));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #endif
@@ -273,6 +276,26 @@ static PetscErrorCode BrickExchangeTokens(BrickExchange *ex)
   for (PetscMPIInt q = 0; q < ex->nnb; q++) PetscCallMPI(MPI_Irecv(NULL, 0, MPI_BYTE, ex->nb[q], 20, ex->comm, &ex->req[q]));
   for (PetscMPIInt q = 0; q < ex->nnb; q++) PetscCallMPI(MPI_Isend(NULL, 0, MPI_BYTE, ex->nb[q], 20, ex->comm, &ex->req[ex->nnb + q]));
   PetscCallMPI(MPI_Waitall(2 * ex->nnb, ex->req, MPI_STATUSES_IGNORE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* At the end of the set-up, collectively over the graph: what the first exchange would otherwise do once in the first solve
+   (the event, the first stores into each neighbour's buffer, the first zero-byte messages between the ranks). Each rank
+   zeroes only its own segments (both halves) in its neighbours' buffers: another rank may already be writing its own. */
+static PetscErrorCode BrickExchangeWarm(BrickExchange *ex)
+{
+  const size_t bs  = (size_t)ex->bs;
+  int          err = 0;
+
+  PetscFunctionBegin;
+  for (PetscMPIInt i = 0; i < ex->nlr && !err; i++)
+    for (int h = 0; h < 2 && !err; h++) err = VPCudaExchangeTouch((size_t)(ex->lroff[i + 1] - ex->lroff[i]) * bs, ex->lrpeer[i] + h * ex->lrstride[i]);
+  for (PetscMPIInt j = 0; j < ex->nrr && !err; j++)
+    for (int h = 0; h < 2 && !err; h++) err = VPCudaExchangeTouch((size_t)(ex->rroff[j + 1] - ex->rroff[j]) * bs, ex->rrpeer[j] + h * ex->rrstride[j]);
+  if (!err && !ex->packed) err = VPCudaExchangeMarkCreate(&ex->packed);
+  if (!err) err = VPCudaExchangeMark(ex->packed);
+  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in the warm-up of the brick's device exchange: %s", VPCudaErrorString(err));
+  PetscCall(BrickExchangeTokens(ex));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -103,6 +103,7 @@ typedef struct {
   PetscInt           threads;            /* OpenMP threads of the host laplace product (-dm_brick_threads), given to the other levels */
   PetscBool          simd;               /* host laplace product on SIMD groups of cells (-dm_brick_simd), given to the other levels */
   DMBrickGPUExchange gpu_exchange;       /* how device vectors' ghosts move between ranks (-dm_brick_gpu_exchange), given to the other levels */
+  PetscInt           rank_min_dofs;      /* a level that would give a rank fewer DoFs lives on fewer ranks (-dm_brick_rank_min_dofs), given to the other levels */
   PetscInt           nexchange_ipc;      /* graphs of this level served device to device (CUDA IPC) ... */
   PetscInt           nexchange_mpi;      /* ... and through the host (PetscSF), for DMView */
 
@@ -113,6 +114,7 @@ typedef struct {
   PetscInt               cells[3];             /* cells of this level: cells0 * 2^level */
   PetscMPIInt            procs[3];             /* process grid of the active ranks on this level */
   PetscMPIInt            nactive;              /* procs[0] procs[1] procs[2] */
+  PetscMPIInt            nfit;                 /* the most ranks the cells allow (more than nactive under rank_min_dofs) */
   MPI_Comm               activecomm;           /* the active ranks (MPI_COMM_NULL on the others); the DMDA lives on it */
   PetscBool              ownactivecomm;        /* activecomm was split off (and is freed with the brick) */
   PetscInt              *cellranges[3];        /* rank coordinate q along d owns cells [r[q], r[q+1]) of this level */

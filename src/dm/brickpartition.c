@@ -66,7 +66,17 @@ static PetscBool BrickSplitFits(PetscInt n, PetscMPIInt p, PetscInt g)
   return (PetscBool)(unit * (units / p + (units % p > 0)) >= g + 1 && unit * (units / p) >= g);
 }
 
-/* The process grid of this level: the largest number of ranks whose grid fits the cells, then the smallest cut. */
+/* The DoFs of this level (interior nodes of CG, all cell values of DG), as a real: only compared with a limit */
+static PetscReal BrickLevelDoFs(const DM_Brick *brick)
+{
+  PetscReal n = 1.0;
+
+  for (PetscInt d = 0; d < brick->dim; d++) n *= brick->family == DMBRICK_DG ? (PetscReal)(brick->cells[d] * (brick->degree + 1)) : (PetscReal)(brick->degree * brick->cells[d] - 1);
+  return n;
+}
+
+/* The process grid of this level: the largest number of ranks whose grid fits the cells and (-dm_brick_rank_min_dofs)
+   gives each rank enough DoFs, then the smallest cut. */
 static PetscErrorCode BrickChooseProcessGrid(DM dm)
 {
   DM_Brick   *brick = (DM_Brick *)dm->data;
@@ -75,7 +85,10 @@ static PetscErrorCode BrickChooseProcessGrid(DM dm)
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
+  brick->nfit = 0;
   for (PetscMPIInt a = size; a >= 1 && !best[0]; a--) {
+    /* a fits the cells: note it, then skip it while it leaves a rank under the DoF limit (one rank always serves) */
+    const PetscBool fewdofs = (PetscBool)(a > 1 && BrickLevelDoFs(brick) < (PetscReal)a * (PetscReal)brick->rank_min_dofs);
     for (PetscMPIInt m = 1; m <= a; m++) {
       if (a % m) continue;
       for (PetscMPIInt n = 1; n <= a / m; n++) {
@@ -85,6 +98,8 @@ static PetscErrorCode BrickChooseProcessGrid(DM dm)
         if ((a / m) % n || (brick->dim == 2 && p[2] != 1)) continue;
         for (PetscInt d = 0; d < brick->dim; d++) fits = (PetscBool)(fits && BrickSplitFits(brick->cells[d], p[d], brick->op.ghost_cells));
         if (!fits) continue;
+        if (!brick->nfit) brick->nfit = a;
+        if (fewdofs) continue;
         cost = ProcessGridCost(brick->dim, brick->cells, p);
         if (cost < bestcost) {
           bestcost = cost;

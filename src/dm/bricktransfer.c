@@ -30,7 +30,7 @@ typedef struct {
   BrickTransferLine line[3];                                                 /* per direction: each owned fine node's coarse nodes and weights */
   PetscBool         fineowned;                                               /* the fine box is the owned array, node for node: the last stage writes
                                                                                 (the first of the transpose reads) the vector's array, no buf[dim] */
-  void *gpu;                                                                 /* the CUDA transfer (VP_HAVE_CUDA), made at the first transfer of VECCUDA vectors */
+  void *gpu;                                                                 /* the CUDA transfer (VP_HAVE_CUDA), made with the shell when the bricks' vectors are device vectors */
 } BrickTransfer;
 
 /* the coarse box from the coarse vector x: its boundary entries zeroed first where a restriction wrote them */
@@ -410,6 +410,13 @@ static PetscErrorCode BrickTransferCreateShell(DM dmc, DM dmf, Mat *P)
     if (s < fb->dim || !t->fineowned) PetscCall(PetscMalloc1(PetscMax(BrickBoxSize(&t->stage[s]), 1), &t->buf[s]));
   if (!t->direct) PetscCall(DMBrickBoxGatherCreate_Private(dmc, &t->stage[0], &t->gather));
   PetscCall(BrickTransferLinesCreate(t));
+#if defined(VP_HAVE_CUDA)
+  {
+    PetscBool device;
+    PetscCall(DMBrickOnDevice_Private(dmf, &device));
+    if (device && BrickBoxSize(&t->stage[fb->dim]) > 0) PetscCall(BrickTransferCreateGPU(t)); /* in the set-up, not the first transfer */
+  }
+#endif
 
   PetscCall(DMBrickTransferShell_Private(dmc, dmf, t, BrickTransferDestroy, MatMult_BrickTransfer, MatMultTranspose_BrickTransfer, MatView_BrickTransfer, P));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -21,7 +21,7 @@ typedef struct {
   Vec           xl;         /* local (ghosted) copy of the input */
   BrickBox      ibox, obox; /* nodes read (owned plus two cells, inside the grid) and owned nodes */
   PetscScalar  *in, *out, *work;
-  void         *gpu; /* the GPU copy of the Kronecker form (VP_HAVE_CUDA), made at the first product on the GPU */
+  void         *gpu; /* the GPU copy of the Kronecker form (VP_HAVE_CUDA), made with the shell when the brick's vectors are device vectors */
 } BrickC0IP;
 
 static PetscErrorCode BrickC0IPKronecker(DM dm, BrickKronForm *form, BrickLine lines[])
@@ -167,6 +167,13 @@ static PetscErrorCode BrickC0IPCreateShell(DM dm, Mat *A)
   PetscCall(BrickC0IPReadBox(dm, &ctx->obox, &ctx->ibox));
   PetscCall(PetscMalloc3(PetscMax(BrickBoxSize(&ctx->ibox), 1), &ctx->in, PetscMax(BrickBoxSize(&ctx->obox), 1), &ctx->out, PetscMax(BrickKronApplyWorkSize(3, &ctx->ibox, &ctx->obox), 1), &ctx->work));
   PetscCall(DMCreateLocalVector(dm, &ctx->xl));
+#if defined(VP_HAVE_CUDA)
+  {
+    PetscBool device;
+    PetscCall(DMBrickOnDevice_Private(dm, &device));
+    if (device) PetscCall(BrickKronGPUCreate(dm, &ctx->form, ctx->lines, &ctx->gpu)); /* in the set-up, not the first product */
+  }
+#endif
   PetscCall(BrickShellCreate(dm, ctx, BrickC0IPDestroy, MatMult_BrickC0IP, MatGetDiagonal_BrickC0IP, A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -12,7 +12,7 @@ typedef struct {
   Vec       xl, yl; /* local (ghosted) work vectors */
   PetscReal M[3][BRICK_MAX_N * BRICK_MAX_N], K[3][BRICK_MAX_N * BRICK_MAX_N];
   BrickEvenOdd Meo[3], Keo[3]; /* their even-odd halves: the host product's contractions */
-  void     *gpu; /* the GPU cell kernel (VP_HAVE_CUDA), made at the first product on the GPU */
+  void     *gpu; /* the GPU cell kernel (VP_HAVE_CUDA), made with the shell when the brick's vectors are device vectors */
 } BrickLaplace;
 
 static PetscErrorCode BrickLaplaceSetUp1D(DM dm, PetscReal M[][BRICK_MAX_N * BRICK_MAX_N], PetscReal K[][BRICK_MAX_N * BRICK_MAX_N])
@@ -285,9 +285,13 @@ static PetscErrorCode BrickLaplaceCreateShell(DM dm, Mat *A)
     PetscCheck(am < 1e-12 && ak < 1e-12, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the 1D mass and stiffness matrices are not centro-symmetric (relative asymmetry %g, %g)", (double)am, (double)ak);
   }
   {
+    /* the work vectors or the GPU kernel now, in the set-up, not in the first product of a solve */
     PetscBool device;
     PetscCall(DMBrickOnDevice_Private(dm, &device));
-    if (!device) PetscCall(BrickLaplaceWorkVectors(ctx)); /* now, not in the first product of a solve (the GPU path has its own) */
+    if (!device) PetscCall(BrickLaplaceWorkVectors(ctx));
+#if defined(VP_HAVE_CUDA)
+    else PetscCall(BrickLaplaceGPUCreate(dm, ctx->M, ctx->K, &ctx->gpu));
+#endif
   }
   PetscCall(BrickShellCreate(dm, ctx, BrickLaplaceDestroy, MatMult_BrickLaplace, MatGetDiagonal_BrickLaplace, A));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -65,7 +65,7 @@ typedef struct {
   Vec         xl; /* local (ghosted by one cell) copy of the input */
   BrickDGLine line[3];
   PetscReal   lowerT[3][BRICK_MAX_N * BRICK_MAX_N]; /* the block with the lower neighbour: upper^T */
-  void       *gpu;                                  /* the CUDA operator (VP_HAVE_CUDA: VPCudaDG), made at the first product on the GPU */
+  void       *gpu;                                  /* the CUDA operator (VP_HAVE_CUDA: VPCudaDG), made with the shell when the brick's vectors are device vectors */
 } BrickSIPG;
 
 /* the block of direction d coupling cell c (rows) to cell c + o (o = -1, 0, 1) */
@@ -77,12 +77,48 @@ static inline const PetscReal *BrickSIPGBlock(const BrickSIPG *ctx, const DM_Bri
 }
 
 #if defined(VP_HAVE_CUDA)
+/* the CUDA operator: per direction the 1D blocks (mass, the four diagonal variants, upper, lower) of the ghosted box */
+static PetscErrorCode BrickSIPGGPUCreate(BrickSIPG *ctx)
+{
+  DM_Brick      *brick = (DM_Brick *)ctx->dm->data;
+  const PetscInt nn    = (brick->degree + 1) * (brick->degree + 1);
+  double        *line;
+  int            grid[3], c0[3], cells[3], err;
+  VPCudaBox      box;
+  VPCudaDG       op;
+
+  PetscFunctionBegin;
+  PetscCall(PetscCalloc1(3 * 7 * nn, &line));
+  for (PetscInt d = 0; d < brick->dim; d++) {
+    double *L = line + d * 7 * nn;
+    for (PetscInt i = 0; i < nn; i++) {
+      L[i] = ctx->line[d].mass[i];
+      for (PetscInt c = 0; c < 4; c++) L[(1 + c) * nn + i] = ctx->line[d].diag[c][i];
+      L[5 * nn + i] = ctx->line[d].upper[i];
+      L[6 * nn + i] = ctx->lowerT[d][i];
+    }
+  }
+  for (PetscInt d = 0; d < 3; d++) {
+    grid[d]   = (int)brick->cells[d];
+    c0[d]     = (int)brick->cstart[d];
+    cells[d]  = (int)(brick->cend[d] - brick->cstart[d]);
+    box.n[d]  = grid[d];
+    box.lo[d] = (int)brick->gstart[d];
+    box.m[d]  = (int)brick->gwidth[d];
+  }
+  err = VPCudaDGCreate((int)brick->dim, (int)brick->degree, grid, c0, cells, &box, line, &op);
+  PetscCall(PetscFree(line));
+  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaDGCreate: %s", VPCudaErrorString(err));
+  ctx->gpu = op;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The GPU product (cuda/vpdg.cu): one thread block per owned cell reads the cell and its face neighbours from the
    ghosted local array (the global one on a single active rank, where the two coincide) and writes its owned values. */
 static PetscErrorCode BrickSIPGGPUMult(BrickSIPG *ctx, Vec x, Vec y)
 {
   DM_Brick          *brick = (DM_Brick *)ctx->dm->data;
-  const PetscInt     n     = brick->degree + 1, nn = n * n;
+  const PetscInt     n     = brick->degree + 1;
   Vec                in    = x;
   const PetscScalar *xa;
   PetscScalar       *ya;
@@ -90,33 +126,7 @@ static PetscErrorCode BrickSIPGGPUMult(BrickSIPG *ctx, Vec x, Vec y)
   int                err;
 
   PetscFunctionBegin;
-  if (!ctx->gpu) {
-    double   *line;
-    int       grid[3], c0[3], cells[3];
-    VPCudaBox box;
-    PetscCall(PetscCalloc1(3 * 7 * nn, &line));
-    for (PetscInt d = 0; d < brick->dim; d++) {
-      double *L = line + d * 7 * nn;
-      for (PetscInt i = 0; i < nn; i++) {
-        L[i] = ctx->line[d].mass[i];
-        for (PetscInt c = 0; c < 4; c++) L[(1 + c) * nn + i] = ctx->line[d].diag[c][i];
-        L[5 * nn + i] = ctx->line[d].upper[i];
-        L[6 * nn + i] = ctx->lowerT[d][i];
-      }
-    }
-    for (PetscInt d = 0; d < 3; d++) {
-      grid[d]   = (int)brick->cells[d];
-      c0[d]     = (int)brick->cstart[d];
-      cells[d]  = (int)(brick->cend[d] - brick->cstart[d]);
-      box.n[d]  = grid[d];
-      box.lo[d] = (int)brick->gstart[d];
-      box.m[d]  = (int)brick->gwidth[d];
-    }
-    err = VPCudaDGCreate((int)brick->dim, (int)brick->degree, grid, c0, cells, &box, line, &op);
-    PetscCall(PetscFree(line));
-    PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaDGCreate: %s", VPCudaErrorString(err));
-    ctx->gpu = op;
-  }
+  if (!ctx->gpu) PetscCall(BrickSIPGGPUCreate(ctx));
   op = (VPCudaDG)ctx->gpu;
   if (brick->nactive > 1) {
     PetscCall(DMGlobalToLocal(ctx->dm, x, INSERT_VALUES, ctx->xl));
@@ -379,6 +389,16 @@ static PetscErrorCode BrickSIPGCreateShell(DM dm, Mat *A)
   ctx->dm = dm;
   PetscCall(BrickSIPGSetUp(dm, ctx));
   PetscCall(DMCreateLocalVector(dm, &ctx->xl));
+#if defined(VP_HAVE_CUDA)
+  {
+    PetscBool device;
+    PetscCall(DMBrickOnDevice_Private(dm, &device));
+    if (device) { /* in the set-up, not the first product (VECCUDA allocates device memory at first use) */
+      PetscCall(BrickSIPGGPUCreate(ctx));
+      PetscCall(VecZeroEntries(ctx->xl));
+    }
+  }
+#endif
   PetscCall(BrickShellCreate(dm, ctx, BrickSIPGDestroy, MatMult_BrickSIPG, MatGetDiagonal_BrickSIPG, A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
