@@ -164,6 +164,12 @@ $MPIRUN -n 2 ./tests/test_ranks -dm_vec_type cuda -dim 3 -degree 3 -refine 2 >"$
   [ "$(grep -c '^new global vector on rank [01]: offload mask PETSC_OFFLOAD_GPU, pinned host copy 0$' "$OUT/ranks_vec_no_host_copy.log")" = 2 ] &&
   [ "$(grep -c '^duplicated global vector on rank [01]: offload mask PETSC_OFFLOAD_GPU, pinned host copy 0, DM the brick$' "$OUT/ranks_vec_no_host_copy.log")" = 2 ]
 result ranks_vec_no_host_copy $? "2 GPUs: $(grep '^new global vector\|^duplicated global vector' "$OUT/ranks_vec_no_host_copy.log" | tr '\n' ' ')"
+# the product of the sweep's result reads the sweep's ghosted vector with only its ghosts refreshed (the local mirror:
+# one copy of the level less in PCMG's residual); it must equal the product of a copy of the result (ordinary path)
+$MPIRUN -n 2 ./tests/test_ranks -dm_vec_type cuda -dim 3 -degree 3 -refine 2 -info :dm >"$OUT/ranks_local_mirror.log" 2>&1 &&
+  grep -q "the product reads the sweep's ghosted vector" "$OUT/ranks_local_mirror.log" &&
+  awk '/^product after the step against the product of a copy/ { n++; if ($NF + 0 > 1e-13) bad = 1 } END { exit (bad || n != 1) }' "$OUT/ranks_local_mirror.log"
+result ranks_local_mirror $? "2 GPUs: $(grep '^product after the step' "$OUT/ranks_local_mirror.log")"
 # the coarse solve on the GPU (PCDENSEINVERSE, ex1's default with device vectors; inside PCREDUNDANT on several ranks)
 # against PETSc's sparse LU on the host: the same V-cycles and true residual, and -ksp_view says where the inverse is
 for n in $RANKS_LIST; do

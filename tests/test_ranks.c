@@ -73,6 +73,25 @@ static PetscErrorCode SmoothStep(DM dm, Mat A, const char type[], Vec b, Vec x0,
   PetscCall(VecDuplicate(b, &w));
   PetscCall(VecCopy(x0, y));
   PetscCall(PCApplyRichardson(pc, b, y, w, 0.0, 0.0, 0.0, 1, PETSC_FALSE, &its, &reason));
+  if (!strcmp(type, "multiplicative")) {
+    /* the product of the step's result (on several GPUs from the sweep's ghosted vector, ghosts refreshed: -info says
+       so) against the product of a copy of it (the ordinary global-to-local path) */
+    Vec       c, z1, z2;
+    PetscReal d, n;
+    PetscCall(VecDuplicate(y, &c));
+    PetscCall(VecDuplicate(y, &z1));
+    PetscCall(VecDuplicate(y, &z2));
+    PetscCall(MatMult(A, y, z1));
+    PetscCall(VecCopy(y, c));
+    PetscCall(MatMult(A, c, z2));
+    PetscCall(VecNorm(z2, NORM_2, &n));
+    PetscCall(VecAXPY(z1, -1.0, z2));
+    PetscCall(VecNorm(z1, NORM_2, &d));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "product after the step against the product of a copy: relative difference %.3e\n", (double)(d / n)));
+    PetscCall(VecDestroy(&c));
+    PetscCall(VecDestroy(&z1));
+    PetscCall(VecDestroy(&z2));
+  }
   PetscCall(VecDestroy(&w));
   PetscCall(PCDestroy(&pc));
   PetscFunctionReturn(0);

@@ -115,6 +115,12 @@ typedef struct {
   PetscMPIInt            procs[3];             /* process grid of the active ranks on this level */
   PetscMPIInt            nactive;              /* procs[0] procs[1] procs[2] */
   PetscMPIInt            nfit;                 /* the most ranks the cells allow (more than nactive under rank_min_dofs) */
+  struct {
+    PetscObjectId    gid;    /* a global vector whose owned values a ghosted local vector l holds (as written from it), */
+    PetscObjectState gstate; /* in these states: the next product of the global vector only refreshes l's ghosts */
+    PetscObjectState lstate;
+    Vec              l; /* not referenced: its owner clears the mirror before destroying it */
+  } mirror;
   MPI_Comm               activecomm;           /* the active ranks (MPI_COMM_NULL on the others); the DMDA lives on it */
   PetscBool              ownactivecomm;        /* activecomm was split off (and is freed with the brick) */
   PetscInt              *cellranges[3];        /* rank coordinate q along d owns cells [r[q], r[q+1]) of this level */
@@ -234,4 +240,7 @@ PETSC_INTERN PetscErrorCode DMBrickSFDeviceBegin_Private(DM, PetscSF, PetscBool,
 PETSC_INTERN PetscErrorCode DMBrickSFDeviceEnd_Private(DM, PetscSF, PetscBool, const PetscScalar *, PetscScalar *, PetscBool);
 PETSC_INTERN PetscErrorCode DMBrickVecScatter_Private(DM, VecScatter, Vec, Vec, InsertMode, ScatterMode);
 PETSC_INTERN PetscErrorCode DMBrickSetUpExchange_Private(DM, PetscSF, PetscInt);
+PETSC_INTERN PetscErrorCode DMBrickSetLocalMirror_Private(DM, Vec, Vec);
+PETSC_INTERN PetscErrorCode DMBrickClearLocalMirror_Private(DM, Vec);
+PETSC_INTERN PetscErrorCode DMBrickGlobalToLocalMirror_Private(DM, Vec, Vec, Vec *);
 PETSC_INTERN PetscErrorCode DMBrickGhostPoints_Private(DM, PetscInt *, PetscInt **, PetscMPIInt **, PetscInt **, PetscInt **);

@@ -104,8 +104,7 @@ PetscErrorCode BrickKronGPUMult(DM dm, void *gpu, PetscBool single, Vec x, Vec y
 
   PetscFunctionBegin;
   if (g->local) {
-    PetscCall(DMGlobalToLocal(dm, x, INSERT_VALUES, g->xl));
-    in  = g->xl;
+    PetscCall(DMBrickGlobalToLocalMirror_Private(dm, x, g->xl, &in)); /* the sweep's local vector where it still holds x */
     out = g->yl;
   }
   PetscCall(VecGetLocalSize(in, &n));
@@ -191,10 +190,7 @@ PetscErrorCode BrickLaplaceGPUMult(DM dm, void *gpu, Vec x, Vec y)
   int                err;
 
   PetscFunctionBegin;
-  if (g->local) {
-    PetscCall(DMGlobalToLocal(dm, x, INSERT_VALUES, g->xl));
-    in = g->xl;
-  }
+  if (g->local) PetscCall(DMBrickGlobalToLocalMirror_Private(dm, x, g->xl, &in)); /* the sweep's local vector where it still holds x */
   PetscCall(VecCUDAGetArrayRead(in, &xa));
   PetscCall(VecCUDAGetArrayWrite(y, &ya));
   PetscCall(PetscLogGpuTimeBegin());

@@ -207,6 +207,7 @@ static PetscErrorCode PCSetUp_VertexPatch(PC pc)
              "PCVERTEXPATCH: the brick on level %" PetscInt_FMT " has a single cell along some direction, hence no interior vertex and no patch; use at least 2 cells per direction (-dm_brick_cells, or fewer -pc_mg_levels)", brick->level);
 
   if (vp->dm != dm) {
+    if (vp->dm) PetscCall(DMBrickClearLocalMirror_Private(vp->dm, vp->xl));
     PetscCall(VecDestroy(&vp->xl));
     PetscCall(VecDestroy(&vp->bl));
     PetscCall(VecDestroy(&vp->dl));
@@ -387,6 +388,7 @@ static PetscErrorCode PCReset_VertexPatch(PC pc)
   PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
 
   PetscFunctionBegin;
+  if (vp->dm) PetscCall(DMBrickClearLocalMirror_Private(vp->dm, vp->xl));
   PetscCall(VecDestroy(&vp->xl));
   PetscCall(VecDestroy(&vp->bl));
   PetscCall(VecDestroy(&vp->dl));

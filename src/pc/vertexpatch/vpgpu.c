@@ -185,6 +185,7 @@ PetscErrorCode PCVertexPatchSmoothGPU(PC pc, Vec b, Vec x, PetscBool zerolocal)
         PetscCall(VecCUDARestoreArray(vp->xl, &xa));
       }
       PetscCall(DMLocalToGlobal(vp->dm, vp->xl, INSERT_VALUES, x)); /* the owned values; no message */
+      PetscCall(DMBrickSetLocalMirror_Private(vp->dm, x, vp->xl));    /* a product of x (PCMG's residual) may read xl */
       PetscCall(PetscLogGpuFlops(vp->flops_per_patch * vp->npatches));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
