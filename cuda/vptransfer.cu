@@ -12,34 +12,39 @@ struct VPCudaTransfer_s {
   double *buf[2];                // intermediates (as float in the single variant)
 };
 
-// out (extents of in with nout along dir) = rows of width w (start[i] + j) applied along dir; arithmetic in T
-template <typename T, typename TI, typename TO>
-__global__ void VPContractRows(int dir, int e0, int e1, int e2, int nout, int w, const int *__restrict__ start, const T *__restrict__ val, const TI *__restrict__ in, TO *__restrict__ out)
-{
-  const int    ein[3] = {e0, e1, e2};
-  int          eout[3] = {e0, e1, e2};
-  eout[dir]            = nout;
-  const size_t total   = (size_t)eout[0] * eout[1] * eout[2];
-  const size_t sin     = dir == 0 ? 1 : (dir == 1 ? (size_t)e0 : (size_t)e0 * e1);
-  const size_t sout    = dir == 0 ? 1 : (dir == 1 ? (size_t)eout[0] : (size_t)eout[0] * eout[1]);
-  for (size_t p = blockIdx.x * (size_t)blockDim.x + threadIdx.x; p < total; p += (size_t)gridDim.x * blockDim.x) {
-    const int    i    = (int)((p / sout) % nout);
-    const size_t base = p - (size_t)i * sout; // the other indices, laid out as in "out"; map to "in"
-    size_t       lo = base % sout, hi = base / (sout * nout);
-    const size_t inbase = lo + hi * sin * ein[dir];
-    T            acc    = 0;
-    for (int j = 0; j < w; j++) {
-      const int c = start[i] + j;
-      if (c >= 0 && c < ein[dir]) acc += val[(size_t)i * w + j] * (T)in[inbase + (size_t)c * sin];
-    }
-    out[p] = (TO)acc;
-  }
-}
-
 static int VPGrid(size_t n)
 {
   size_t b = (n + 255) / 256;
   return (int)(b > 65536 ? 65536 : (b ? b : 1));
+}
+
+// out (extents of in with nout along dir) = rows of width w (start[i] + j) applied along dir; arithmetic in T. I: the type
+// of the flat indices, 32-bit where both arrays allow (64-bit divisions per output cost more than its memory traffic).
+// An output p = lo + s (i + nout hi), s the stride of dir (the same in "in", whose extents differ only along dir).
+template <typename T, typename TI, typename TO, typename I>
+__global__ void VPContractRows(int dir, int e0, int e1, int e2, int nout, int w, const int *__restrict__ start, const T *__restrict__ val, const TI *__restrict__ in, TO *__restrict__ out)
+{
+  const int ein[3] = {e0, e1, e2}, nin = ein[dir];
+  const I   s      = dir == 0 ? 1 : (dir == 1 ? (I)e0 : (I)e0 * (I)e1);
+  const I   total  = (I)nout * (dir == 0 ? 1 : (I)e0) * (dir == 1 ? 1 : (I)e1) * (dir == 2 ? 1 : (I)e2);
+  for (I p = blockIdx.x * (I)blockDim.x + threadIdx.x; p < total; p += (I)gridDim.x * blockDim.x) {
+    const I   q = s == 1 ? p : p / s, lo = p - q * s, hi = q / (I)nout;
+    const int i      = (int)(q - hi * (I)nout);
+    const I   inbase = lo + hi * s * (I)nin;
+    const int c0 = start[i], j0 = c0 < 0 ? -c0 : 0, j1 = c0 + w > nin ? nin - c0 : w;
+    T         acc = 0;
+    for (int j = j0; j < j1; j++) acc += val[i * w + j] * (T)in[inbase + (I)(c0 + j) * s];
+    out[p] = (TO)acc;
+  }
+}
+
+// the launch: 32-bit indices where the output and the input have fewer than 2^31 entries
+template <typename T, typename TI, typename TO>
+static void VPContractRowsLaunch(int dir, const int e[3], int nout, int w, const int *start, const T *val, const TI *in, TO *out, size_t total)
+{
+  const size_t ntotal = total / (size_t)nout * (size_t)e[dir];
+  if (total < ((size_t)1 << 31) && ntotal < ((size_t)1 << 31)) VPContractRows<T, TI, TO, unsigned><<<VPGrid(total), 256>>>(dir, e[0], e[1], e[2], nout, w, start, val, in, out);
+  else VPContractRows<T, TI, TO, size_t><<<VPGrid(total), 256>>>(dir, e[0], e[1], e[2], nout, w, start, val, in, out);
 }
 
 // a device copy of a host array rounded to float
@@ -108,10 +113,10 @@ static int VPTransferApply(VPCudaTransfer t, bool prolong, T *const pval[3], T *
     const T     *in    = (const T *)t->buf[(s + 1) % 2];
     T           *out   = (T *)t->buf[s % 2];
     const size_t total = (size_t)nout * (d == 0 ? 1 : e[0]) * (d == 1 ? 1 : e[1]) * (d == 2 ? 1 : e[2]);
-    if (first && last) VPContractRows<T, double, double><<<VPGrid(total), 256>>>(d, e[0], e[1], e[2], nout, w, start, val, x, y);
-    else if (first) VPContractRows<T, double, T><<<VPGrid(total), 256>>>(d, e[0], e[1], e[2], nout, w, start, val, x, out);
-    else if (last) VPContractRows<T, T, double><<<VPGrid(total), 256>>>(d, e[0], e[1], e[2], nout, w, start, val, in, y);
-    else VPContractRows<T, T, T><<<VPGrid(total), 256>>>(d, e[0], e[1], e[2], nout, w, start, val, in, out);
+    if (first && last) VPContractRowsLaunch<T, double, double>(d, e, nout, w, start, val, x, y, total);
+    else if (first) VPContractRowsLaunch<T, double, T>(d, e, nout, w, start, val, x, out, total);
+    else if (last) VPContractRowsLaunch<T, T, double>(d, e, nout, w, start, val, in, y, total);
+    else VPContractRowsLaunch<T, T, T>(d, e, nout, w, start, val, in, out, total);
     VP_CHECK(cudaGetLastError());
     e[d] = nout;
   }
