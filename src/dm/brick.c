@@ -611,8 +611,10 @@ static PetscErrorCode DMView_Brick(DM dm, PetscViewer viewer)
   }
   PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_FALSE));
   for (PetscInt d = 0; d < brick->dim; d++) PetscCall(PetscViewerASCIIPrintf(viewer, "%s%d", d ? " x " : "", brick->procs[d]));
-  if (brick->family == DMBRICK_DG) PetscCall(PetscViewerASCIIPrintf(viewer, ", DoFs per rank %" PetscInt_FMT "..%" PetscInt_FMT ", ghost width 1 cell\n", nmin, nmax));
-  else PetscCall(PetscViewerASCIIPrintf(viewer, ", DoFs per rank %" PetscInt_FMT "..%" PetscInt_FMT ", ghost width %" PetscInt_FMT " nodes\n", nmin, nmax, brick->op.ghost_cells * brick->degree));
+  if (brick->family == DMBRICK_DG) PetscCall(PetscViewerASCIIPrintf(viewer, ", DoFs per rank %" PetscInt_FMT "..%" PetscInt_FMT ", ghost width 1 cell", nmin, nmax));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, ", DoFs per rank %" PetscInt_FMT "..%" PetscInt_FMT ", ghost width %" PetscInt_FMT " nodes", nmin, nmax, brick->op.ghost_cells * brick->degree));
+  if (brick->rank_min_dofs > 0) PetscCall(PetscViewerASCIIPrintf(viewer, ", at least %" PetscInt_FMT " DoFs a rank on the levels (-dm_brick_rank_min_dofs)", brick->rank_min_dofs));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
   PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  matrices: %s on this level (%s on levels <= 0), vectors %s\n", brick->level <= 0 ? brick->coarse_mattype : dm->mattype, brick->coarse_mattype, dm->vectype));
 #if defined(VP_HAVE_CUDA)
