@@ -172,6 +172,7 @@ $MPIRUN -n 2 ./tests/test_ranks -dm_vec_type cuda -dim 3 -degree 3 -refine 2 -in
 result ranks_local_mirror $? "2 GPUs: $(grep '^product after the step' "$OUT/ranks_local_mirror.log")"
 # the coarse solve on the GPU (PCDENSEINVERSE, ex1's default with device vectors; inside PCREDUNDANT on several ranks)
 # against PETSc's sparse LU on the host: the same V-cycles and true residual, and -ksp_view says where the inverse is
+# and (several ranks: PCREDUNDANT's host vectors) that the applies copied their values to the GPU and back
 for n in $RANKS_LIST; do
   [ $n -gt 2 ] && continue
   c=$([ $n = 1 ] && echo -mg_coarse_pc_type || echo -mg_coarse_redundant_pc_type)
@@ -179,6 +180,7 @@ for n in $RANKS_LIST; do
   $MPIRUN -n $n ./tutorials/ex1 $E -ksp_view >"$OUT/ranks_coarse_dense.n$n.log" 2>&1 &&
     $MPIRUN -n $n ./tutorials/ex1 $E $c lu >"$OUT/ranks_coarse_lu.n$n.log" 2>&1 &&
     grep -q "unknowns on the GPU (cuSOLVER potrf + potri" "$OUT/ranks_coarse_dense.n$n.log" &&
+    { if [ $n = 1 ]; then ! grep -q "had host vectors" "$OUT/ranks_coarse_dense.n$n.log"; else grep -q "applies so far had host vectors: their values went to the GPU and back" "$OUT/ranks_coarse_dense.n$n.log"; fi; } &&
     [ -n "$(its_of "$OUT/ranks_coarse_dense.n$n.log")" ] && [ "$(its_of "$OUT/ranks_coarse_dense.n$n.log")" = "$(its_of "$OUT/ranks_coarse_lu.n$n.log")" ] &&
     awk -v a="$(true_of "$OUT/ranks_coarse_dense.n$n.log")" -v b="$(true_of "$OUT/ranks_coarse_lu.n$n.log")" 'BEGIN{d = a - b; if (d < 0) d = -d; exit !(a != "" && b != "" && d <= 1e-3 * b)}'
   result ranks_coarse_denseinverse_gpu_n$n $? "$(grep -m1 -o '[0-9]* unknowns on the GPU' "$OUT/ranks_coarse_dense.n$n.log"); iterations $(its_of "$OUT/ranks_coarse_dense.n$n.log") (LU: $(its_of "$OUT/ranks_coarse_lu.n$n.log")), true residual $(true_of "$OUT/ranks_coarse_dense.n$n.log") (LU: $(true_of "$OUT/ranks_coarse_lu.n$n.log"))"

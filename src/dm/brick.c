@@ -718,16 +718,14 @@ PetscErrorCode DMBrickViewLevel_Private(DM dm, PetscViewer viewer)
   DM_Brick   *brick = (DM_Brick *)dm->data;
   PetscMPIInt size;
   PetscBool   device;
-  char        why[128] = "";
+  char        why[128] = "", reason[112];
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
   PetscCall(DMBrickOnDevice_Private(dm, &device));
   if (brick->nactive < size) {
-    why[0] = ' ';
-    why[1] = '(';
-    BrickAgglomerationReason(brick, why + 2, sizeof(why) - 3);
-    PetscCall(PetscStrlcat(why, ")", sizeof(why)));
+    BrickAgglomerationReason(brick, reason, sizeof(reason));
+    PetscCall(PetscSNPrintf(why, sizeof(why), " (%s)", reason));
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "  level %" PetscInt_FMT ": %" PetscInt_FMT " cells on %d of %d MPI rank(s)%s; runs on the %s in %s\n", brick->level, brick->cells[0] * brick->cells[1] * brick->cells[2], brick->nactive, size,
                                    why, device ? "GPU" : "host",

@@ -77,7 +77,17 @@ PetscErrorCode DMSetUp_Brick(DM dm)
 }
 
 #if defined(VP_HAVE_CUDA)
-static PetscErrorCode BrickDeviceVectorCreate(MPI_Comm, PetscInt, Vec *);
+static PetscErrorCode VecDuplicate_BrickDevice(Vec, Vec *);
+
+/* a device vector of n local entries on comm, its device array zeroed (allocated) now, duplicated as it was made */
+static PetscErrorCode BrickDeviceVectorCreate(MPI_Comm comm, PetscInt n, Vec *v)
+{
+  PetscFunctionBegin;
+  PetscCall(VecCreateMPICUDAWithArrays(comm, 1, n, PETSC_DETERMINE, NULL, NULL, v));
+  PetscCall(VecZeroEntries(*v)); /* the device array now, so that a first read does not allocate in a timed phase */
+  PetscCall(VecSetOperation(*v, VECOP_DUPLICATE, (void (*)(void))VecDuplicate_BrickDevice));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 /* VecDuplicate() of the brick's device vectors on several ranks: PETSc's duplicate makes the device array at the first
    use, which for PCMG's and the KSP's work vectors falls into the first solve; this one makes another such vector, its
@@ -91,15 +101,6 @@ static PetscErrorCode VecDuplicate_BrickDevice(Vec v, Vec *y)
   PetscCall(BrickDeviceVectorCreate(PetscObjectComm((PetscObject)v), n, y));
   PetscCall(PetscObjectListDuplicate(((PetscObject)v)->olist, &((PetscObject)*y)->olist)); /* its DM, as PETSc's duplicate */
   PetscCall(PetscFunctionListDuplicate(((PetscObject)v)->qlist, &((PetscObject)*y)->qlist));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode BrickDeviceVectorCreate(MPI_Comm comm, PetscInt n, Vec *v)
-{
-  PetscFunctionBegin;
-  PetscCall(VecCreateMPICUDAWithArrays(comm, 1, n, PETSC_DETERMINE, NULL, NULL, v));
-  PetscCall(VecZeroEntries(*v)); /* the device array now, so that a first read does not allocate in a timed phase */
-  PetscCall(VecSetOperation(*v, VECOP_DUPLICATE, (void (*)(void))VecDuplicate_BrickDevice));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #endif

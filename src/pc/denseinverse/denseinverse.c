@@ -29,6 +29,7 @@ typedef struct {
   VPCudaDenseInverse dev;
 #endif
   PetscLogDouble tsetup;
+  PetscInt       hostcopies; /* applies of the device inverse to host vectors (PCREDUNDANT's), each a copy both ways */
 } PC_DenseInverse;
 
 static PetscErrorCode PCReset_DenseInverse(PC pc)
@@ -43,7 +44,8 @@ static PetscErrorCode PCReset_DenseInverse(PC pc)
     PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "PCDENSEINVERSE: CUDA error freeing the inverse: %s", VPCudaErrorString(err));
   }
 #endif
-  di->n = 0;
+  di->n          = 0;
+  di->hostcopies = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -159,6 +161,8 @@ static PetscErrorCode PCApply_DenseInverse(PC pc, Vec x, Vec y)
       PetscCall(VecCUDAGetArrayRead(x, &xa));
       PetscCall(VecCUDAGetArrayWrite(y, &ya));
     } else {
+      /* host vectors (inside PCREDUNDANT): the n values go to the GPU and back; said by -info once and counted by PCView */
+      if (!di->hostcopies++) PetscCall(PetscInfo(pc, "host vectors: each apply copies %" PetscInt_FMT " values to the GPU and back\n", di->n));
       PetscCall(VecGetArrayRead(x, &xa));
       PetscCall(VecGetArrayWrite(y, &ya));
     }
@@ -214,10 +218,12 @@ static PetscErrorCode PCView_DenseInverse(PC pc, PetscViewer viewer)
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
   if (!ascii) PetscFunctionReturn(PETSC_SUCCESS);
   if (!pc->setupcalled) PetscCall(PetscViewerASCIIPrintf(viewer, "  explicit inverse by dense Cholesky (-pc_denseinverse_location %s): not set up yet\n", PCDenseInverseLocations[di->location]));
-  else
+  else {
     PetscCall(PetscViewerASCIIPrintf(viewer, "  explicit inverse by dense Cholesky (-pc_denseinverse_location %s): %" PetscInt_FMT " unknowns on the %s (%s), %.3g GB, set up in %.3f s; one symmetric matrix-vector product per apply\n",
                                      PCDenseInverseLocations[di->location], di->n, di->ondevice ? "GPU" : "host", di->ondevice ? "cuSOLVER potrf + potri, cublasDsymv" : "LAPACK potrf + potri, BLAS gemv", 8e-9 * (double)di->n * (double)di->n,
                                      di->tsetup));
+    if (di->hostcopies) PetscCall(PetscViewerASCIIPrintf(viewer, "  %" PetscInt_FMT " applies so far had host vectors: their values went to the GPU and back\n", di->hostcopies));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
