@@ -1,7 +1,8 @@
 static const char help[] = "Throughput of the brick operator (MatMult) and of one vertex-patch smoothing step (colored multiplicative,\n"
                            "local residual + fdm) on whatever vectors -dm_vec_type gives (cuda: the GPU kernels), for each GPU\n"
                            "smoothing kernel (shared where it applies: laplace, 3D c0ip at k = 2..5; global) in double and single precision, and the FP64\n"
-                           "tensor-core one (mma) in double. Prints one line: dim k DoFs, matvec time, MDoF/s, GFLOP/s (as logged), then per kernel and precision: smoothing time,\n"
+                           "tensor-core one (mma) in double, and for 3D laplace the generic one-line shared kernel (-pc_vertexpatch_gpu_lines 0) beside\n"
+                           "the default choice. Prints one line: dim k DoFs, matvec time, MDoF/s, GFLOP/s (as logged), then per kernel and precision: smoothing time,\n"
                            "MDoF/s, GFLOP/s. Options: the brick's (-dm_brick_*), -reps n, and -pc_vertexpatch_* for the smoother.\n";
 
 #include <petscvpatch.h>
@@ -102,6 +103,23 @@ int main(int argc, char **argv)
       PetscCall(TimeSmoothing(pc, b, x, w, reps, &ts, &fs));
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, " smooth_mma_double %.3e s %.1f MDoF/s %.1f GFLOP/s", ts, n / ts * 1e-6, fs / ts * 1e-9));
     } else PetscCall(PetscPrintf(PETSC_COMM_WORLD, " smooth_mma_double n/a s n/a MDoF/s n/a GFLOP/s"));
+  }
+  {
+    /* 3D laplace, k >= 2: the shared kernel above runs with the lines per thread chosen by degree and precision
+       (-pc_vertexpatch_gpu_lines -1); here the generic one-line kernel (0) beside it */
+    PetscBool lap;
+    PetscCall(PetscStrcmp(opname, "laplace", &lap));
+    for (PetscInt prec = 0; prec < 2; prec++) {
+      if (lap && dim == 3 && k >= 2) {
+        PetscLogDouble ts = 0, fs = 0;
+        PetscCall(PCVertexPatchSetGPUKernel(pc, PC_VERTEXPATCH_GPU_KERNEL_SHARED));
+        PetscCall(PCVertexPatchSetGPULines(pc, 0));
+        PetscCall(PCVertexPatchSetPrecision(pc, prec ? PC_VERTEXPATCH_SINGLE_PRECISION : PC_VERTEXPATCH_DOUBLE));
+        PetscCall(TimeSmoothing(pc, b, x, w, reps, &ts, &fs));
+        PetscCall(PCVertexPatchSetGPULines(pc, -1));
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, " smooth_generic_%s %.3e s %.1f MDoF/s %.1f GFLOP/s", prec ? "single" : "double", ts, n / ts * 1e-6, fs / ts * 1e-9));
+      } else PetscCall(PetscPrintf(PETSC_COMM_WORLD, " smooth_generic_%s n/a s n/a MDoF/s n/a GFLOP/s", prec ? "single" : "double"));
+    }
   }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));
   PetscCall(PetscRandomDestroy(&rnd));

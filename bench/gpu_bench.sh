@@ -2,8 +2,9 @@
 # GPU benchmark (run on the device, with the CUDA PETSc and a CUDA build of this project; see bench/results/):
 # 1. throughput: the operator and one smoothing step (bench/bench_gpu), laplace, k = 1..8, 2D and 3D, 2-10 million
 #    DoFs, for both smoothing kernels (shared: patch in shared memory; global: per-block scratch in global memory)
-#    in double and single precision, and the FP64 tensor-core kernel (mma) in double, with the fraction of the GPU's
-#    FP64 / FP32 FMA peak (the tensor cores' FP64 peak is twice the FMA one);
+#    in double and single precision, the FP64 tensor-core kernel (mma) in double, and in 3D the generic one-line shared
+#    kernel (-pc_vertexpatch_gpu_lines 0) beside the default choice, with the fraction of the GPU's FP64 / FP32 FMA peak
+#    (the tensor cores' FP64 peak is twice the FMA one);
 # 2. ncu: Nsight Compute counters of one launch of each smoothing kernel (shared-memory bank conflicts, wavefronts,
 #    duration, throughput), 3D and 2D, smaller meshes;
 # 3. time to solution, 3D Poisson (-rhs one), relative residual 1e-9, for k = 2..7: our multigrid with the
@@ -37,8 +38,8 @@ for p in $parts; do
   case $p in
   throughput)
     echo
-    echo "| dim | k | DoFs | matvec MDoF/s | GFLOP/s (% FP64) | shared double: step s, MDoF/s, GFLOP/s (% FP64) | shared single: MDoF/s, GFLOP/s (% FP32) | global double: step s, MDoF/s, GFLOP/s (% FP64) | global single: MDoF/s | mma double: step s, MDoF/s, GFLOP/s (% FP64) |"
-    echo "|---|---|---|---|---|---|---|---|---|---|"
+    echo "| dim | k | DoFs | matvec MDoF/s | GFLOP/s (% FP64) | shared double: step s, MDoF/s, GFLOP/s (% FP64) | shared single: MDoF/s, GFLOP/s (% FP32) | global double: step s, MDoF/s, GFLOP/s (% FP64) | global single: MDoF/s | mma double: step s, MDoF/s, GFLOP/s (% FP64) | shared generic one-line (3D): double step s, MDoF/s (% FP64); single MDoF/s |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|"
     for dim in 2 3; do
       for k in 1 2 3 4 5 6 7 8; do
         if [ $dim = 2 ]; then r=$(awk -v k=$k 'BEGIN{r = int(log(3200/k)/log(2)) - 1; print r}'); c=2,2; else r=$(awk -v k=$k 'BEGIN{r = int(log(215/k)/log(2)) - 1; print r}'); c=2,2,2; fi
@@ -46,7 +47,7 @@ for p in $parts; do
         ./bench/bench_gpu $o >"$LOG/throughput_${dim}d_k$k.log" 2>&1
         grep '^dim' "$LOG/throughput_${dim}d_k$k.log" | awk -v p64="$peak64" -v p32="$peak32" '
           function pc(g, p) { return g == "n/a" ? "n/a" : sprintf("%.1f%%", 100 * g / p) }
-          {printf "| %s | %s | %s | %s | %s (%s) | %.3e, %s, %s (%s) | %s, %s (%s) | %.3e, %s, %s (%s) | %s | %s, %s, %s (%s) |\n", $2, $4, $6, $10, $12, pc($12, p64), $15, $17, $19, pc($19, p64), $24, $26, pc($26, p32), $29, $31, $33, pc($33, p64), $38, $43, $45, $47, pc($47, p64)}'
+          {printf "| %s | %s | %s | %s | %s (%s) | %.3e, %s, %s (%s) | %s, %s (%s) | %.3e, %s, %s (%s) | %s | %s, %s, %s (%s) | %s, %s (%s); %s |\n", $2, $4, $6, $10, $12, pc($12, p64), $15, $17, $19, pc($19, p64), $24, $26, pc($26, p32), $29, $31, $33, pc($33, p64), $38, $43, $45, $47, pc($47, p64), $50, $52, pc($54, p64), $59}'
       done
     done ;;
   ncu)

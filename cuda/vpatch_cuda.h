@@ -87,6 +87,15 @@ int VPCudaSmootherColor(VPCudaSmoother sm, int start, int end, int single, doubl
 int VPCudaSmootherColorResidual(VPCudaSmoother sm, int start, int end, int single, double omega, const double *r, double *target);
 /* the additive step: y += omega sum_j R_j^T A_j^-1 r_j(x, b) (atomic updates); x NULL: residual b */
 int VPCudaSmootherAdditive(VPCudaSmoother sm, int single, double omega, const double *b, const double *x, double *y);
+/* flops of one patch's local residual in the kernel of this smoother's steps of one precision (single: 0 or 1) where it
+   differs from PCVERTEXPATCH's count of the generic sum factorization (the 3D laplace kernel, which combines the terms
+   before its z contractions); -1 where it does not */
+double VPCudaSmootherResidualFlops(VPCudaSmoother sm, int single);
+/* the shared kernel of a 3D laplace smoother, k >= 2: lines of the patch per thread (1, 2: the kernel that combines the
+   terms; 0: the generic one-line kernel; -1: by degree and precision, the default); no effect on other smoothers */
+int VPCudaSmootherSetLines(VPCudaSmoother sm, int lines);
+/* the lines per thread of the steps of one precision as VPCudaSmootherSetLines sets them; -1 where it does not apply */
+int VPCudaSmootherGetLines(VPCudaSmoother sm, int single);
 int VPCudaSmootherDestroy(VPCudaSmoother *sm);
 
 /* An operator in Kronecker form on the interior nodes of a brick (one rank), y = sum_t coef_t (x)_d G_d^{kind_t,d} x:

@@ -227,6 +227,28 @@ extern "C" int VPCudaSmootherAdditive(VPCudaSmoother sm, int single, double omeg
   return VPLaunch(sm, 0, sm->npatches, single, omega, b, x, y, true);
 }
 
+extern "C" int VPCudaSmootherSetLines(VPCudaSmoother sm, int lines)
+{
+  size_t bytes_d, bytes_f;
+  if (lines < -1 || lines > 2) return (int)cudaErrorInvalidValue;
+  if (sm->c0ip || sm->kernel == VPC_KERNEL_GLOBAL || !sm->tile.pairable) return 0;
+  VPTileSetLines(&sm->tile, lines);
+  VP_CHECK((cudaError_t)VPTilePrepare(&sm->tile, &bytes_d, &bytes_f));
+  return 0;
+}
+
+extern "C" int VPCudaSmootherGetLines(VPCudaSmoother sm, int single)
+{
+  if (sm->c0ip || sm->kernel == VPC_KERNEL_GLOBAL || (sm->kernel == VPC_KERNEL_MMA && !single) || !sm->tile.pairable) return -1;
+  return sm->tile.pl.lines[single ? 1 : 0];
+}
+
+extern "C" double VPCudaSmootherResidualFlops(VPCudaSmoother sm, int single)
+{
+  const bool tile = sm->kernel == VPC_KERNEL_SHARED || (sm->kernel == VPC_KERNEL_MMA && single);
+  return tile && !sm->c0ip && sm->tile.pairable && sm->tile.pl.lines[single ? 1 : 0] > 0 ? VPPairResidualFlops(sm->k) : -1.0;
+}
+
 extern "C" int VPCudaSmootherDestroy(VPCudaSmoother *sm)
 {
   if (!*sm) return 0;

@@ -361,6 +361,12 @@ void VPTileLayoutCreate(const VPCudaPatchOp_d *op, int k, VPTileLayout *layout)
     if (layout->slot[op->kind[t][0]] < 0) layout->slot[op->kind[t][0]] = layout->nkx++;
   layout->stride[0] = VPTileStride(layout->dim, k, layout->nkx, op->nterms, 8);
   layout->stride[1] = VPTileStride(layout->dim, k, layout->nkx, op->nterms, 4);
+  layout->pairable  = VPPairLayoutCreate(op, k, &layout->pl);
+}
+
+void VPTileSetLines(VPTileLayout *layout, int lines)
+{
+  if (layout->pairable) VPPairSetLines(&layout->pl, lines);
 }
 
 template <typename T, typename Op>
@@ -381,6 +387,10 @@ static int VPTilePrepareT(const VPTileLayout *l, size_t *bytes)
 
 int VPTilePrepare(const VPTileLayout *layout, size_t *bytes_d, size_t *bytes_f)
 {
+  if (layout->pairable) {
+    const int err = VPPairPrepare(&layout->pl, bytes_d, bytes_f);
+    if (err) return err;
+  }
   int err = VPTilePrepareT<double, VPCudaPatchOp_d>(layout, bytes_d);
   return err ? err : VPTilePrepareT<float, VPCudaPatchOp_f>(layout, bytes_f);
 }
@@ -401,6 +411,7 @@ static int VPTileLaunchT(const VPTileLayout *l, const Op *op, const VPCudaBox *b
 int VPTileLaunch(const VPTileLayout *layout, int single, const void *op, const VPCudaBox *bx, const int *vertex, int start, int end, const double *b, const double *x, double *target, double omega, bool atomic, int maxblocks)
 {
   if (end <= start) return 0;
+  if (layout->pairable && layout->pl.lines[single ? 1 : 0] > 0) return VPPairLaunch(&layout->pl, single, op, bx, vertex, start, end, b, x, target, omega, atomic, maxblocks);
   if (single) return VPTileLaunchT<float, VPCudaPatchOp_f>(layout, (const VPCudaPatchOp_f *)op, bx, vertex, start, end, b, x, target, omega, atomic, maxblocks);
   return VPTileLaunchT<double, VPCudaPatchOp_d>(layout, (const VPCudaPatchOp_d *)op, bx, vertex, start, end, b, x, target, omega, atomic, maxblocks);
 }

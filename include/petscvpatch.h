@@ -85,6 +85,7 @@ PETSC_EXTERN PetscErrorCode PCVertexPatchSetEvenOdd(PC, PetscBool);
 PETSC_EXTERN PetscErrorCode PCVertexPatchSetOrdering(PC, PCVertexPatchOrdering);
 PETSC_EXTERN PetscErrorCode PCVertexPatchSetPrecision(PC, PCVertexPatchPrecision);
 PETSC_EXTERN PetscErrorCode PCVertexPatchSetGPUKernel(PC, PCVertexPatchGPUKernel);
+PETSC_EXTERN PetscErrorCode PCVertexPatchSetGPULines(PC, PetscInt);
 PETSC_EXTERN PetscErrorCode PCVertexPatchSetDamping(PC, PetscReal);
 PETSC_EXTERN PetscErrorCode PCVertexPatchSetReverse(PC, PetscBool);
 PETSC_EXTERN PetscErrorCode PCVertexPatchSetOverlap(PC, PetscBool);

@@ -27,6 +27,15 @@ ctest gpu_operator_2d_k1-8 ./tests/gpu_operator -dim 2 -kmin 1 -kmax 8 -refine 3
 ctest gpu_operator_3d_k1-6 ./tests/gpu_operator -dim 3 -kmin 1 -kmax 6 -refine 1
 ctest gpu_smoother_2d_k1-8 ./tests/gpu_smoother -dim 2 -kmin 1 -kmax 8 -refine 2
 ctest gpu_smoother_3d_k1-8 ./tests/gpu_smoother -dim 3 -kmin 1 -kmax 8 -refine 1
+# the 3D laplace shared kernel's variants (-pc_vertexpatch_gpu_lines): generic one-line, one and two lines with the terms
+# combined; the run above has the default choice per degree and precision
+for lines in 0 1 2; do
+  ctest gpu_smoother_3d_k1-8_lines$lines ./tests/gpu_smoother -dim 3 -kmin 1 -kmax 8 -refine 1 -pc_vertexpatch_gpu_lines $lines
+done
+# meshes on which every block runs several patches of a color (47k and 5.6k per color against 12.7k and 4.2k patch slots
+# at k = 3 and 5): the cp.async copy of the next patch's closure and the matrices kept from the previous patch
+ctest gpu_smoother_3d_k3_several_patches_per_block ./tests/gpu_smoother -dim 3 -kmin 3 -kmax 3 -refine 5 -basic
+ctest gpu_smoother_3d_k5_several_patches_per_block ./tests/gpu_smoother -dim 3 -kmin 5 -kmax 5 -refine 4 -basic
 fi
 
 # whole solves: VECCUDA (operator on the GPU) against host vectors, same iterations and L2 error
@@ -296,6 +305,8 @@ if command -v compute-sanitizer >/dev/null; then
   for tool in memcheck racecheck; do
     compute-sanitizer --tool $tool --error-exitcode 99 ./tests/gpu_operator -dim 3 -kmin 2 -kmax 3 -refine 0 >"$OUT/sanitizer_$tool.log" 2>&1 &&
       compute-sanitizer --tool $tool --error-exitcode 99 ./tests/gpu_smoother -dim 3 -kmin 2 -kmax 2 -refine 0 >>"$OUT/sanitizer_$tool.log" 2>&1 &&
+      compute-sanitizer --tool $tool --error-exitcode 99 ./tests/gpu_smoother -dim 3 -kmin 3 -kmax 3 -refine 1 >>"$OUT/sanitizer_$tool.log" 2>&1 &&
+      compute-sanitizer --tool $tool --error-exitcode 99 ./tests/gpu_smoother -dim 3 -kmin 2 -kmax 2 -refine 1 -pc_vertexpatch_gpu_lines 2 >>"$OUT/sanitizer_$tool.log" 2>&1 &&
       compute-sanitizer --tool $tool --error-exitcode 99 ./tests/gpu_smoother -dim 2 -kmin 3 -kmax 3 -refine 1 >>"$OUT/sanitizer_$tool.log" 2>&1 &&
       compute-sanitizer --tool $tool --error-exitcode 99 ./tutorials/ex1 -dm_brick_cells 2,2,2 -dm_vec_type cuda -dm_brick_dim 3 -dm_brick_degree 2 -dm_brick_refine 1 -fmg 0 \
         -mg_levels_pc_vertexpatch_precision single -dm_brick_mg_precision single >>"$OUT/sanitizer_$tool.log" 2>&1

@@ -1,7 +1,8 @@
 static const char help[] = "GPU check of PCVERTEXPATCH: one smoothing step (PCApply from zero, PCApplyRichardson from a random iterate)\n"
                            "with VECCUDA vectors (the CUDA patch kernels) against the same PC on host vectors (the CPU kernels),\n"
                            "multiplicative and additive, double and single precision, laplace and c0ip, each GPU kernel.\n"
-                           "Options: -dim 2|3, -kmin, -kmax, -refine.\n";
+                           "Options: -dim 2|3, -kmin, -kmax, -refine, -basic (laplace only, multiplicative and additive in double, multiplicative in\n"
+                           "single: for meshes large enough that every GPU block runs several patches of a color).\n";
 
 #include "checks.h"
 #include "pc/vertexpatch/vpimpl.h"
@@ -74,6 +75,19 @@ static PetscErrorCode CheckOne(DM dm, Mat A, const char *op, PetscInt dim, Petsc
     PetscCall(PetscSNPrintf(what, sizeof(what), "%s %" PetscInt_FMT "D Q%" PetscInt_FMT " [%s] %s: GPU vs CPU", op, dim, k, opts, r ? "PCApplyRichardson" : "PCApply"));
     PetscCall(CheckLessThan(what, err[r], tol));
   }
+  {
+    /* the 3D laplace shared kernel: the lines per thread asked for with -pc_vertexpatch_gpu_lines are the ones in use */
+    PC_VertexPatch *vp     = (PC_VertexPatch *)pc->data;
+    const int       single = strstr(opts, "precision single") != NULL;
+    PetscInt        want   = -1;
+    PetscBool       set;
+    PetscCall(PetscOptionsGetInt(NULL, NULL, "-pc_vertexpatch_gpu_lines", &want, &set));
+    if (vp->gpu && op[0] == 'l' && dim == 3 && k >= 2 && vp->gpu_shared && !(vp->gpu_mma && !single)) {
+      const int lines = VPCudaSmootherGetLines((VPCudaSmoother)vp->gpu, single);
+      PetscCall(PetscSNPrintf(what, sizeof(what), "%s %" PetscInt_FMT "D Q%" PetscInt_FMT " [%s]: %d line(s) per thread in use, %" PetscInt_FMT " asked for", op, dim, k, opts, lines, want));
+      PetscCall(CheckTrue(what, (PetscBool)(set && want >= 0 ? lines == (int)want : (lines >= 0 && lines <= 2))));
+    }
+  }
   PetscCall(VecDestroy(&bg));
   PetscCall(VecDestroy(&xg));
   PetscCall(VecDestroy(&yg));
@@ -90,6 +104,7 @@ static PetscErrorCode CheckOne(DM dm, Mat A, const char *op, PetscInt dim, Petsc
 int main(int argc, char **argv)
 {
   PetscInt    dim = 2, kmin = 1, kmax = 4, refine = 2;
+  PetscBool   basic = PETSC_FALSE;
   PetscRandom rnd;
   const char *ops[] = {"laplace", "c0ip"};
 
@@ -98,9 +113,10 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-kmin", &kmin, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-kmax", &kmax, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-refine", &refine, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-basic", &basic, NULL));
   PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
   PetscCall(PetscRandomSetInterval(rnd, -1.0, 1.0));
-  for (PetscInt o = 0; o < 2; o++)
+  for (PetscInt o = 0; o < (basic ? 1 : 2); o++)
     for (PetscInt k = PetscMax(kmin, o == 1 ? 2 : 1); k <= kmax; k++) {
       const PetscInt  cells[3] = {2, 3, 2};
       const PetscReal lower[3] = {0.0, -0.5, 0.0}, upper[3] = {1.5, 1.0, 0.75};
@@ -114,6 +130,12 @@ int main(int argc, char **argv)
       PetscCall(DMCreateMatrix(dm, &A));
       PetscCall(CheckOne(dm, A, ops[o], dim, k, "-pc_vertexpatch_type multiplicative", 1e-12, rnd));
       PetscCall(CheckOne(dm, A, ops[o], dim, k, "-pc_vertexpatch_type additive", 1e-12, rnd));
+      if (basic) {
+        PetscCall(CheckOne(dm, A, ops[o], dim, k, "-pc_vertexpatch_type multiplicative -pc_vertexpatch_precision single", tols, rnd));
+        PetscCall(MatDestroy(&A));
+        PetscCall(DMDestroy(&dm));
+        continue;
+      }
       PetscCall(CheckOne(dm, A, ops[o], dim, k, "-pc_vertexpatch_type multiplicative -pc_vertexpatch_residual global", 1e-12, rnd));
       PetscCall(CheckOne(dm, A, ops[o], dim, k, "-pc_vertexpatch_type additive -pc_vertexpatch_residual global", 1e-12, rnd));
       PetscCall(CheckOne(dm, A, ops[o], dim, k, "-pc_vertexpatch_type multiplicative -pc_vertexpatch_precision single", tols, rnd));

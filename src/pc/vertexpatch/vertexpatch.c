@@ -69,6 +69,11 @@ static PetscErrorCode PCSetFromOptions_VertexPatch(PC pc, PetscOptionItems *Pets
       "CUDA smoothing kernel (VECCUDA vectors): shared (patch in shared memory; laplace, 3D c0ip with degree 2..5), mma (as shared, double-precision contractions on the FP64 tensor cores), global (patch in a global scratch; any operator), auto",
       PCVertexPatchGPUKernels, (PetscEnum)vp->gpu_kernel, &e, &set));
   if (set) PetscCall(PCVertexPatchSetGPUKernel(pc, (PCVertexPatchGPUKernel)e));
+  {
+    PetscInt lines = vp->gpu_lines;
+    PetscCall(PetscOptionsInt("-pc_vertexpatch_gpu_lines", "Shared kernel, 3D laplace, degree >= 2: patch lines per thread, 1 or 2 (terms combined), 0 the generic one-line kernel, -1 by degree and precision", "PCVertexPatchSetGPULines", lines, &lines, &set));
+    if (set) PetscCall(PCVertexPatchSetGPULines(pc, lines));
+  }
   e = (PetscEnum)vp->schedule;
   PetscCall(VPOptionsEnum(PetscOptionsObject, pc, "-pc_vertexpatch_schedule", "Order of the multiplicative sweep: colored, single (sequential loop), batched", PCVertexPatchSchedules, (PetscEnum)vp->schedule, &e, &set));
   PetscCall(PetscOptionsInt("-pc_vertexpatch_batch_size", "Patches per batch of the batched schedule", "PCVertexPatchSetSchedule", batch, &batch, NULL));
@@ -347,6 +352,12 @@ static PetscErrorCode PCView_VertexPatch(PC pc, PetscViewer viewer)
 #if defined(VP_HAVE_CUDA)
   if (vp->dm) PetscCall(PetscViewerASCIIPrintf(viewer, ", GPU kernel %s", vp->gpu_mma ? "mma (float steps: shared)" : (vp->gpu_shared ? "shared" : "global")));
   else PetscCall(PetscViewerASCIIPrintf(viewer, ", GPU kernel %s", PCVertexPatchGPUKernels[vp->gpu_kernel]));
+  if (vp->gpu) {
+    /* the 3D laplace shared kernel: its lines per thread in the steps of the precision in use */
+    const int lines = VPCudaSmootherGetLines((VPCudaSmoother)vp->gpu, vp->precision == PC_VERTEXPATCH_SINGLE_PRECISION);
+    if (lines > 0) PetscCall(PetscViewerASCIIPrintf(viewer, " (terms combined, %d line%s per thread)", lines, lines > 1 ? "s" : ""));
+    else if (lines == 0) PetscCall(PetscViewerASCIIPrintf(viewer, " (generic one-line kernel)"));
+  }
 #endif
   PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
   PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
@@ -457,12 +468,16 @@ static PetscErrorCode PCDestroy_VertexPatch(PC pc)
                                                        the multiply-adds; the same iterates up to rounding; default true)
 .  -pc_vertexpatch_ordering <lexicographic,zcurve,hierarchical> - patch order
 .  -pc_vertexpatch_precision <double,single>          - precision of the patch work (vectors stay double)
--  -pc_vertexpatch_gpu_kernel <auto,shared,global,mma> - CUDA smoothing kernel with VECCUDA vectors: the patch in shared memory
+.  -pc_vertexpatch_gpu_kernel <auto,shared,global,mma> - CUDA smoothing kernel with VECCUDA vectors: the patch in shared memory
                                                        with conflict-free access (laplace, and c0ip in 3D with degree 2..5; auto
                                                        picks it where it applies), the
                                                        same with the double-precision contractions as FP64 tensor-core products
                                                        (mma; compute capability 8.0 or newer; float steps use shared), or the
                                                        patch in a per-block scratch in global memory (any operator)
+-  -pc_vertexpatch_gpu_lines <n>                      - shared kernel, 3D laplace with degree 2..8: lines of the patch per thread,
+                                                       1 or 2 (each load then feeds two FMAs; both combine the three terms before
+                                                       the z contractions), 0 the generic one-line kernel, -1 (default) the one
+                                                       measured fastest for the degree and precision on an H100
 
    Notes:
    As a multigrid smoother use -mg_levels_ksp_type richardson -mg_levels_pc_type vertexpatch: the
@@ -493,6 +508,7 @@ PETSC_EXTERN PetscErrorCode PCCreate_VertexPatch(PC pc)
   vp->precision  = PC_VERTEXPATCH_DOUBLE;
   vp->damping    = -1.0;
   vp->batch_size = 1024;
+  vp->gpu_lines  = -1;
   vp->simd       = PETSC_TRUE;
   vp->evenodd    = PETSC_TRUE;
   vp->overlap    = PETSC_TRUE;

@@ -82,6 +82,12 @@ static PetscErrorCode PCVertexPatchGetGPU(PC pc, VPCudaSmoother *sm)
     PetscCheck(err != (int)cudaErrorNotSupported || !vp->gpu_shared, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_vertexpatch_gpu_kernel shared: the patch does not fit this device's shared memory per block (%s); allowed: global, auto",
                VPCudaErrorString(err));
     PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaSmootherCreate: %s", VPCudaErrorString(err));
+    err = VPCudaSmootherSetLines((VPCudaSmoother)vp->gpu, (int)vp->gpu_lines);
+    PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaSmootherSetLines: %s", VPCudaErrorString(err));
+    for (int single = 0; single < 2; single++) {
+      const double rf = VPCudaSmootherResidualFlops((VPCudaSmoother)vp->gpu, single);
+      vp->gpu_flops[single] = vp->flops_per_patch + (rf >= 0 && vp->residual_flops > 0 ? rf - vp->residual_flops : 0);
+    }
   }
   *sm = (VPCudaSmoother)vp->gpu;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -186,7 +192,7 @@ PetscErrorCode PCVertexPatchSmoothGPU(PC pc, Vec b, Vec x, PetscBool zerolocal)
       }
       PetscCall(DMLocalToGlobal(vp->dm, vp->xl, INSERT_VALUES, x)); /* the owned values; no message */
       PetscCall(DMBrickSetLocalMirror_Private(vp->dm, x, vp->xl));    /* a product of x (PCMG's residual) may read xl */
-      PetscCall(PetscLogGpuFlops(vp->flops_per_patch * vp->npatches));
+      PetscCall(PetscLogGpuFlops(vp->gpu_flops[vp->precision == PC_VERTEXPATCH_SINGLE_PRECISION] * vp->npatches));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
     for (PetscInt ic = 0; ic < vp->ncolors; ic++) {
@@ -205,7 +211,7 @@ PetscErrorCode PCVertexPatchSmoothGPU(PC pc, Vec b, Vec x, PetscBool zerolocal)
         PetscCall(DMLocalToGlobal(vp->dm, vp->dl, ADD_VALUES, x));
       }
     }
-    PetscCall(PetscLogGpuFlops(vp->flops_per_patch * vp->npatches));
+    PetscCall(PetscLogGpuFlops(vp->gpu_flops[vp->precision == PC_VERTEXPATCH_SINGLE_PRECISION] * vp->npatches));
   }
 #else
   SETERRQ(PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "PCVERTEXPATCH was built without CUDA");
@@ -258,7 +264,7 @@ PetscErrorCode PCVertexPatchAdditiveGPU(PC pc, Vec b, Vec x, Vec y)
     if (xv) PetscCall(VecCUDARestoreArrayRead(xv, &xa));
     PetscCall(VecCUDARestoreArrayRead(bv, &ba));
     if (local) PetscCall(DMLocalToGlobal(vp->dm, vp->dl, ADD_VALUES, y));
-    PetscCall(PetscLogGpuFlops(vp->flops_per_patch * vp->npatches));
+    PetscCall(PetscLogGpuFlops(vp->gpu_flops[vp->precision == PC_VERTEXPATCH_SINGLE_PRECISION] * vp->npatches));
   }
 #else
   SETERRQ(PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "PCVERTEXPATCH was built without CUDA");

@@ -86,6 +86,7 @@ typedef struct {
   PCVertexPatchOrdering    ordering;
   PCVertexPatchPrecision   precision;
   PCVertexPatchGPUKernel   gpu_kernel; /* as set; gpu_shared: what the GPU steps use */
+  PetscInt                 gpu_lines;  /* -pc_vertexpatch_gpu_lines: lines per thread of the 3D laplace shared kernel (-1: by degree and precision) */
   PetscBool                gpu_shared;
   PetscBool                gpu_mma; /* the double steps on the tensor cores (with gpu_shared) */
   PetscReal                damping; /* < 0: not set, use the default of the type */
@@ -124,6 +125,8 @@ typedef struct {
   PetscReal        omega_default;        /* the operator's default damping of the type (before the estimate) */
   PetscReal        lambda_max;           /* additive, default damping, operator without a proven bound: estimate of lambda_max(B A) (0: none) */
   PetscLogDouble   flops_per_patch;      /* for -log_view: one patch with the full 1D matrices (the GPU kernels) */
+  PetscLogDouble   residual_flops;       /* the local residual's share of flops_per_patch (0: global residual) */
+  PetscLogDouble   gpu_flops[2];         /* flops_per_patch of the GPU smoother's kernels, double and single steps (the 3D laplace kernel combines terms) */
   PetscLogDouble   host_flops_per_patch; /* the mean over this rank's patches of the host kernels' count (even-odd form where used) */
   void            *gpu;                  /* the CUDA smoother (VP_HAVE_CUDA: VPCudaSmoother), made at setup when the brick's vectors are on the device, else at the first step on the GPU */
   void            *dg;                   /* the DG smoother (vpdg.c) on a sipg brick; NULL on a CG one */

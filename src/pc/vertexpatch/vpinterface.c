@@ -218,6 +218,40 @@ PetscErrorCode PCVertexPatchSetSchedule(PC pc, PCVertexPatchSchedule schedule, P
 }
 
 /*@
+   PCVertexPatchSetGPULines - lines of the patch per thread in the shared-memory GPU kernel of the 3D Laplacian
+   (-pc_vertexpatch_gpu_lines)
+
+   Logically Collective
+
+   Input Parameters:
++  pc    - the preconditioner
+-  lines - 1 or 2: the kernel that combines the operator's three terms before its z contractions, with one or two lines
+           of the patch per thread (with two, every load from shared memory or cache feeds two multiply-adds, at the price
+           of twice the registers per thread); 0: the generic one-line kernel of any one-ghost-cell operator; -1 (the
+           default): the one measured fastest on an H100 for the degree and the precision of the steps
+
+   Notes:
+   It applies to the shared kernel (-pc_vertexpatch_gpu_kernel shared or auto, and the float steps of mma) on a 3D laplace
+   brick of degree 2 to 8; elsewhere it has no effect. Every choice computes the same step up to rounding.
+
+   Level: developer
+
+.seealso: `PCVERTEXPATCH`, `PCVertexPatchSetGPUKernel()`
+@*/
+PetscErrorCode PCVertexPatchSetGPULines(PC pc, PetscInt lines)
+{
+  PC_VertexPatch *vp = NULL;
+
+  PetscFunctionBegin;
+  PetscCheck(lines >= -1 && lines <= 2, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_vertexpatch_gpu_lines %" PetscInt_FMT ": allowed: -1 (by degree and precision), 0 (generic kernel), 1, 2", lines);
+  PetscCall(VPGetData(pc, &vp));
+  if (!vp) PetscFunctionReturn(PETSC_SUCCESS);
+  VPChanged(pc, (PetscBool)(vp->gpu_lines != lines));
+  vp->gpu_lines = lines;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
    PCVertexPatchSetThreads - OpenMP threads for the patches of one color of the multiplicative step on the CPU
    (-pc_vertexpatch_threads)
 

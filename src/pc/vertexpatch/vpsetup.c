@@ -197,7 +197,8 @@ PetscErrorCode PCVertexPatchSetUpPatchOperator(PC pc)
       xdone[form.kind[t][0]] = PETSC_TRUE;
       res += 2 * NI * NI * cy * (dim == 3 ? NE : 1) + (dim == 3 ? 2 * NI * NI * NI * cz : 0) + 2 * nint;
     }
-    vp->flops_per_patch = (vp->residual == PC_VERTEXPATCH_RESIDUAL_LOCAL ? res : 0) + (vp->solver == PC_VERTEXPATCH_FDM ? 2 * dim * 2 * nint * NI + nint : 2 * nint * nint) + 2 * nint;
+    vp->residual_flops  = vp->residual == PC_VERTEXPATCH_RESIDUAL_LOCAL ? res : 0;
+    vp->flops_per_patch = vp->residual_flops + (vp->solver == PC_VERTEXPATCH_FDM ? 2 * dim * 2 * nint * NI + nint : 2 * nint * nint) + 2 * nint;
   }
 
   for (PetscInt i = 0; i < 27; i++) PetscCall(PetscFree(vp->dense[i]));

@@ -1,0 +1,554 @@
+// The vertex-patch smoothing step of the 3D Laplacian with two lines per thread (register tiling), a variant of the
+// one-line kernel of vpsmooth_tile.cu for the terms c_0 K⊗M⊗M + c_1 M⊗K⊗M + c_2 M⊗M⊗K (1D matrices of the patch's
+// class per direction, x first).
+//
+// Why: in the one-line kernel every FMA of a contraction needs one load, from shared memory (the data) or from the
+// L1 cache (a matrix entry with one address per patch); Nsight Compute put the L1/shared pipe at 77 % of its peak at
+// 3D k = 3 against 37 % for the issue slots (bench/results/gpu-pair-h100-2026-11-26.md). Here each thread owns two
+// lines of the patch, so that every load feeds at least two FMAs:
+// - the x contraction of the closure: the rows a and a + k of both kinds (stiffness, mass) in registers, each word of
+//   the closure feeds four FMAs;
+// - the y contraction of the residual: the z lines (a, q) and (a, q + k) share the words they read; the three
+//   products M_y X_K, K_y X_M, M_y X_M are combined before the z contraction, which is then done for two terms,
+//   M_z (c_0 M_y X_K + c_1 K_y X_M) + K_z (c_2 M_y X_M), as an update of the thread's residual lines per z: every
+//   entry of M_z and K_z feeds the two lines;
+// - the fast diagonalization: the z contractions on the thread's two lines (each matrix entry feeds two FMAs), the y
+//   contractions on a "column" pair (a, q), (a, q + k) that reads the same words, the x contractions on a "row" pair
+//   (a, q), (a + k, q) that reads the same words.
+// A patch has k (2k + 1) threads: (h, q) with the rows h and h + k in the residual's x step (all of them), and k (2k - 1)
+// of them in the other steps. Where h + k = 2k - 1 the second line does not exist: the thread computes a copy of its
+// first line and stores nothing of it.
+//
+// Shared memory per patch (x fastest): the closure xs (NE^3), X_K and X_M (NI x NE x NE each); the fast
+// diagonalization's F1 and F2 (NI^3 each) reuse xs and X_K. The barrier after a step is the only one that separates
+// a shared array's reads from its next writes (see each step), so a patch takes six barriers.
+#include "vpsmooth_pair.h"
+#include "vpcuda_check.h"
+#include <cuda_runtime.h>
+
+// L lines per thread: 2, or 1 (the same code without the second lines: one (a, q) line per thread as in
+// vpsmooth_tile.cu, with its terms combined and its closure gathered by rows)
+template <int K, int L>
+struct VPPair {
+  static constexpr int NE      = 2 * K + 1;
+  static constexpr int NI      = 2 * K - 1;
+  static constexpr int H       = L == 2 ? K : NI;                       // the second line of a pair is h + H
+  static constexpr int THREADS = H * NE;                                // per patch
+  static constexpr int PAIRS   = H * NI;                                // threads of the steps on interior lines
+  static constexpr int PATCHES = 128 / THREADS > 0 ? 128 / THREADS : 1; // per block
+  static constexpr int BLOCK   = PATCHES * THREADS;
+  static constexpr int MATS    = 6 * NI * NE + 6 * NI * NI + 3 * NI;   // the patch's 1D matrices, staged (VPPairStage)
+  static constexpr int XS      = NE * NE * NE;                        // one closure buffer
+  static constexpr int OFFXS   = 2 * NI * NE * NE + MATS;             // where the closure buffers start
+};
+
+// Words per patch: X_K, X_M, the matrices, and the closure; in double at k = 3 and 5 two closure buffers, so that the
+// next patch's closure is copied by cp.async (no registers, compute capability 8.0) while this one runs. Elsewhere the
+// patch gathers synchronously into one buffer: float steps convert the double vector entries on the way, which cp.async
+// cannot; at k = 2 and 4 the second buffer cost more (fewer blocks per multiprocessor) than it saved, and at k >= 6 it
+// would leave room for one block per multiprocessor (one H100: bench/results/gpu-pair-h100-2026-11-26.md).
+template <typename T, int K, int L>
+struct VPPairWords {
+  static constexpr bool ASYNC = sizeof(T) == 8 && (K == 3 || K == 5);
+  static constexpr int  value = VPPair<K, L>::OFFXS + (ASYNC ? 2 : 1) * VPPair<K, L>::XS;
+};
+
+// Blocks per multiprocessor asked of the compiler (__launch_bounds__): it caps the registers, which the unrolled loops
+// would otherwise spend on loads hoisted far ahead (double, k = 4: 254 registers, two blocks of four warps). The
+// values are the largest that spill at most a few words (ptxas -v, sm_90).
+template <typename T, int K, int L>
+struct VPPairMinBlocks {
+  static constexpr int one_d = K == 2 ? 8 : (K == 3 ? 7 : (K == 4 ? 6 : (K == 5 ? 4 : (K == 6 ? 3 : (K == 7 ? 2 : 1))))), one_f = K <= 4 ? 8 : (K == 5 ? 6 : (K == 6 ? 5 : (K == 7 ? 3 : 2)));
+  static constexpr int value = L == 1 ? (sizeof(T) == 8 ? one_d : one_f) : (sizeof(T) == 8 ? (K <= 3 ? 4 : (K <= 5 ? 3 : (K <= 7 ? 2 : 1))) : (K == 2 ? 6 : (K == 3 ? 5 : (K <= 5 ? 3 : (K == 6 ? 4 : 2)))));
+};
+
+// the kinds and terms of the layout, passed by value to the kernel
+struct VPPairArgs {
+  int km, kk, term[3];
+};
+
+template <typename T, int N>
+__device__ inline void VPPairRow(const T *__restrict__ row, T (&r)[N])
+{
+#pragma unroll
+  for (int j = 0; j < N; j++) r[j] = row[j];
+}
+
+__device__ inline int VPPairClass(int v, int N)
+{
+  return v == 1 ? 0 : (v == N - 1 ? 2 : 1);
+}
+
+// Copies the patch's 1D matrices (its class along each direction) from the operator to shared memory M: the x, y, z
+// stiffness and mass matrices (NI x NE each: K_x, M_x, K_y, M_y, K_z, M_z), S^T and S per direction (NI x NI each:
+// S_x^T, S_y^T, S_z^T, S_x, S_y, S_z) and the eigenvalues per direction (NI each). Every later read of a matrix entry
+// is then a shared-memory read: from the L1 cache they waited on misses (Nsight Compute, k = 3: 41 % of the stalls on
+// global loads, L1 hit rate 74 %).
+template <typename T, int K, int L, typename Op>
+__device__ inline void VPPairStage(const Op *__restrict__ op, const int cls[3], int lt, const VPPairArgs &pa, T *M)
+{
+  using P         = VPPair<K, L>;
+  constexpr int R = P::NI * P::NE, Q = P::NI * P::NI, NR = 6 * R, NQ = 6 * Q;
+  for (int p = lt; p < P::MATS; p += P::THREADS) {
+    const T *src;
+    if (p < NR) {
+      const int m = p / R, dir = m / 2, c = dir == 0 ? cls[0] : (dir == 1 ? cls[1] : cls[2]);
+      src         = op->R[m % 2 ? pa.km : pa.kk][dir][c] + (p - m * R);
+    } else if (p < NR + NQ) {
+      const int m = (p - NR) / Q, dir = m % 3, c = dir == 0 ? cls[0] : (dir == 1 ? cls[1] : cls[2]);
+      src         = (m < 3 ? op->St[dir][c] : op->S[dir][c]) + (p - NR - m * Q);
+    } else {
+      const int dir = (p - NR - NQ) / P::NI, c = dir == 0 ? cls[0] : (dir == 1 ? cls[1] : cls[2]);
+      src           = op->lambda[dir][c] + (p - NR - NQ - dir * P::NI);
+    }
+    M[p] = *src;
+  }
+}
+
+// 8 bytes from global to shared memory without the registers (cp.async); zeros where !valid
+__device__ inline void VPPairCopyAsync(double *dst, const double *src, bool valid)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const unsigned saddr = (unsigned)__cvta_generic_to_shared(dst);
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(saddr), "l"(src), "r"(valid ? 8 : 0) : "memory");
+#else
+  *dst = valid ? *src : 0.0;
+#endif
+}
+
+__device__ inline void VPPairCopyCommit()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+
+__device__ inline void VPPairCopyWait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group 0;" ::: "memory");
+#endif
+}
+
+// The closure of x at the patch of vertex v into xs (boundary nodes and an inactive patch: zeros), by cp.async
+// (ASYNC, T = double) or through registers. THREADS = H NE, so thread lt keeps its x index lt % NE and steps through
+// the closure's rows H at a time.
+template <typename T, int K, int L, bool ASYNC>
+__device__ inline void VPPairGather(const VPCudaBox &bx, const int *v, bool active, int lt, const double *x, T *xs)
+{
+  using P          = VPPair<K, L>;
+  constexpr int NE = P::NE, H = P::H;
+  const size_t  s1 = (size_t)bx.m[0], s2 = (size_t)bx.m[0] * (size_t)bx.m[1];
+  const int     b0 = active ? (v[0] - 1) * K : 0, b1 = active ? (v[1] - 1) * K : 0, b2 = active ? (v[2] - 1) * K : 0;
+  const int     c0 = lt % NE, f0 = b0 + c0;
+  const bool    ok0 = active && f0 > 0 && f0 <= bx.n[0];
+  int           c1 = lt / NE, c2 = 0;
+#pragma unroll
+  for (int i = 0; i < (NE * NE + H - 1) / H; i++) {
+    const int rho = lt / NE + i * H; // c1 + NE c2
+    if (rho < NE * NE) {
+      const int     f1 = b1 + c1, f2 = b2 + c2;
+      const bool    in = ok0 && f1 > 0 && f1 <= bx.n[1] && f2 > 0 && f2 <= bx.n[2];
+      const double *src = in ? x + (size_t)(f0 - 1 - bx.lo[0]) + (size_t)(f1 - 1 - bx.lo[1]) * s1 + (size_t)(f2 - 1 - bx.lo[2]) * s2 : x;
+      if constexpr (ASYNC) VPPairCopyAsync(reinterpret_cast<double *>(xs) + c0 + NE * rho, src, in);
+      else xs[c0 + NE * rho] = in ? (T)*src : (T)0;
+    }
+    c1 += H;
+    if (c1 >= NE) {
+      c1 -= NE;
+      c2++;
+    }
+  }
+  if constexpr (ASYNC) VPPairCopyCommit();
+}
+
+// One 3D patch. mem: this patch's shared words; lt: the thread's index in the patch; b, x, target lie in box bx.
+// xs: this patch's closure buffer (ASYNC: its copy is under way); vn, an, xn: the next patch of this slot, whether it
+// is active, its closure buffer; prev: the class triple whose matrices M holds (c_x + 3 c_y + 9 c_z; -1: none).
+template <typename T, int K, int L, typename Op>
+__device__ void VPPairPatch(const Op *__restrict__ op, const VPCudaBox &bx, const int *v, bool active, int lt, const double *__restrict__ b, const double *x, double *target, double omega, bool atomic, T *mem, T *xs, const int *vn, bool an, T *xn, int &prev, const VPPairArgs &pa)
+{
+  using P             = VPPair<K, L>;
+  constexpr int  NE   = P::NE, NI = P::NI, H = P::H, NX = NI * NE * NE, NI2 = NI * NI;
+  constexpr bool TWO  = L == 2;
+  constexpr bool ASYNC = VPPairWords<T, K, L>::ASYNC;
+  T             *XK = mem, *XM = XK + NX, *M = XM + NX, *F1 = xs, *F2 = XK;
+  // the staged matrices (VPPairStage)
+  const T *Kx = M, *Mx = M + NI * NE, *Ky = M + 2 * NI * NE, *My = M + 3 * NI * NE, *Kz = M + 4 * NI * NE, *Mz = M + 5 * NI * NE;
+  const T *Stx = M + 6 * NI * NE, *Sty = Stx + NI2, *Stz = Sty + NI2, *Sx = Stz + NI2, *Sy = Sx + NI2, *Sz = Sy + NI2;
+  const T *lam0 = Sz + NI2, *lam1 = lam0 + NI, *lam2 = lam1 + NI;
+  const size_t  s1 = (size_t)bx.m[0], s2 = (size_t)bx.m[0] * (size_t)bx.m[1];
+  int           cls[3] = {1, 1, 1}, base[3] = {0, 0, 0};
+
+  if (active)
+    for (int d = 0; d < 3; d++) {
+      cls[d]  = VPPairClass(v[d], (bx.n[d] + 1) / K);
+      base[d] = (v[d] - 1) * K; // full-grid node of closure index 0; interior index of closure c: base + c - 1
+    }
+  // column pair (a, q), (a, q + H) and row pair (a, q), (a + H, q) of the lt < PAIRS threads
+  const bool pairthr = lt < P::PAIRS;
+  const int  ca = lt % NI, cq = lt / NI, rh = lt % H, rq = lt / H;
+  const bool csecond = TWO && pairthr && cq + H < NI, rsecond = TWO && rh + H < NI;
+  const int  cq1 = csecond ? cq + H : cq, ra1 = rsecond ? rh + H : rh;
+
+  // most patches have the class triple of the previous patch of their slot (interior ones): M holds its matrices
+  if (cls[0] + 3 * cls[1] + 9 * cls[2] != prev) {
+    VPPairStage<T, K, L, Op>(op, cls, lt, pa, M);
+    prev = cls[0] + 3 * cls[1] + 9 * cls[2];
+  }
+  if (x && !ASYNC) VPPairGather<T, K, L, false>(bx, v, active, lt, x, xs);
+  // the thread's two residual lines start from b
+  T r0[NI], r1[NI];
+  {
+    const bool   ld = pairthr && active;
+    const size_t i0 = ld ? (size_t)(base[0] + ca - bx.lo[0]) + (size_t)(base[1] + cq - bx.lo[1]) * s1 + (size_t)(base[2] - bx.lo[2]) * s2 : 0;
+    const size_t i1 = ld ? i0 + (size_t)(cq1 - cq) * s1 : 0;
+#pragma unroll
+    for (int z = 0; z < NI; z++) {
+      r0[z] = ld ? (T)b[i0 + z * s2] : (T)0;
+      r1[z] = TWO && ld ? (T)b[i1 + z * s2] : (T)0;
+    }
+  }
+  if (x && ASYNC) VPPairCopyWait();
+  __syncthreads(); // the closure is in xs, the matrices in M
+  // the next patch's closure, into the buffer that the previous patch (past the barrier above) is done with
+  if (x && ASYNC && an) VPPairGather<T, K, L, true>(bx, vn, true, lt, x, xn);
+
+  if (x) {
+    // x step, row pairs, all threads (rq < NE): X_K and X_M at (a, rq, z) for a = rh, rh + H
+    {
+      T k0[NE], m0[NE], k1[NE], m1[NE];
+      VPPairRow<T, NE>(Kx + rh * NE, k0);
+      VPPairRow<T, NE>(Mx + rh * NE, m0);
+      if constexpr (TWO) {
+        VPPairRow<T, NE>(Kx + ra1 * NE, k1);
+        VPPairRow<T, NE>(Mx + ra1 * NE, m1);
+      }
+#pragma unroll
+      for (int z = 0; z < NE; z++) {
+        T sk0 = 0, sm0 = 0, sk1 = 0, sm1 = 0;
+#pragma unroll
+        for (int j = 0; j < NE; j++) {
+          const T w = xs[j + NE * rq + NE * NE * z];
+          sk0 += k0[j] * w;
+          sm0 += m0[j] * w;
+          if constexpr (TWO) {
+            sk1 += k1[j] * w;
+            sm1 += m1[j] * w;
+          }
+        }
+        const int o = rh + NI * rq + NI * NE * z;
+        XK[o]       = sk0;
+        XM[o]       = sm0;
+        if (rsecond) {
+          XK[o + H] = sk1;
+          XM[o + H] = sm1;
+        }
+      }
+    }
+    __syncthreads(); // X_K, X_M complete; xs is read no more
+    // y step and the z contraction, column pairs: r -= M_z (c_0 M_y X_K + c_1 K_y X_M) + K_z (c_2 M_y X_M)
+    if (pairthr) {
+      const T  c0 = op->coef[pa.term[0]], c1 = op->coef[pa.term[1]], c2 = op->coef[pa.term[2]];
+      T        my0[NE], ky0[NE], my1[NE], ky1[NE];
+      VPPairRow<T, NE>(My + cq * NE, my0);
+      VPPairRow<T, NE>(Ky + cq * NE, ky0);
+      if constexpr (TWO) {
+        VPPairRow<T, NE>(My + cq1 * NE, my1);
+        VPPairRow<T, NE>(Ky + cq1 * NE, ky1);
+      }
+#pragma unroll
+      for (int z = 0; z < NE; z++) {
+        T a0 = 0, b0 = 0, d0 = 0, a1 = 0, b1 = 0, d1 = 0;
+#pragma unroll
+        for (int j = 0; j < NE; j++) {
+          const T xk = XK[ca + NI * j + NI * NE * z], xm = XM[ca + NI * j + NI * NE * z];
+          a0 += my0[j] * xk;
+          b0 += ky0[j] * xm;
+          d0 += my0[j] * xm;
+          if constexpr (TWO) {
+            a1 += my1[j] * xk;
+            b1 += ky1[j] * xm;
+            d1 += my1[j] * xm;
+          }
+        }
+        const T w0 = c0 * a0 + c1 * b0, v0 = c2 * d0, w1 = c0 * a1 + c1 * b1, v1 = c2 * d1;
+#pragma unroll
+        for (int i = 0; i < NI; i++) {
+          const T mz = Mz[i * NE + z], kz = Kz[i * NE + z];
+          r0[i] -= mz * w0 + kz * v0;
+          if constexpr (TWO) r1[i] -= mz * w1 + kz * v1;
+        }
+      }
+    }
+  }
+
+  // fast diagonalization S_x S_y S_z diag^-1 S_z^T S_y^T S_x^T r, F = x + NI y + NI^2 z
+  // step 1, column pairs: S_z^T on the thread's lines into F1 (xs: its reads ended at the x step's barrier)
+  if (pairthr) {
+#pragma unroll
+    for (int i = 0; i < NI; i++) {
+      T u0 = 0, u1 = 0;
+#pragma unroll
+      for (int z = 0; z < NI; z++) {
+        const T s = Stz[i * NI + z];
+        u0 += s * r0[z];
+        u1 += s * r1[z];
+      }
+      F1[ca + NI * cq + NI2 * i] = u0;
+      if (csecond) F1[ca + NI * cq1 + NI2 * i] = u1;
+    }
+  }
+  __syncthreads(); // F1 complete; every thread is past its reads of X_K and X_M
+  // step 2, column pairs: S_y^T into F2
+  if (pairthr) {
+    T sy0[NI], sy1[NI];
+    VPPairRow<T, NI>(Sty + cq * NI, sy0);
+    VPPairRow<T, NI>(Sty + cq1 * NI, sy1);
+#pragma unroll
+    for (int z = 0; z < NI; z++) {
+      T u0 = 0, u1 = 0;
+#pragma unroll
+      for (int j = 0; j < NI; j++) {
+        const T f = F1[ca + NI * j + NI2 * z];
+        u0 += sy0[j] * f;
+        u1 += sy1[j] * f;
+      }
+      F2[ca + NI * cq + NI2 * z] = u0;
+      if (csecond) F2[ca + NI * cq1 + NI2 * z] = u1;
+    }
+  }
+  __syncthreads();
+  // step 3, row pairs (rq < NI): S_x^T, the division by the eigenvalue sums, S_z, into F1
+  if (pairthr) {
+    T sx0[NI], sx1[NI], w0[NI], w1[NI];
+    VPPairRow<T, NI>(Stx + rh * NI, sx0);
+    VPPairRow<T, NI>(Stx + ra1 * NI, sx1);
+    const T l0 = lam0[rh] + lam1[rq], l1 = lam0[ra1] + lam1[rq];
+#pragma unroll
+    for (int z = 0; z < NI; z++) {
+      T u0 = 0, u1 = 0;
+#pragma unroll
+      for (int j = 0; j < NI; j++) {
+        const T f = F2[j + NI * rq + NI2 * z];
+        u0 += sx0[j] * f;
+        u1 += sx1[j] * f;
+      }
+      const T lz = lam2[z];
+      w0[z]      = u0 / (l0 + lz);
+      w1[z]      = u1 / (l1 + lz);
+    }
+#pragma unroll
+    for (int i = 0; i < NI; i++) {
+      T u0 = 0, u1 = 0;
+#pragma unroll
+      for (int z = 0; z < NI; z++) {
+        const T s = Sz[i * NI + z];
+        u0 += s * w0[z];
+        u1 += s * w1[z];
+      }
+      F1[rh + NI * rq + NI2 * i] = u0;
+      if (rsecond) F1[rh + H + NI * rq + NI2 * i] = u1;
+    }
+  }
+  __syncthreads();
+  // step 4, column pairs: S_y into F2. The rows of step 5 are read here, before the barrier after which M may be
+  // overwritten by the next patch.
+  T sx0[NI], sx1[NI];
+  VPPairRow<T, NI>(Sx + rh * NI, sx0);
+  VPPairRow<T, NI>(Sx + ra1 * NI, sx1);
+  if (pairthr) {
+    T sy0[NI], sy1[NI];
+    VPPairRow<T, NI>(Sy + cq * NI, sy0);
+    VPPairRow<T, NI>(Sy + cq1 * NI, sy1);
+#pragma unroll
+    for (int z = 0; z < NI; z++) {
+      T u0 = 0, u1 = 0;
+#pragma unroll
+      for (int j = 0; j < NI; j++) {
+        const T f = F1[ca + NI * j + NI2 * z];
+        u0 += sy0[j] * f;
+        u1 += sy1[j] * f;
+      }
+      F2[ca + NI * cq + NI2 * z] = u0;
+      if (csecond) F2[ca + NI * cq1 + NI2 * z] = u1;
+    }
+  }
+  __syncthreads(); // F2 complete; F1 and M are read no more, so the next patch may gather into xs and stage into M without another barrier
+  // step 5, row pairs: S_x, the update of the interior
+  if (pairthr && active) {
+    const size_t i0 = (size_t)(base[0] + rh - bx.lo[0]) + (size_t)(base[1] + rq - bx.lo[1]) * s1 + (size_t)(base[2] - bx.lo[2]) * s2;
+#pragma unroll
+    for (int z = 0; z < NI; z++) {
+      T u0 = 0, u1 = 0;
+#pragma unroll
+      for (int j = 0; j < NI; j++) {
+        const T f = F2[j + NI * rq + NI2 * z];
+        u0 += sx0[j] * f;
+        u1 += sx1[j] * f;
+      }
+      double *dst = target + i0 + z * s2;
+      if (atomic) {
+        atomicAdd(dst, omega * (double)u0);
+        if (rsecond) atomicAdd(dst + H, omega * (double)u1);
+      } else {
+        *dst += omega * (double)u0;
+        if (rsecond) dst[H] += omega * (double)u1;
+      }
+    }
+  }
+  // no barrier: the next patch writes xs (F1, last read in step 4) and M before its first barrier, X_K (F2) after it
+}
+
+template <typename T, int K, int L, typename Op>
+__global__ void __launch_bounds__(VPPair<K, L>::BLOCK, (VPPairMinBlocks<T, K, L>::value)) VPPairKernel(const Op *__restrict__ op, VPCudaBox bx, const int *__restrict__ vertex, int start, int end, const double *__restrict__ b, const double *x, double *target, double omega, bool atomic, int stride, VPPairArgs pa)
+{
+  using P              = VPPair<K, L>;
+  constexpr bool ASYNC = VPPairWords<T, K, L>::ASYNC;
+  extern __shared__ __align__(16) unsigned char vp_pair_smem[];
+  const int pp = threadIdx.x / P::THREADS, lt = threadIdx.x % P::THREADS, step = gridDim.x * P::PATCHES;
+  T        *mem = reinterpret_cast<T *>(vp_pair_smem) + pp * stride, *cur = mem + P::OFFXS, *nxt = cur + (ASYNC ? P::XS : 0);
+  int       prev = -1;
+
+  if (x && ASYNC && start + (int)blockIdx.x * P::PATCHES + pp < end) VPPairGather<T, K, L, true>(bx, vertex + 3 * (start + blockIdx.x * P::PATCHES + pp), true, lt, x, cur);
+  for (int first = start + blockIdx.x * P::PATCHES; first < end; first += step) {
+    const int  p = first + pp, pn = p + step;
+    const bool active = p < end, an = pn < end;
+    VPPairPatch<T, K, L, Op>(op, bx, vertex + 3 * (active ? p : start), active, lt, b, x, target, omega, atomic, mem, cur, vertex + 3 * (an ? pn : start), an, nxt, prev, pa);
+    T *t = cur; // the buffers swap
+    cur  = nxt;
+    nxt  = t;
+  }
+}
+
+template <typename T, typename Op>
+struct VPPairEntry {
+  void (*kernel)(const Op *, VPCudaBox, const int *, int, int, const double *, const double *, double *, double, bool, int, VPPairArgs);
+  int block, patches, words;
+};
+
+template <typename T, typename Op, int K>
+static VPPairEntry<T, Op> VPPairMake(int lines)
+{
+  if (lines == 2) return {VPPairKernel<T, K, 2, Op>, VPPair<K, 2>::BLOCK, VPPair<K, 2>::PATCHES, VPPairWords<T, K, 2>::value};
+  return {VPPairKernel<T, K, 1, Op>, VPPair<K, 1>::BLOCK, VPPair<K, 1>::PATCHES, VPPairWords<T, K, 1>::value};
+}
+
+template <typename T, typename Op>
+static int VPPairGet(int k, int lines, VPPairEntry<T, Op> *e)
+{
+  switch (k) {
+  case 2:
+    *e = VPPairMake<T, Op, 2>(lines);
+    return 0;
+  case 3:
+    *e = VPPairMake<T, Op, 3>(lines);
+    return 0;
+  case 4:
+    *e = VPPairMake<T, Op, 4>(lines);
+    return 0;
+  case 5:
+    *e = VPPairMake<T, Op, 5>(lines);
+    return 0;
+  case 6:
+    *e = VPPairMake<T, Op, 6>(lines);
+    return 0;
+  case 7:
+    *e = VPPairMake<T, Op, 7>(lines);
+    return 0;
+  case 8:
+    *e = VPPairMake<T, Op, 8>(lines);
+    return 0;
+  default:
+    return (int)cudaErrorInvalidValue;
+  }
+}
+
+int VPPairLayoutCreate(const VPCudaPatchOp_d *op, int k, VPPairLayout *layout)
+{
+  int used[3] = {0, 0, 0};
+  if (op->dim != 3 || op->nterms != 3 || k < 2 || k > 8) return 0;
+  layout->k  = k;
+  layout->kk = op->kind[0][0];
+  layout->km = op->kind[0][1];
+  if (layout->kk == layout->km) return 0;
+  for (int d = 0; d < 3; d++) layout->term[d] = -1;
+  for (int t = 0; t < 3; t++) {
+    int stiff = -1, nstiff = 0;
+    for (int d = 0; d < 3; d++) {
+      if (op->kind[t][d] == layout->kk) {
+        stiff = d;
+        nstiff++;
+      } else if (op->kind[t][d] != layout->km) return 0;
+    }
+    if (nstiff != 1 || used[stiff]) return 0;
+    used[stiff]          = 1;
+    layout->term[stiff] = t;
+  }
+  VPPairSetLines(layout, -1);
+  return 1;
+}
+
+void VPPairSetLines(VPPairLayout *layout, int lines)
+{
+  if (lines >= 0 && lines <= 2) {
+    layout->lines[0] = layout->lines[1] = lines;
+    return;
+  }
+  // the fastest step on one H100 per degree, double and float (bench/results/gpu-pair-h100-2026-11-26.md)
+  layout->lines[0] = 1;
+  layout->lines[1] = layout->k == 4 || layout->k >= 6 ? 1 : 0;
+}
+
+template <typename T, typename Op>
+static int VPPairPrepareT(const VPPairLayout *l, size_t *bytes)
+{
+  VPPairEntry<T, Op> e;
+  const int          lines = l->lines[sizeof(T) == 8 ? 0 : 1];
+  *bytes                   = 0;
+  if (!lines) return 0; // the generic kernel runs these steps
+  const int err = VPPairGet<T, Op>(l->k, lines, &e);
+  if (err) return err;
+  *bytes = (size_t)e.patches * (e.words | 1) * sizeof(T);
+  {
+    // the limit belongs to the kernel, shared by the smoothers of all levels: only ever raise it
+    cudaFuncAttributes attr;
+    VP_CHECK(cudaFuncGetAttributes(&attr, e.kernel));
+    if ((int)*bytes > attr.maxDynamicSharedSizeBytes) VP_CHECK(cudaFuncSetAttribute(e.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)*bytes));
+  }
+  return 0;
+}
+
+int VPPairPrepare(const VPPairLayout *layout, size_t *bytes_d, size_t *bytes_f)
+{
+  int err = VPPairPrepareT<double, VPCudaPatchOp_d>(layout, bytes_d);
+  return err ? err : VPPairPrepareT<float, VPCudaPatchOp_f>(layout, bytes_f);
+}
+
+template <typename T, typename Op>
+static int VPPairLaunchT(const VPPairLayout *l, const Op *op, const VPCudaBox *bx, const int *vertex, int start, int end, const double *b, const double *x, double *target, double omega, bool atomic, int maxblocks)
+{
+  VPPairEntry<T, Op> e;
+  const int          err    = VPPairGet<T, Op>(l->k, l->lines[sizeof(T) == 8 ? 0 : 1], &e);
+  const VPPairArgs   pa     = {l->km, l->kk, {l->term[0], l->term[1], l->term[2]}};
+  if (err) return err;
+  // words per patch, odd: the patches that share a warp start in different banks
+  const int stride = e.words | 1, need = (end - start + e.patches - 1) / e.patches, blocks = need < maxblocks ? need : maxblocks;
+  e.kernel<<<blocks, e.block, (size_t)e.patches * stride * sizeof(T)>>>(op, *bx, vertex, start, end, b, x, target, omega, atomic, stride, pa);
+  VP_CHECK(cudaGetLastError());
+  return 0;
+}
+
+int VPPairLaunch(const VPPairLayout *layout, int single, const void *op, const VPCudaBox *bx, const int *vertex, int start, int end, const double *b, const double *x, double *target, double omega, bool atomic, int maxblocks)
+{
+  if (end <= start) return 0;
+  if (single) return VPPairLaunchT<float, VPCudaPatchOp_f>(layout, (const VPCudaPatchOp_f *)op, bx, vertex, start, end, b, x, target, omega, atomic, maxblocks);
+  return VPPairLaunchT<double, VPCudaPatchOp_d>(layout, (const VPCudaPatchOp_d *)op, bx, vertex, start, end, b, x, target, omega, atomic, maxblocks);
+}
+
+double VPPairResidualFlops(int k)
+{
+  const double ne = 2 * k + 1, ni = 2 * k - 1;
+  // x: two kinds; y: three products; their combination (3 + 1 per line point); z: two terms, each an FMA pair per entry
+  return 2 * (2 * ni * ne * ne * ne) + 3 * (2 * ni * ni * ne * ne) + 4 * ni * ni * ne + 2 * (2 * ni * ni * ni * ne);
+}

@@ -1,0 +1,25 @@
+// Internal to cuda/: the 3D Laplacian's vertex-patch smoothing step with two lines per thread (vpsmooth_pair.cu), used by
+// vpsmooth_tile.cu in place of its one-line 3D kernel where the terms are the Laplacian's and k >= 2.
+#pragma once
+#include "vpatch_cuda.h"
+#include <cstddef>
+
+struct VPPairLayout {
+  int k;
+  int km, kk;    // the kinds of the mass and of the stiffness matrices
+  int term[3];   // term[d]: the term with the stiffness matrix along d (its coefficient scales that part)
+  int lines[2];  // lines per thread (1 or 2; 0: the generic kernel) of the double and of the float steps
+};
+
+// 1 when op is 3D with the Laplacian's three terms (stiffness along one direction, mass along the other two) and
+// 2 <= k <= 8; it then fills layout. 0 otherwise.
+int VPPairLayoutCreate(const VPCudaPatchOp_d *op, int k, VPPairLayout *layout);
+// lines per thread of both precisions: 1 or 2, 0 (vpsmooth_tile.cu's one-line kernel runs the steps), or -1 for the
+// defaults by degree and precision (VPPairLayoutCreate's)
+void VPPairSetLines(VPPairLayout *layout, int lines);
+// raises the dynamic shared-memory limit of the kernels this layout uses; bytes per block of each precision
+int VPPairPrepare(const VPPairLayout *layout, size_t *bytes_d, size_t *bytes_f);
+// the patches [start, end) of the processing order, one step (see VPCudaSmootherColor / Additive)
+int VPPairLaunch(const VPPairLayout *layout, int single, const void *op, const VPCudaBox *bx, const int *vertex, int start, int end, const double *b, const double *x, double *target, double omega, bool atomic, int maxblocks);
+// flops of one patch's local residual as this kernel computes it (two z contractions instead of three)
+double VPPairResidualFlops(int k);
