@@ -96,6 +96,9 @@ double VPCudaSmootherResidualFlops(VPCudaSmoother sm, int single);
 int VPCudaSmootherSetLines(VPCudaSmoother sm, int lines);
 /* the lines per thread of the steps of one precision as VPCudaSmootherSetLines sets them; -1 where it does not apply */
 int VPCudaSmootherGetLines(VPCudaSmoother sm, int single);
+/* caps the grid of the shared-memory and mma kernels at blocks (0: the default, 32 per multiprocessor), so that on a
+   small mesh every block runs several patches of a color, one after the other (the checks of tests/gpu_smoother.c) */
+int VPCudaSmootherSetMaxBlocks(VPCudaSmoother sm, int blocks);
 int VPCudaSmootherDestroy(VPCudaSmoother *sm);
 
 /* An operator in Kronecker form on the interior nodes of a brick (one rank), y = sum_t coef_t (x)_d G_d^{kind_t,d} x:

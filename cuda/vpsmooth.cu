@@ -24,6 +24,7 @@ struct VPCudaSmoother_s {
   int              c0ip;          // VPC_KERNEL_SHARED with two ghost cells: the C0IP kernel
   VPC0ipLayout     c0ip_layout;
   int              tile_blocks;   // VPC_KERNEL_SHARED and _MMA: grid size cap
+  int              nsm;           // multiprocessors of the device
 };
 
 // out = A (nrows x ncols) along dir on in's nodes [off, off + ncols); all threads of the block, then a barrier
@@ -173,6 +174,7 @@ extern "C" int VPCudaSmootherCreate(const VPCudaPatchOp_d *op_d, const VPCudaPat
   VP_CHECK(cudaGetDevice(&dev));
   VP_CHECK(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));
   sm->nblocks       = 8 * nsm;
+  sm->nsm           = nsm;
   sm->block_scratch = ((words * sizeof(double) + 255) / 256) * 256;
   VP_CHECK(cudaMalloc(&sm->op_d, sizeof(VPCudaPatchOp_d)));
   VP_CHECK(cudaMalloc(&sm->op_f, sizeof(VPCudaPatchOp_f)));
@@ -234,6 +236,13 @@ extern "C" int VPCudaSmootherSetLines(VPCudaSmoother sm, int lines)
   if (sm->c0ip || sm->kernel == VPC_KERNEL_GLOBAL || !sm->tile.pairable) return 0;
   VPTileSetLines(&sm->tile, lines);
   VP_CHECK((cudaError_t)VPTilePrepare(&sm->tile, &bytes_d, &bytes_f));
+  return 0;
+}
+
+extern "C" int VPCudaSmootherSetMaxBlocks(VPCudaSmoother sm, int blocks)
+{
+  if (blocks < 0) return (int)cudaErrorInvalidValue;
+  sm->tile_blocks = blocks ? blocks : 32 * sm->nsm;
   return 0;
 }
 

@@ -55,7 +55,9 @@ struct VPPairWords {
 
 // Blocks per multiprocessor asked of the compiler (__launch_bounds__): it caps the registers, which the unrolled loops
 // would otherwise spend on loads hoisted far ahead (double, k = 4: 254 registers, two blocks of four warps). The
-// values are the largest that spill at most a few words (ptxas -v, sm_90).
+// values keep the spills small (ptxas -v, CUDA 13.0, sm_90): none in the defaults but 68 bytes at double k = 7 (one line;
+// asking for one block of seven warps per multiprocessor instead of two would remove them, not tried), 16-164 bytes in
+// double with two lines at k = 3, 5, 7, 8.
 template <typename T, int K, int L>
 struct VPPairMinBlocks {
   static constexpr int one_d = K == 2 ? 8 : (K == 3 ? 7 : (K == 4 ? 6 : (K == 5 ? 4 : (K == 6 ? 3 : (K == 7 ? 2 : 1))))), one_f = K <= 4 ? 8 : (K == 5 ? 6 : (K == 6 ? 5 : (K == 7 ? 3 : 2)));
@@ -500,6 +502,8 @@ void VPPairSetLines(VPPairLayout *layout, int lines)
   layout->lines[1] = layout->k == 4 || layout->k >= 6 ? 1 : 0;
 }
 
+// cudaErrorNotSupported where a block's shared memory exceeds what the device allows (the caller then runs the generic
+// kernel, which needs less)
 template <typename T, typename Op>
 static int VPPairPrepareT(const VPPairLayout *l, size_t *bytes)
 {
@@ -511,6 +515,12 @@ static int VPPairPrepareT(const VPPairLayout *l, size_t *bytes)
   if (err) return err;
   *bytes = (size_t)e.patches * (e.words | 1) * sizeof(T);
   {
+    int dev, maxbytes;
+    VP_CHECK(cudaGetDevice(&dev));
+    VP_CHECK(cudaDeviceGetAttribute(&maxbytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    if (*bytes > (size_t)maxbytes) return (int)cudaErrorNotSupported;
+  }
+  {
     // the limit belongs to the kernel, shared by the smoothers of all levels: only ever raise it
     cudaFuncAttributes attr;
     VP_CHECK(cudaFuncGetAttributes(&attr, e.kernel));
@@ -519,10 +529,15 @@ static int VPPairPrepareT(const VPPairLayout *l, size_t *bytes)
   return 0;
 }
 
-int VPPairPrepare(const VPPairLayout *layout, size_t *bytes_d, size_t *bytes_f)
+int VPPairPrepare(VPPairLayout *layout, size_t *bytes_d, size_t *bytes_f)
 {
   int err = VPPairPrepareT<double, VPCudaPatchOp_d>(layout, bytes_d);
-  return err ? err : VPPairPrepareT<float, VPCudaPatchOp_f>(layout, bytes_f);
+  if (err == (int)cudaErrorNotSupported) layout->lines[0] = 0; // the generic kernel runs these steps
+  else if (err) return err;
+  err = VPPairPrepareT<float, VPCudaPatchOp_f>(layout, bytes_f);
+  if (err == (int)cudaErrorNotSupported) layout->lines[1] = 0;
+  else if (err) return err;
+  return 0;
 }
 
 template <typename T, typename Op>

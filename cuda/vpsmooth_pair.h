@@ -17,8 +17,10 @@ int VPPairLayoutCreate(const VPCudaPatchOp_d *op, int k, VPPairLayout *layout);
 // lines per thread of both precisions: 1 or 2, 0 (vpsmooth_tile.cu's one-line kernel runs the steps), or -1 for the
 // defaults by degree and precision (VPPairLayoutCreate's)
 void VPPairSetLines(VPPairLayout *layout, int lines);
-// raises the dynamic shared-memory limit of the kernels this layout uses; bytes per block of each precision
-int VPPairPrepare(const VPPairLayout *layout, size_t *bytes_d, size_t *bytes_f);
+// raises the dynamic shared-memory limit of the kernels this layout uses; bytes per block of each precision. Where the
+// device allows less shared memory per block than a precision's kernel needs, that precision falls back to the generic
+// kernel (lines 0).
+int VPPairPrepare(VPPairLayout *layout, size_t *bytes_d, size_t *bytes_f);
 // the patches [start, end) of the processing order, one step (see VPCudaSmootherColor / Additive)
 int VPPairLaunch(const VPPairLayout *layout, int single, const void *op, const VPCudaBox *bx, const int *vertex, int start, int end, const double *b, const double *x, double *target, double omega, bool atomic, int maxblocks);
 // flops of one patch's local residual as this kernel computes it (two z contractions instead of three)

@@ -385,7 +385,7 @@ static int VPTilePrepareT(const VPTileLayout *l, size_t *bytes)
   return 0;
 }
 
-int VPTilePrepare(const VPTileLayout *layout, size_t *bytes_d, size_t *bytes_f)
+int VPTilePrepare(VPTileLayout *layout, size_t *bytes_d, size_t *bytes_f)
 {
   if (layout->pairable) {
     const int err = VPPairPrepare(&layout->pl, bytes_d, bytes_f);

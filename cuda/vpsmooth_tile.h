@@ -18,7 +18,8 @@ void VPTileLayoutCreate(const VPCudaPatchOp_d *op, int k, VPTileLayout *layout);
 // lines per thread where pairable (see VPCudaSmootherSetLines): 0 the one-line kernel of this file, 1 or 2 that of
 // vpsmooth_pair.cu, -1 by degree and precision
 void VPTileSetLines(VPTileLayout *layout, int lines);
-// raises the dynamic shared-memory limit of the kernels this layout uses; bytes per block of each precision
-int VPTilePrepare(const VPTileLayout *layout, size_t *bytes_d, size_t *bytes_f);
+// raises the dynamic shared-memory limit of the kernels this layout uses (where vpsmooth_pair.cu's kernel does not fit
+// the device, the generic one runs instead); bytes per block of each precision of the generic kernel
+int VPTilePrepare(VPTileLayout *layout, size_t *bytes_d, size_t *bytes_f);
 // the patches [start, end) of the processing order, one step (see VPCudaSmootherColor / Additive)
 int VPTileLaunch(const VPTileLayout *layout, int single, const void *op, const VPCudaBox *bx, const int *vertex, int start, int end, const double *b, const double *x, double *target, double omega, bool atomic, int maxblocks);

@@ -32,6 +32,12 @@ ctest gpu_smoother_3d_k1-8 ./tests/gpu_smoother -dim 3 -kmin 1 -kmax 8 -refine 1
 for lines in 0 1 2; do
   ctest gpu_smoother_3d_k1-8_lines$lines ./tests/gpu_smoother -dim 3 -kmin 1 -kmax 8 -refine 1 -pc_vertexpatch_gpu_lines $lines
 done
+# the grid capped at 2 blocks: every block runs several patches of a color in a row (the next patch's closure copied
+# during the current one, the matrices kept from the previous patch, no barrier between two patches), every variant
+for lines in -1 1 2; do
+  ctest gpu_smoother_3d_k1-8_lines${lines}_2blocks ./tests/gpu_smoother -dim 3 -kmin 1 -kmax 8 -refine 1 -pc_vertexpatch_gpu_lines $lines -max_blocks 2
+done
+ctest gpu_smoother_2d_k1-8_2blocks ./tests/gpu_smoother -dim 2 -kmin 1 -kmax 8 -refine 2 -max_blocks 2
 # meshes on which every block runs several patches of a color (47k and 5.6k per color against 12.7k and 4.2k patch slots
 # at k = 3 and 5): the cp.async copy of the next patch's closure and the matrices kept from the previous patch
 ctest gpu_smoother_3d_k3_several_patches_per_block ./tests/gpu_smoother -dim 3 -kmin 3 -kmax 3 -refine 5 -basic
@@ -307,6 +313,8 @@ if command -v compute-sanitizer >/dev/null; then
       compute-sanitizer --tool $tool --error-exitcode 99 ./tests/gpu_smoother -dim 3 -kmin 2 -kmax 2 -refine 0 >>"$OUT/sanitizer_$tool.log" 2>&1 &&
       compute-sanitizer --tool $tool --error-exitcode 99 ./tests/gpu_smoother -dim 3 -kmin 3 -kmax 3 -refine 1 >>"$OUT/sanitizer_$tool.log" 2>&1 &&
       compute-sanitizer --tool $tool --error-exitcode 99 ./tests/gpu_smoother -dim 3 -kmin 2 -kmax 2 -refine 1 -pc_vertexpatch_gpu_lines 2 >>"$OUT/sanitizer_$tool.log" 2>&1 &&
+      compute-sanitizer --tool $tool --error-exitcode 99 ./tests/gpu_smoother -dim 3 -kmin 2 -kmax 3 -refine 1 -max_blocks 2 >>"$OUT/sanitizer_$tool.log" 2>&1 &&
+      compute-sanitizer --tool $tool --error-exitcode 99 ./tests/gpu_smoother -dim 3 -kmin 2 -kmax 3 -refine 1 -max_blocks 2 -pc_vertexpatch_gpu_lines 2 >>"$OUT/sanitizer_$tool.log" 2>&1 &&
       compute-sanitizer --tool $tool --error-exitcode 99 ./tests/gpu_smoother -dim 2 -kmin 3 -kmax 3 -refine 1 >>"$OUT/sanitizer_$tool.log" 2>&1 &&
       compute-sanitizer --tool $tool --error-exitcode 99 ./tutorials/ex1 -dm_brick_cells 2,2,2 -dm_vec_type cuda -dm_brick_dim 3 -dm_brick_degree 2 -dm_brick_refine 1 -fmg 0 \
         -mg_levels_pc_vertexpatch_precision single -dm_brick_mg_precision single >>"$OUT/sanitizer_$tool.log" 2>&1

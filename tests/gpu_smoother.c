@@ -2,7 +2,8 @@ static const char help[] = "GPU check of PCVERTEXPATCH: one smoothing step (PCAp
                            "with VECCUDA vectors (the CUDA patch kernels) against the same PC on host vectors (the CPU kernels),\n"
                            "multiplicative and additive, double and single precision, laplace and c0ip, each GPU kernel.\n"
                            "Options: -dim 2|3, -kmin, -kmax, -refine, -basic (laplace only, multiplicative and additive in double, multiplicative in\n"
-                           "single: for meshes large enough that every GPU block runs several patches of a color).\n";
+                           "single: for meshes large enough that every GPU block runs several patches of a color), -max_blocks n (caps the grid of\n"
+                           "the shared and mma kernels, so that on a small mesh every block runs several patches of a color).\n";
 
 #include "checks.h"
 #include "pc/vertexpatch/vpimpl.h"
@@ -32,6 +33,16 @@ static PetscErrorCode CheckOne(DM dm, Mat A, const char *op, PetscInt dim, Petsc
      tests/test_evenodd compares the two forms on the CPU */
   PetscCall(PCVertexPatchSetEvenOdd(pc, PETSC_FALSE));
   PetscCall(PCSetUp(pc));
+  {
+    /* -max_blocks: the smoother, made at set-up for the device vectors, runs its patches on that many blocks at most */
+    PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
+    PetscInt        maxblocks = 0;
+    PetscCall(PetscOptionsGetInt(NULL, NULL, "-max_blocks", &maxblocks, NULL));
+    if (maxblocks > 0) {
+      PetscCall(PetscSNPrintf(what, sizeof(what), "%s %" PetscInt_FMT "D Q%" PetscInt_FMT " [%s]: GPU smoother made at set-up, grid capped at %" PetscInt_FMT " blocks", op, dim, k, opts, maxblocks));
+      PetscCall(CheckTrue(what, (PetscBool)(vp->gpu && !VPCudaSmootherSetMaxBlocks((VPCudaSmoother)vp->gpu, (int)maxblocks))));
+    }
+  }
   {
     /* the kernel in use: global where asked for, and for c0ip in 2D or above k = 5; shared otherwise */
     const PetscBool expect = (PetscBool) !(strstr(opts, "gpu_kernel global") || (op[0] == 'c' && (dim == 2 || k > 5)));
