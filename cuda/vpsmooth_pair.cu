@@ -56,11 +56,12 @@ struct VPPairWords {
 // Blocks per multiprocessor asked of the compiler (__launch_bounds__): it caps the registers, which the unrolled loops
 // would otherwise spend on loads hoisted far ahead (double, k = 4: 254 registers, two blocks of four warps). The
 // values keep the spills small (ptxas -v, CUDA 13.0, sm_90): none in the defaults but 68 bytes at double k = 7 (one line;
-// asking for one block of seven warps per multiprocessor instead of two would remove them, not tried), 16-164 bytes in
-// double with two lines at k = 3, 5, 7, 8.
+// asking for one block of seven warps per multiprocessor instead of two would remove them, not tried) and 12 bytes at
+// float k = 3 (one line, 40 registers: twelve blocks, as many as the generic kernel, which made it 8 % faster than at
+// 64 registers), 16-164 bytes in double with two lines at k = 3, 5, 7, 8.
 template <typename T, int K, int L>
 struct VPPairMinBlocks {
-  static constexpr int one_d = K == 2 ? 8 : (K == 3 ? 7 : (K == 4 ? 6 : (K == 5 ? 4 : (K == 6 ? 3 : (K == 7 ? 2 : 1))))), one_f = K <= 4 ? 8 : (K == 5 ? 6 : (K == 6 ? 5 : (K == 7 ? 3 : 2)));
+  static constexpr int one_d = K == 2 ? 8 : (K == 3 ? 7 : (K == 4 ? 6 : (K == 5 ? 4 : (K == 6 ? 3 : (K == 7 ? 2 : 1))))), one_f = K <= 3 ? 12 : (K == 4 ? 8 : (K == 5 ? 9 : (K == 6 ? 5 : (K == 7 ? 3 : 2))));
   static constexpr int value = L == 1 ? (sizeof(T) == 8 ? one_d : one_f) : (sizeof(T) == 8 ? (K <= 3 ? 4 : (K <= 5 ? 3 : (K <= 7 ? 2 : 1))) : (K == 2 ? 6 : (K == 3 ? 5 : (K <= 5 ? 3 : (K == 6 ? 4 : 2)))));
 };
 
@@ -499,7 +500,7 @@ void VPPairSetLines(VPPairLayout *layout, int lines)
   }
   // the fastest step on one H100 per degree, double and float (bench/results/gpu-pair-h100-2026-11-26.md)
   layout->lines[0] = 1;
-  layout->lines[1] = layout->k == 4 || layout->k >= 6 ? 1 : 0;
+  layout->lines[1] = layout->k >= 3 ? 1 : 0;
 }
 
 // cudaErrorNotSupported where a block's shared memory exceeds what the device allows (the caller then runs the generic
