@@ -19,6 +19,7 @@
 // from b; the third FDM contraction divides by the eigenvalue sums before storing; the last one adds to the target.
 #include "vpsmooth_mma.h"
 #include "vpcuda_check.h"
+#include "vpcopyasync.h"
 #include <cuda_runtime.h>
 #include <type_traits>
 
@@ -153,31 +154,6 @@ __device__ inline void VPMmaApplyA(const double (&af)[S::KT], const double *in, 
   VPMmaProductA<S>(af, in, warp, lane, [&](const int *c, double v) { out[c[0] + S::O0 * (c[1] + S::O1 * c[2])] = v; });
 }
 
-// 8 bytes from global to shared memory without the registers (cp.async, compute capability 8.0); zeros where !valid
-__device__ inline void VPMmaCopyAsync(double *dst, const double *src, bool valid)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  const unsigned saddr = (unsigned)__cvta_generic_to_shared(dst);
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(saddr), "l"(src), "r"(valid ? 8 : 0) : "memory");
-#else
-  *dst = valid ? *src : 0.0;
-#endif
-}
-
-__device__ inline void VPMmaCopyCommit()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.commit_group;" ::: "memory");
-#endif
-}
-
-__device__ inline void VPMmaCopyWait()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_group 0;" ::: "memory");
-#endif
-}
-
 __device__ inline int VPMmaClass(int v, int N)
 {
   return v == 1 ? 0 : (v == N - 1 ? 2 : 1);
@@ -212,9 +188,9 @@ __global__ void __launch_bounds__(VPMma<K, DIM>::THREADS, VPMma<K, DIM>::MINBLOC
     for (int i = threadIdx.x; i < P::XS; i += P::THREADS) {
       const int  f0 = b0 + i % NE, f1 = b1 + (i / NE) % NE, f2 = DIM == 3 ? b2 + i / (NE * NE) : 1;
       const bool in = f0 > 0 && f0 <= bx.n[0] && f1 > 0 && f1 <= bx.n[1] && f2 > 0 && f2 <= bx.n[2];
-      VPMmaCopyAsync(xs + i, in ? x + VPMmaIndex(bx, f0 - 1, f1 - 1, f2 - 1) : x, in);
+      VPCopyAsync(xs + i, in ? x + VPMmaIndex(bx, f0 - 1, f1 - 1, f2 - 1) : x, in);
     }
-    VPMmaCopyCommit();
+    VPCopyCommit();
   };
 
   if (x && start + (int)blockIdx.x < end) gather(start + blockIdx.x, xsb[0]);
@@ -229,7 +205,7 @@ __global__ void __launch_bounds__(VPMma<K, DIM>::THREADS, VPMma<K, DIM>::MINBLOC
     // the residual's accumulators start from b on the patch interior (the loads overlap the x contractions)
     typename SR::Acc r;
     VPMmaForEach<SR>(r, warp, lane, [&](const int *c, double &val) { val = b[VPMmaIndex(bx, base[0] + c[0], base[1] + c[1], DIM == 3 ? base[2] + c[2] : 0)]; });
-    if (x) VPMmaCopyWait();
+    if (x) VPCopyWait();
     __syncthreads(); // this patch's closure is in; the previous patch is done with the other buffer
     if (x && p + (int)gridDim.x < end) gather(p + gridDim.x, xsb[buf ^ 1]); // the next patch's, during this one
     // Each matrix fragment is loaded before the barrier that precedes its use, so its latency overlaps the wait.

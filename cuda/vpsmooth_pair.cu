@@ -24,6 +24,7 @@
 // a shared array's reads from its next writes (see each step), so a patch takes six barriers.
 #include "vpsmooth_pair.h"
 #include "vpcuda_check.h"
+#include "vpcopyasync.h"
 #include <cuda_runtime.h>
 
 // L lines per thread: 2, or 1 (the same code without the second lines: one (a, q) line per thread as in
@@ -108,31 +109,6 @@ __device__ inline void VPPairStage(const Op *__restrict__ op, const int cls[3], 
   }
 }
 
-// 8 bytes from global to shared memory without the registers (cp.async); zeros where !valid
-__device__ inline void VPPairCopyAsync(double *dst, const double *src, bool valid)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  const unsigned saddr = (unsigned)__cvta_generic_to_shared(dst);
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(saddr), "l"(src), "r"(valid ? 8 : 0) : "memory");
-#else
-  *dst = valid ? *src : 0.0;
-#endif
-}
-
-__device__ inline void VPPairCopyCommit()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.commit_group;" ::: "memory");
-#endif
-}
-
-__device__ inline void VPPairCopyWait()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_group 0;" ::: "memory");
-#endif
-}
-
 // The closure of x at the patch of vertex v into xs (boundary nodes and an inactive patch: zeros), by cp.async
 // (ASYNC, T = double) or through registers. THREADS = H NE, so thread lt keeps its x index lt % NE and steps through
 // the closure's rows H at a time.
@@ -153,7 +129,7 @@ __device__ inline void VPPairGather(const VPCudaBox &bx, const int *v, bool acti
       const int     f1 = b1 + c1, f2 = b2 + c2;
       const bool    in = ok0 && f1 > 0 && f1 <= bx.n[1] && f2 > 0 && f2 <= bx.n[2];
       const double *src = in ? x + (size_t)(f0 - 1 - bx.lo[0]) + (size_t)(f1 - 1 - bx.lo[1]) * s1 + (size_t)(f2 - 1 - bx.lo[2]) * s2 : x;
-      if constexpr (ASYNC) VPPairCopyAsync(reinterpret_cast<double *>(xs) + c0 + NE * rho, src, in);
+      if constexpr (ASYNC) VPCopyAsync(reinterpret_cast<double *>(xs) + c0 + NE * rho, src, in);
       else xs[c0 + NE * rho] = in ? (T)*src : (T)0;
     }
     c1 += H;
@@ -162,7 +138,66 @@ __device__ inline void VPPairGather(const VPCudaBox &bx, const int *v, bool acti
       c2++;
     }
   }
-  if constexpr (ASYNC) VPPairCopyCommit();
+  if constexpr (ASYNC) VPCopyCommit();
+}
+
+// The fast diagonalization's three kinds of NI x NI contraction, F = x + NI y + NI^2 z in shared memory. The second line
+// of a pair is computed even where it does not exist (the caller stores only existing ones).
+// z, on the thread's two lines in registers: out_l[i] = sum_z S[i][z] in_l[z]
+template <typename T, int NI>
+__device__ inline void VPPairZ(const T *S, const T (&in0)[NI], const T (&in1)[NI], T (&out0)[NI], T (&out1)[NI])
+{
+#pragma unroll
+  for (int i = 0; i < NI; i++) {
+    T u0 = 0, u1 = 0;
+#pragma unroll
+    for (int z = 0; z < NI; z++) {
+      const T s = S[i * NI + z];
+      u0 += s * in0[z];
+      u1 += s * in1[z];
+    }
+    out0[i] = u0;
+    out1[i] = u1;
+  }
+}
+
+// y, column pair (a, q0), (a, q1), shared to shared: out[a, q, z] = sum_j S[q][j] in[a, j, z]; both lines read the same words
+template <typename T, int NI>
+__device__ inline void VPPairY(const T *S, int a, int q0, int q1, bool second, const T *in, T *out)
+{
+  T s0[NI], s1[NI];
+  VPPairRow<T, NI>(S + q0 * NI, s0);
+  VPPairRow<T, NI>(S + q1 * NI, s1);
+#pragma unroll
+  for (int z = 0; z < NI; z++) {
+    T u0 = 0, u1 = 0;
+#pragma unroll
+    for (int j = 0; j < NI; j++) {
+      const T f = in[a + NI * j + NI * NI * z];
+      u0 += s0[j] * f;
+      u1 += s1[j] * f;
+    }
+    out[a + NI * q0 + NI * NI * z] = u0;
+    if (second) out[a + NI * q1 + NI * NI * z] = u1;
+  }
+}
+
+// x, row pair (a0, q), (a1, q), shared to registers: u_l[z] = sum_j row_l[j] in[j, q, z]; both lines read the same words
+template <typename T, int NI>
+__device__ inline void VPPairX(const T (&row0)[NI], const T (&row1)[NI], int q, const T *in, T (&u0)[NI], T (&u1)[NI])
+{
+#pragma unroll
+  for (int z = 0; z < NI; z++) {
+    T a0 = 0, a1 = 0;
+#pragma unroll
+    for (int j = 0; j < NI; j++) {
+      const T f = in[j + NI * q + NI * NI * z];
+      a0 += row0[j] * f;
+      a1 += row1[j] * f;
+    }
+    u0[z] = a0;
+    u1[z] = a1;
+  }
 }
 
 // One 3D patch. mem: this patch's shared words; lt: the thread's index in the patch; b, x, target lie in box bx.
@@ -212,7 +247,7 @@ __device__ void VPPairPatch(const Op *__restrict__ op, const VPCudaBox &bx, cons
       r1[z] = TWO && ld ? (T)b[i1 + z * s2] : (T)0;
     }
   }
-  if (x && ASYNC) VPPairCopyWait();
+  if (x && ASYNC) VPCopyWait();
   __syncthreads(); // the closure is in xs, the matrices in M
   // the next patch's closure, into the buffer that the previous patch (past the barrier above) is done with
   if (x && ASYNC && an) VPPairGather<T, K, L, true>(bx, vn, true, lt, x, xn);
@@ -289,69 +324,35 @@ __device__ void VPPairPatch(const Op *__restrict__ op, const VPCudaBox &bx, cons
   // fast diagonalization S_x S_y S_z diag^-1 S_z^T S_y^T S_x^T r, F = x + NI y + NI^2 z
   // step 1, column pairs: S_z^T on the thread's lines into F1 (xs: its reads ended at the x step's barrier)
   if (pairthr) {
+    T u0[NI], u1[NI];
+    VPPairZ<T, NI>(Stz, r0, r1, u0, u1);
 #pragma unroll
     for (int i = 0; i < NI; i++) {
-      T u0 = 0, u1 = 0;
-#pragma unroll
-      for (int z = 0; z < NI; z++) {
-        const T s = Stz[i * NI + z];
-        u0 += s * r0[z];
-        u1 += s * r1[z];
-      }
-      F1[ca + NI * cq + NI2 * i] = u0;
-      if (csecond) F1[ca + NI * cq1 + NI2 * i] = u1;
+      F1[ca + NI * cq + NI2 * i] = u0[i];
+      if (csecond) F1[ca + NI * cq1 + NI2 * i] = u1[i];
     }
   }
   __syncthreads(); // F1 complete; every thread is past its reads of X_K and X_M
   // step 2, column pairs: S_y^T into F2
-  if (pairthr) {
-    T sy0[NI], sy1[NI];
-    VPPairRow<T, NI>(Sty + cq * NI, sy0);
-    VPPairRow<T, NI>(Sty + cq1 * NI, sy1);
-#pragma unroll
-    for (int z = 0; z < NI; z++) {
-      T u0 = 0, u1 = 0;
-#pragma unroll
-      for (int j = 0; j < NI; j++) {
-        const T f = F1[ca + NI * j + NI2 * z];
-        u0 += sy0[j] * f;
-        u1 += sy1[j] * f;
-      }
-      F2[ca + NI * cq + NI2 * z] = u0;
-      if (csecond) F2[ca + NI * cq1 + NI2 * z] = u1;
-    }
-  }
+  if (pairthr) VPPairY<T, NI>(Sty, ca, cq, cq1, csecond, F1, F2);
   __syncthreads();
   // step 3, row pairs (rq < NI): S_x^T, the division by the eigenvalue sums, S_z, into F1
   if (pairthr) {
-    T sx0[NI], sx1[NI], w0[NI], w1[NI];
+    T sx0[NI], sx1[NI], w0[NI], w1[NI], u0[NI], u1[NI];
     VPPairRow<T, NI>(Stx + rh * NI, sx0);
     VPPairRow<T, NI>(Stx + ra1 * NI, sx1);
+    VPPairX<T, NI>(sx0, sx1, rq, F2, w0, w1);
     const T l0 = lam0[rh] + lam1[rq], l1 = lam0[ra1] + lam1[rq];
 #pragma unroll
     for (int z = 0; z < NI; z++) {
-      T u0 = 0, u1 = 0;
-#pragma unroll
-      for (int j = 0; j < NI; j++) {
-        const T f = F2[j + NI * rq + NI2 * z];
-        u0 += sx0[j] * f;
-        u1 += sx1[j] * f;
-      }
-      const T lz = lam2[z];
-      w0[z]      = u0 / (l0 + lz);
-      w1[z]      = u1 / (l1 + lz);
+      w0[z] /= l0 + lam2[z];
+      w1[z] /= l1 + lam2[z];
     }
+    VPPairZ<T, NI>(Sz, w0, w1, u0, u1);
 #pragma unroll
     for (int i = 0; i < NI; i++) {
-      T u0 = 0, u1 = 0;
-#pragma unroll
-      for (int z = 0; z < NI; z++) {
-        const T s = Sz[i * NI + z];
-        u0 += s * w0[z];
-        u1 += s * w1[z];
-      }
-      F1[rh + NI * rq + NI2 * i] = u0;
-      if (rsecond) F1[rh + H + NI * rq + NI2 * i] = u1;
+      F1[rh + NI * rq + NI2 * i] = u0[i];
+      if (rsecond) F1[rh + H + NI * rq + NI2 * i] = u1[i];
     }
   }
   __syncthreads();
@@ -360,43 +361,22 @@ __device__ void VPPairPatch(const Op *__restrict__ op, const VPCudaBox &bx, cons
   T sx0[NI], sx1[NI];
   VPPairRow<T, NI>(Sx + rh * NI, sx0);
   VPPairRow<T, NI>(Sx + ra1 * NI, sx1);
-  if (pairthr) {
-    T sy0[NI], sy1[NI];
-    VPPairRow<T, NI>(Sy + cq * NI, sy0);
-    VPPairRow<T, NI>(Sy + cq1 * NI, sy1);
-#pragma unroll
-    for (int z = 0; z < NI; z++) {
-      T u0 = 0, u1 = 0;
-#pragma unroll
-      for (int j = 0; j < NI; j++) {
-        const T f = F1[ca + NI * j + NI2 * z];
-        u0 += sy0[j] * f;
-        u1 += sy1[j] * f;
-      }
-      F2[ca + NI * cq + NI2 * z] = u0;
-      if (csecond) F2[ca + NI * cq1 + NI2 * z] = u1;
-    }
-  }
+  if (pairthr) VPPairY<T, NI>(Sy, ca, cq, cq1, csecond, F1, F2);
   __syncthreads(); // F2 complete; F1 and M are read no more, so the next patch may gather into xs and stage into M without another barrier
   // step 5, row pairs: S_x, the update of the interior
   if (pairthr && active) {
     const size_t i0 = (size_t)(base[0] + rh - bx.lo[0]) + (size_t)(base[1] + rq - bx.lo[1]) * s1 + (size_t)(base[2] - bx.lo[2]) * s2;
+    T            u0[NI], u1[NI];
+    VPPairX<T, NI>(sx0, sx1, rq, F2, u0, u1);
 #pragma unroll
     for (int z = 0; z < NI; z++) {
-      T u0 = 0, u1 = 0;
-#pragma unroll
-      for (int j = 0; j < NI; j++) {
-        const T f = F2[j + NI * rq + NI2 * z];
-        u0 += sx0[j] * f;
-        u1 += sx1[j] * f;
-      }
       double *dst = target + i0 + z * s2;
       if (atomic) {
-        atomicAdd(dst, omega * (double)u0);
-        if (rsecond) atomicAdd(dst + H, omega * (double)u1);
+        atomicAdd(dst, omega * (double)u0[z]);
+        if (rsecond) atomicAdd(dst + H, omega * (double)u1[z]);
       } else {
-        *dst += omega * (double)u0;
-        if (rsecond) dst[H] += omega * (double)u1;
+        *dst += omega * (double)u0[z];
+        if (rsecond) dst[H] += omega * (double)u1[z];
       }
     }
   }
@@ -440,31 +420,22 @@ static VPPairEntry<T, Op> VPPairMake(int lines)
 template <typename T, typename Op>
 static int VPPairGet(int k, int lines, VPPairEntry<T, Op> *e)
 {
+#define VP_PAIR_CASE(K) \
+  case K: \
+    *e = VPPairMake<T, Op, K>(lines); \
+    return 0;
   switch (k) {
-  case 2:
-    *e = VPPairMake<T, Op, 2>(lines);
-    return 0;
-  case 3:
-    *e = VPPairMake<T, Op, 3>(lines);
-    return 0;
-  case 4:
-    *e = VPPairMake<T, Op, 4>(lines);
-    return 0;
-  case 5:
-    *e = VPPairMake<T, Op, 5>(lines);
-    return 0;
-  case 6:
-    *e = VPPairMake<T, Op, 6>(lines);
-    return 0;
-  case 7:
-    *e = VPPairMake<T, Op, 7>(lines);
-    return 0;
-  case 8:
-    *e = VPPairMake<T, Op, 8>(lines);
-    return 0;
+    VP_PAIR_CASE(2)
+    VP_PAIR_CASE(3)
+    VP_PAIR_CASE(4)
+    VP_PAIR_CASE(5)
+    VP_PAIR_CASE(6)
+    VP_PAIR_CASE(7)
+    VP_PAIR_CASE(8)
   default:
     return (int)cudaErrorInvalidValue;
   }
+#undef VP_PAIR_CASE
 }
 
 int VPPairLayoutCreate(const VPCudaPatchOp_d *op, int k, VPPairLayout *layout)
