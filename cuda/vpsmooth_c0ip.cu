@@ -15,19 +15,25 @@
 // Per x-kind the x contraction fills one array over a cross of (y, z) lines: the centre lines (over all NE x nodes
 // when the kind is wide) and, where a term of this x-kind needs them, the y- and z-arm lines (x in the centre only).
 // Per term each thread (a, b) then contracts along y into its z line in registers (the y arms where the y kind is
-// wide, the z arms where the z kind is), and along z in registers.
+// wide, the z arms where the z kind is), summed with the other terms of the same z kind, and the sum along z in
+// registers: one z contraction per z kind (three for the six terms of the biharmonic).
 //
-// Threads: a patch has NI x NE threads (a, q), a < NI the x index, q < NE the y closure index; the y/z and the
-// fast-diagonalization steps use the NI x NI threads with q < NI. The 1D matrices are zero-padded to NE columns
-// (a table made once per smoother), so every row starts at closure index 0.
+// Threads: the x step has NI x NE items (a, q), a < NI the x index, q < NE the y closure index, one per thread (at
+// k = 3 thread 0 takes a second one, so that a patch is two whole warps); the y/z step uses groups of NI x NI threads
+// (a, b), and the fast diagonalization the first group. The closure comes by cp.async in double. The 1D matrices are
+// zero-padded to NE columns (a table made once per smoother), so every row starts at closure index 0.
 #include "vpsmooth_c0ip.h"
 #include "vpcuda_check.h"
+#include "vpcopyasync.h"
 #include <cuda_runtime.h>
 
 // the layout as the kernel reads it: bit masks over the kinds and one offset per kind, so that a kind known only at
 // run time indexes no parameter array (which would go through local memory)
 struct VPC0ipBits {
   int wide, needy, needz, off0, off1, off2, stride;
+  int order, gstart; // the terms in the groups' order, 4 bits each; group g's terms are order[gstart[g] .. gstart[g + 1])
+  __device__ int Term(int i) const { return (order >> (4 * i)) & 15; }
+  __device__ int GroupStart(int g) const { return (gstart >> (4 * g)) & 15; }
   __device__ int Off(int kind) const { return kind == 0 ? off0 : (kind == 1 ? off1 : off2); }
   __device__ bool Wide(int kind) const { return (wide >> kind) & 1; }
   __device__ bool NeedY(int kind) const { return (needy >> kind) & 1; }
@@ -46,12 +52,19 @@ struct VPC0ip {
   static constexpr int OFF_XY  = NI * NC * NC;                      // per x-kind: the centre lines first
   static constexpr int OFF_XZ  = OFF_XY + NI * NA * NC;             // then the y-arm lines
   static constexpr int KWORDS  = OFF_XZ + NI * NC * NA;             // then the z-arm lines
-  static constexpr int THREADS = NI * NE;                           // per patch
-  static constexpr int PATCHES = 192 / THREADS > 0 ? 192 / THREADS : 1; // per block
+  static constexpr int ITEMS   = NI * NE;                           // the (a, q) lines of the x step
+  // threads per patch: one per item, except where that leaves one item over a whole number of warps (k = 3: 65), where
+  // thread 0 also takes the last item (an arm line: a fraction of a centre line's work)
+  static constexpr int THREADS = ITEMS % 32 == 1 ? ITEMS - 1 : ITEMS;
+  static constexpr int PAIRS   = NI * NI;                           // the threads (a, b) of the y and z steps
+  static constexpr int G       = THREADS / PAIRS;                   // groups of them, which share out the terms
+  static constexpr int MAT     = NI * NE;                           // one padded 1D matrix
+  static constexpr int PATCHES = K == 3 ? 2 : (192 / THREADS > 0 ? 192 / THREADS : 1); // per block
   static constexpr int BLOCK   = PATCHES * THREADS;
-  // resident blocks the registers must allow (the kernel is latency bound): four at k = 2..4 (the shared memory of
-  // the c0ip form leaves room for five; five blocks' registers spill), two at k = 5 (unbounded, ptxas takes 254)
-  static constexpr int MINBLOCKS = K <= 4 ? 4 : 2;
+  // resident blocks the registers must allow (the kernel is latency bound): five at k = 3 (blocks of two 64-thread
+  // patches; shared memory allows five), four at k = 2, 4 (the shared memory of the c0ip form leaves room for five;
+  // five blocks' registers spill), two at k = 5 (unbounded, ptxas takes 254)
+  static constexpr int MINBLOCKS = K == 3 ? 5 : (K <= 4 ? 4 : 2);
 };
 
 // closure index of arm node i (i < k: the lower arm, else the upper one)
@@ -114,13 +127,14 @@ __device__ inline void VPC0ipContractX(const T *__restrict__ Rrow, const T *xs, 
   }
 }
 
-// one term's y and z contractions by thread (a, b): r -= coef (R_z (x) R_y) X, z line in registers
+// one term's y contraction by thread (a, b), added with its coefficient to the z line Ys (closure z indices: the
+// centre, and the arms where the term's z kind is wide): Ys += coef R_y X
 template <typename T, int K, bool WY, bool WZ>
-__device__ inline void VPC0ipTerm(const T *__restrict__ Ryrow, const T *__restrict__ Rz, const T *X, int a, T coef, T (&r)[2 * K - 1])
+__device__ inline void VPC0ipTermY(const T *__restrict__ Ryrow, const T *X, int a, T coef, T (&Ys)[4 * K + 1])
 {
   using C          = VPC0ip<K>;
   constexpr int NE = C::NE, NC = C::NC, NI = C::NI, NA = C::NA;
-  T             row[NE], Y[NE];
+  T             row[NE];
   VPC0ipLoadRow<T, NE>(Ryrow, row);
 #pragma unroll
   for (int zc = 0; zc < NC; zc++) {
@@ -129,24 +143,33 @@ __device__ inline void VPC0ipTerm(const T *__restrict__ Ryrow, const T *__restri
 #pragma unroll
       for (int ya = 0; ya < NA; ya++) acc += row[VPC0ipArm<K>(ya)] * X[C::OFF_XY + a + NI * (ya + NA * zc)];
     }
-    Y[K + zc] = acc;
+    Ys[K + zc] += coef * acc;
   }
   if (WZ) {
 #pragma unroll
-    for (int za = 0; za < NA; za++) Y[VPC0ipArm<K>(za)] = VPC0ipDot<T, NE, K, NC>(row, X + C::OFF_XZ + a + NI * NC * za, NI);
+    for (int za = 0; za < NA; za++) Ys[VPC0ipArm<K>(za)] += coef * VPC0ipDot<T, NE, K, NC>(row, X + C::OFF_XZ + a + NI * NC * za, NI);
   }
+}
+
+// the z contraction of the summed z line of the terms of one z kind: r -= R_z Ys; Ys is zeroed for the next kind
+template <typename T, int K, bool WZ>
+__device__ inline void VPC0ipTermZ(const T *__restrict__ Rz, T (&Ys)[4 * K + 1], T (&r)[2 * K - 1])
+{
+  constexpr int NE = VPC0ip<K>::NE, NI = VPC0ip<K>::NI;
 #pragma unroll
   for (int c = 0; c < NI; c++) {
     T acc = 0;
     if (WZ) {
 #pragma unroll
-      for (int z = 0; z < NE; z++) acc += Rz[c * NE + z] * Y[z];
+      for (int z = 0; z < NE; z++) acc += Rz[c * NE + z] * Ys[z];
     } else {
 #pragma unroll
-      for (int z = K; z <= 3 * K; z++) acc += Rz[c * NE + z] * Y[z];
+      for (int z = K; z <= 3 * K; z++) acc += Rz[c * NE + z] * Ys[z];
     }
-    r[c] -= coef * acc;
+    r[c] -= acc;
   }
+#pragma unroll
+  for (int z = 0; z < NE; z++) Ys[z] = 0;
 }
 
 // The fast-diagonalization helpers below repeat the laplace kernel's (vpsmooth_tile.cu). One header for both was tried:
@@ -188,32 +211,54 @@ __device__ inline void VPC0ipStore(const T (&line)[NI], T *out, int zs)
 }
 
 // NLINES lines of NX nodes along x (closure indices X0 + i) into dst[i + NX l]; map gives line l's closure indices
-// (c1, c2). Consecutive threads read consecutive nodes of a line; each thread keeps its x index over the lines.
+// (c1, c2). Consecutive threads read consecutive nodes of a line; each thread keeps its x index over the lines. In
+// double the copies go by cp.async, straight to shared memory, all in flight at once (the caller waits for them); in
+// float through registers, four passes' loads in flight at once. (A plain loop waited for each pass's load before the
+// next: 9 % of the step at k = 5.)
 template <typename T, int K, int NX, int X0, int NLINES, typename Map>
 __device__ inline void VPC0ipLoadLines(T *dst, const double *x, const VPCudaBox &bx, const int base[3], bool active, int lt, Map map)
 {
-  constexpr int PER = VPC0ip<K>::THREADS / NX; // lines per pass
-  const int     i = lt % NX, l0 = lt / NX, f0 = base[0] + X0 + i;
-  const bool    in0 = active && f0 > 0 && f0 <= bx.n[0];
+  constexpr int  PER = VPC0ip<K>::THREADS / NX;        // lines per pass
+  constexpr int  CH  = sizeof(T) == 8 ? 1 : 4;         // passes whose loads share the registers' round trip (float)
+  constexpr int  PASSES = (NLINES + PER - 1) / PER, CHUNKS = (PASSES + CH - 1) / CH;
+  constexpr bool ASYNC = sizeof(T) == 8;
+  const int      i = lt % NX, l0 = lt / NX, f0 = base[0] + X0 + i;
+  const bool     in0 = active && f0 > 0 && f0 <= bx.n[0];
   if (l0 >= PER) return;
-  for (int l = l0; l < NLINES; l += PER) {
-    int c1, c2;
-    map(l, c1, c2);
-    const int f1 = base[1] + c1, f2 = base[2] + c2;
-    T         val = 0;
-    if (in0 && f1 > 0 && f1 <= bx.n[1] && f2 > 0 && f2 <= bx.n[2]) val = (T)x[VPC0ipIndex(bx, f0 - 1, f1 - 1, f2 - 1)];
-    dst[i + NX * l] = val;
+#pragma unroll 1
+  for (int ch = 0; ch < CHUNKS; ch++) {
+    T val[CH];
+#pragma unroll
+    for (int p = 0; p < CH; p++) {
+      const int l = l0 + (ch * CH + p) * PER;
+      if (l < NLINES) {
+        int c1, c2;
+        map(l, c1, c2);
+        const int     f1 = base[1] + c1, f2 = base[2] + c2;
+        const bool    in  = in0 && f1 > 0 && f1 <= bx.n[1] && f2 > 0 && f2 <= bx.n[2];
+        const double *src = in ? x + VPC0ipIndex(bx, f0 - 1, f1 - 1, f2 - 1) : x;
+        if constexpr (ASYNC) VPCopyAsync(reinterpret_cast<double *>(dst) + i + NX * l, src, in);
+        else val[p] = in ? (T)*src : (T)0;
+      }
+    }
+    if constexpr (!ASYNC) {
+#pragma unroll
+      for (int p = 0; p < CH; p++)
+        if (l0 + (ch * CH + p) * PER < NLINES) dst[i + NX * (l0 + (ch * CH + p) * PER)] = val[p];
+    }
   }
 }
 
-// One patch. mem: this patch's shared words (XWORDS for the closure, then the x-kinds' arrays at L.Off(kind)); R: the padded 1D
-// matrices, R[((kind * 3 + dir) * 3 + cls) * NI * NE + row * NE + column]
+// One patch. mem: this patch's shared words (XWORDS for the closure, then the x-kinds' arrays at L.Off(kind)); R: the
+// padded 1D matrices, R[((kind * 3 + dir) * 3 + cls) * NI * NE + row * NE + column]. (Keeping the patch's matrices in
+// shared memory, as the laplace kernel does, cost blocks per multiprocessor and was slower at every k but the first
+// k = 3 layout: bench/results/gpu-c0ip-h100-2026-11-26.md.)
 template <typename T, int K, typename Op>
 __device__ void VPC0ipPatch(const Op *__restrict__ op, const T *__restrict__ R, const VPC0ipBits &L, const VPCudaBox &bx, const int *v, bool active, int lt, const double *__restrict__ b, const double *x, double *target, double omega, bool atomic, T *mem)
 {
   using C          = VPC0ip<K>;
-  constexpr int NE = C::NE, NC = C::NC, NI = C::NI, NA = C::NA, MAT = NI * NE;
-  const int     a = lt % NI, q = lt / NI; // q < NE
+  constexpr int NE = C::NE, NC = C::NC, NI = C::NI, MAT = C::MAT;
+  const int     a = lt % NI, q = lt / NI; // q < NE (the item of thread lt)
   T            *xs = mem, *Xs = mem + C::XWORDS;
   int           cls[3] = {1, 1, 1}, base[3] = {0, 0, 0};
   T             r[NI];
@@ -223,60 +268,81 @@ __device__ void VPC0ipPatch(const Op *__restrict__ op, const T *__restrict__ R, 
       cls[d]  = VPC0ipClass(v[d], (bx.n[d] + 1) / K);
       base[d] = (v[d] - 2) * K; // full-grid node of closure index 0; interior index of closure c: base + c - 1
     }
+  // matrix (kind, dir) of this patch's class along dir
+  auto Mat = [&](int kind, int dir) -> const T * { return R + ((kind * 3 + dir) * 3 + (dir == 0 ? cls[0] : (dir == 1 ? cls[1] : cls[2]))) * MAT; };
+
   // the cross of x (nodes outside the brick zero), slab by slab, x fastest; and the line of b
   if (x) {
     VPC0ipLoadLines<T, K, NE, 0, NC * NC>(xs, x, bx, base, active, lt, [](int l, int &c1, int &c2) {
       c1 = K + l % NC;
       c2 = K + l / NC;
     });
-    VPC0ipLoadLines<T, K, NC, K, NA * NC>(xs + C::OFF_SY, x, bx, base, active, lt, [](int l, int &c1, int &c2) {
-      c1 = VPC0ipArm<K>(l % NA);
-      c2 = K + l / NA;
+    VPC0ipLoadLines<T, K, NC, K, C::NA * NC>(xs + C::OFF_SY, x, bx, base, active, lt, [](int l, int &c1, int &c2) {
+      c1 = VPC0ipArm<K>(l % C::NA);
+      c2 = K + l / C::NA;
     });
-    VPC0ipLoadLines<T, K, NC, K, NC * NA>(xs + C::OFF_SZ, x, bx, base, active, lt, [](int l, int &c1, int &c2) {
+    VPC0ipLoadLines<T, K, NC, K, NC * C::NA>(xs + C::OFF_SZ, x, bx, base, active, lt, [](int l, int &c1, int &c2) {
       c1 = K + l % NC;
       c2 = VPC0ipArm<K>(l / NC);
     });
   }
 #pragma unroll
   for (int z = 0; z < NI; z++) r[z] = (active && q < NI) ? (T)b[VPC0ipIndex(bx, base[0] + K + a, base[1] + K + q, base[2] + K + z)] : (T)0;
+  if (sizeof(T) == 8 && x) { // the closure's cp.async copies
+    VPCopyCommit();
+    VPCopyWait();
+  }
   __syncthreads();
 
   if (x) {
     for (int kind = 0; kind < VPC_KINDS; kind++) {
       if (L.Off(kind) < 0) continue;
-      const T *Rrow = R + ((kind * 3 + 0) * 3 + cls[0]) * MAT + a * NE;
-      T       *X    = Xs + L.Off(kind);
-      if (L.Wide(kind)) VPC0ipContractX<T, K, true>(Rrow, xs, X, a, q, L.NeedY(kind), L.NeedZ(kind));
-      else VPC0ipContractX<T, K, false>(Rrow, xs, X, a, q, L.NeedY(kind), L.NeedZ(kind));
+      T *X = Xs + L.Off(kind);
+      if (L.Wide(kind)) VPC0ipContractX<T, K, true>(Mat(kind, 0) + a * NE, xs, X, a, q, L.NeedY(kind), L.NeedZ(kind));
+      else VPC0ipContractX<T, K, false>(Mat(kind, 0) + a * NE, xs, X, a, q, L.NeedY(kind), L.NeedZ(kind));
+      if (C::ITEMS > C::THREADS && lt < C::ITEMS - C::THREADS) {
+        const int e = C::THREADS + lt, ea = e % NI, eq = e / NI;
+        if (L.Wide(kind)) VPC0ipContractX<T, K, true>(Mat(kind, 0) + ea * NE, xs, X, ea, eq, L.NeedY(kind), L.NeedZ(kind));
+        else VPC0ipContractX<T, K, false>(Mat(kind, 0) + ea * NE, xs, X, ea, eq, L.NeedY(kind), L.NeedZ(kind));
+      }
     }
     __syncthreads();
-    // the terms are dealt round-robin to G groups of NI x NI threads (a, b) (thread lt = a + NI b + NI^2 group), so
-    // that the threads with q >= NI work too; group 0 holds b in r, the others add their sums to it through xs
-    // (free now: the x contractions are done)
-    constexpr int PAIRS = NI * NI, G = C::THREADS / PAIRS;
-    const int     grp = lt / PAIRS, ta = (lt % PAIRS) % NI, tb = (lt % PAIRS) / NI;
-    if (grp < G)
-      for (int t = grp; t < op->nterms; t += G) {
-        const int ky = op->kind[t][1], kz = op->kind[t][2];
-        const T  *Ry = R + ((ky * 3 + 1) * 3 + cls[1]) * MAT + tb * NE, *Rz = R + ((kz * 3 + 2) * 3 + cls[2]) * MAT;
-        const T  *X  = Xs + L.Off(op->kind[t][0]);
-        const T   c  = op->coef[t];
+    // the terms are shared out to G groups of NI x NI threads (a, b) (thread lt = a + NI b + NI^2 group), so that the
+    // threads with q >= NI work too; a group's terms come by z kind (L.order), and the terms of one z kind share one
+    // z contraction of their summed y results. Group 0 holds b in r, the others add their sums to it through xs (free
+    // now: the x contractions are done).
+    constexpr int G   = C::G;
+    const int     grp = lt / C::PAIRS, ta = (lt % C::PAIRS) % NI, tb = (lt % C::PAIRS) / NI;
+    if (grp < G) {
+      T         Ys[NE];
+      const int i1 = L.GroupStart(grp + 1);
+#pragma unroll
+      for (int z = 0; z < NE; z++) Ys[z] = 0;
+      for (int i = L.GroupStart(grp); i < i1; i++) {
+        const int t = L.Term(i), ky = op->kind[t][1], kz = op->kind[t][2];
+        const T  *Ry = Mat(ky, 1) + tb * NE, *X = Xs + L.Off(op->kind[t][0]);
+        const T   c = op->coef[t];
+        const bool wz = L.Wide(kz);
         if (L.Wide(ky)) {
-          if (L.Wide(kz)) VPC0ipTerm<T, K, true, true>(Ry, Rz, X, ta, c, r);
-          else VPC0ipTerm<T, K, true, false>(Ry, Rz, X, ta, c, r);
+          if (wz) VPC0ipTermY<T, K, true, true>(Ry, X, ta, c, Ys);
+          else VPC0ipTermY<T, K, true, false>(Ry, X, ta, c, Ys);
         } else {
-          if (L.Wide(kz)) VPC0ipTerm<T, K, false, true>(Ry, Rz, X, ta, c, r);
-          else VPC0ipTerm<T, K, false, false>(Ry, Rz, X, ta, c, r);
+          if (wz) VPC0ipTermY<T, K, false, true>(Ry, X, ta, c, Ys);
+          else VPC0ipTermY<T, K, false, false>(Ry, X, ta, c, Ys);
+        }
+        if (i + 1 == i1 || op->kind[L.Term(i + 1)][2] != kz) {
+          if (wz) VPC0ipTermZ<T, K, true>(Mat(kz, 2), Ys, r);
+          else VPC0ipTermZ<T, K, false>(Mat(kz, 2), Ys, r);
         }
       }
+    }
     if (G > 1) {
-      if (grp >= 1 && grp < G) VPC0ipStore<T, NI>(r, xs + (grp - 1) * PAIRS * NI + ta + NI * tb, PAIRS);
+      if (grp >= 1 && grp < G) VPC0ipStore<T, NI>(r, xs + (grp - 1) * C::PAIRS * NI + ta + NI * tb, C::PAIRS);
       __syncthreads();
       if (grp == 0)
         for (int g = 1; g < G; g++)
 #pragma unroll
-          for (int z = 0; z < NI; z++) r[z] += xs[(g - 1) * PAIRS * NI + ta + NI * tb + PAIRS * z];
+          for (int z = 0; z < NI; z++) r[z] += xs[(g - 1) * C::PAIRS * NI + ta + NI * tb + C::PAIRS * z];
     }
   }
 
@@ -337,14 +403,14 @@ __global__ void __launch_bounds__(VPC0ip<K>::BLOCK, VPC0ip<K>::MINBLOCKS) VPC0ip
 template <typename T, typename Op>
 struct VPC0ipEntry {
   void (*kernel)(const Op *, const T *, VPC0ipBits, VPCudaBox, const int *, int, int, const double *, const double *, double *, double, bool);
-  int block, patches, words;
+  int block, patches, words, groups; // groups: of the threads of the y and z steps (VPC0ip::G)
 };
 
 template <typename T, typename Op, int K>
 static VPC0ipEntry<T, Op> VPC0ipMake(int xwords)
 {
   using C = VPC0ip<K>;
-  return {VPC0ipKernel<T, K, Op>, C::BLOCK, C::PATCHES, C::XWORDS + (xwords > C::NI * C::NI * C::NI ? xwords : C::NI * C::NI * C::NI)};
+  return {VPC0ipKernel<T, K, Op>, C::BLOCK, C::PATCHES, C::XWORDS + (xwords > C::NI * C::NI * C::NI ? xwords : C::NI * C::NI * C::NI), C::G};
 }
 
 template <typename T, typename Op>
@@ -403,6 +469,51 @@ static int VPC0ipPrepareT(VPC0ipLayout *L, int maxbytes)
   return 0;
 }
 
+// Shares the terms out to the G groups of threads of the y and z steps (L->order, L->gstart). With two groups (k = 3..5)
+// the terms of one z kind go to one group, where they share one z contraction, and the z kinds go to the groups by
+// their cost, largest first to the group with the least so far (cost: per thread (a, b), the y and z steps' FMAs).
+// With three groups (k = 2) round robin, one term after another: there it was 6 % faster than grouping by z kind,
+// which leaves one group three terms (bench/results/gpu-c0ip-h100-2026-11-26.md).
+static void VPC0ipShareTerms(const VPCudaPatchOp_d *op, int k, int G, VPC0ipLayout *L)
+{
+  const int ne = 4 * k + 1, nc = 2 * k + 1, ni = 2 * k - 1, na = 2 * k;
+  int       cost[VPC_KINDS] = {0}, group[VPC_KINDS] = {0}, load[4] = {0}, done[VPC_KINDS] = {0}, n = 0;
+
+  L->order = L->gstart = 0;
+  if (G >= 3) {
+    for (int g = 0; g < G; g++) {
+      L->gstart |= n << (4 * g);
+      for (int t = g; t < op->nterms; t += G) L->order |= t << (4 * n++);
+    }
+    L->gstart |= n << (4 * G);
+    return;
+  }
+  for (int t = 0; t < op->nterms; t++) {
+    const int ky = op->kind[t][1], kz = op->kind[t][2];
+    if (!cost[kz]) cost[kz] = ni * (L->wide[kz] ? ne : nc);
+    cost[kz] += nc * nc + (L->wide[ky] ? na * nc : 0) + (L->wide[kz] ? na * nc : 0);
+  }
+  for (int i = 0; i < VPC_KINDS; i++) {
+    int kz = -1, g = 0;
+    for (int c = 0; c < VPC_KINDS; c++)
+      if (cost[c] && !done[c] && (kz < 0 || cost[c] > cost[kz])) kz = c;
+    if (kz < 0) break;
+    for (int h = 1; h < G; h++)
+      if (load[h] < load[g]) g = h;
+    done[kz]  = 1;
+    group[kz] = g;
+    load[g] += cost[kz];
+  }
+  for (int g = 0; g < G; g++) {
+    L->gstart |= n << (4 * g);
+    for (int kz = 0; kz < VPC_KINDS; kz++)
+      if (cost[kz] && group[kz] == g)
+        for (int t = 0; t < op->nterms; t++)
+          if (op->kind[t][2] == kz) L->order |= t << (4 * n++);
+  }
+  L->gstart |= n << (4 * G);
+}
+
 int VPC0ipCreate(const VPCudaPatchOp_d *op_d, const VPCudaPatchOp_f *op_f, int k, VPC0ipLayout *L)
 {
   int dev, maxbytes, err;
@@ -427,6 +538,11 @@ int VPC0ipCreate(const VPCudaPatchOp_d *op_d, const VPCudaPatchOp_f *op_f, int k
     L->xoff[kind] = L->xwords;
     L->xwords += L->needy[kind] || L->needz[kind] ? ni * (nc * nc + 2 * na * nc) : ni * nc * nc;
   }
+  {
+    VPC0ipEntry<double, VPCudaPatchOp_d> e;
+    if ((err = VPC0ipGet<double, VPCudaPatchOp_d>(k, 0, &e))) return err;
+    VPC0ipShareTerms(op_d, k, e.groups, L);
+  }
   VP_CHECK(cudaGetDevice(&dev));
   VP_CHECK(cudaDeviceGetAttribute(&maxbytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
   if ((err = VPC0ipPrepareT<double, VPCudaPatchOp_d>(L, maxbytes))) return err;
@@ -444,7 +560,7 @@ static int VPC0ipLaunchT(const VPC0ipLayout *L, const Op *op, const T *R, const 
   const int          err = VPC0ipGet<T, Op>(L->k, L->xwords, &e);
   if (err) return err;
   const int  need = (end - start + e.patches - 1) / e.patches, blocks = need < maxblocks ? need : maxblocks;
-  VPC0ipBits bits = {0, 0, 0, L->xoff[0], L->xoff[1], L->xoff[2], L->stride[sizeof(T) == 8 ? 0 : 1]};
+  VPC0ipBits bits = {0, 0, 0, L->xoff[0], L->xoff[1], L->xoff[2], L->stride[sizeof(T) == 8 ? 0 : 1], L->order, L->gstart};
   for (int kind = 0; kind < VPC_KINDS; kind++) {
     bits.wide |= L->wide[kind] << kind;
     bits.needy |= L->needy[kind] << kind;

@@ -9,7 +9,8 @@
 // lines (only then does its array hold them); the padded matrices on the device
 struct VPC0ipLayout {
   int     k, xwords, xoff[VPC_KINDS], wide[VPC_KINDS], needy[VPC_KINDS], needz[VPC_KINDS];
-  int     stride[2]; // shared words per patch, double and float
+  int     stride[2];     // shared words per patch, double and float
+  int     order, gstart; // the terms by group of threads, then by z kind (4 bits per term), and the groups' starts in it
   double *R_d;
   float  *R_f;
 };
