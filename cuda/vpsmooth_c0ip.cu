@@ -32,6 +32,8 @@
 struct VPC0ipBits {
   int wide, needy, needz, off0, off1, off2, stride;
   int order, gstart; // the terms in the groups' order, 4 bits each; group g's terms are order[gstart[g] .. gstart[g + 1])
+  int xfused;        // 0, or 1 | kw << 1 | kn0 << 3 | kn1 << 5: one wide x-kind kw without arm lines, two narrow ones
+  __device__ int XKind(int i) const { return (xfused >> (1 + 2 * i)) & 3; }
   __device__ int Term(int i) const { return (order >> (4 * i)) & 15; }
   __device__ int GroupStart(int g) const { return (gstart >> (4 * g)) & 15; }
   __device__ int Off(int kind) const { return kind == 0 ? off0 : (kind == 1 ? off1 : off2); }
@@ -124,6 +126,59 @@ __device__ inline void VPC0ipContractX(const T *__restrict__ Rrow, const T *xs, 
     const int ya = q < K ? q : q - NC;
 #pragma unroll
     for (int zc = 0; zc < NC; zc++) X[C::OFF_XY + a + NI * (ya + NA * zc)] = VPC0ipDot<T, NE, K, NC>(row, xs + C::OFF_SY + NC * (ya + NA * zc), 1);
+  }
+}
+
+// The x contractions of the three x-kinds of the biharmonic together (L.xfused): one wide kind kw without arm lines
+// and two narrow ones. A thread (a, q) on a centre line reads each closure word of its lines once for all three kinds
+// (three FMAs per word in the centre, one in the arms). A thread on an arm line does the narrow kinds' y-arm lines of
+// its arm and, for the arm za = its arm index, their z-arm lines of every centre y: so the arm lines' work, which the
+// centre threads did before, is spread over the threads whose own lines are shorter.
+template <typename T, int K>
+__device__ inline void VPC0ipContractXFused(const T *__restrict__ Rw, const T *__restrict__ Rn0, const T *__restrict__ Rn1, const T *xs, T *Xw, T *Xn0, T *Xn1, int a, int q, const VPC0ipBits &L)
+{
+  using C          = VPC0ip<K>;
+  constexpr int NE = C::NE, NC = C::NC, NI = C::NI, NA = C::NA;
+  const int     kn0 = L.XKind(1), kn1 = L.XKind(2);
+  if (q >= K && q <= 3 * K) {
+    const int yc = q - K;
+    T         rw[NE], r0[NC], r1[NC];
+    VPC0ipLoadRow<T, NE>(Rw, rw);
+    VPC0ipLoadRow<T, NC>(Rn0 + K, r0);
+    VPC0ipLoadRow<T, NC>(Rn1 + K, r1);
+#pragma unroll
+    for (int zc = 0; zc < NC; zc++) {
+      const T *line = xs + NE * (yc + NC * zc);
+      T        aw = 0, a0 = 0, a1 = 0;
+#pragma unroll
+      for (int j = 0; j < NE; j++) {
+        const T v = line[j];
+        aw += rw[j] * v;
+        if (j >= K && j <= 3 * K) {
+          a0 += r0[j - K] * v;
+          a1 += r1[j - K] * v;
+        }
+      }
+      Xw[a + NI * (yc + NC * zc)]  = aw;
+      Xn0[a + NI * (yc + NC * zc)] = a0;
+      Xn1[a + NI * (yc + NC * zc)] = a1;
+    }
+  } else {
+    const int ya = q < K ? q : q - NC;
+#pragma unroll
+    for (int n = 0; n < 2; n++) {
+      const int kind = n ? kn1 : kn0;
+      T        *X    = n ? Xn1 : Xn0;
+      if (!L.NeedY(kind) && !L.NeedZ(kind)) continue;
+      T row[NC];
+      VPC0ipLoadRow<T, NC>((n ? Rn1 : Rn0) + K, row);
+      if (L.NeedY(kind))
+#pragma unroll
+        for (int zc = 0; zc < NC; zc++) X[C::OFF_XY + a + NI * (ya + NA * zc)] = VPC0ipDot<T, NC, 0, NC>(row, xs + C::OFF_SY + NC * (ya + NA * zc), 1);
+      if (L.NeedZ(kind))
+#pragma unroll
+        for (int yc = 0; yc < NC; yc++) X[C::OFF_XZ + a + NI * (yc + NC * ya)] = VPC0ipDot<T, NC, 0, NC>(row, xs + C::OFF_SZ + NC * (yc + NC * ya), 1);
+    }
   }
 }
 
@@ -295,17 +350,26 @@ __device__ void VPC0ipPatch(const Op *__restrict__ op, const T *__restrict__ R, 
   __syncthreads();
 
   if (x) {
-    for (int kind = 0; kind < VPC_KINDS; kind++) {
-      if (L.Off(kind) < 0) continue;
-      T *X = Xs + L.Off(kind);
-      if (L.Wide(kind)) VPC0ipContractX<T, K, true>(Mat(kind, 0) + a * NE, xs, X, a, q, L.NeedY(kind), L.NeedZ(kind));
-      else VPC0ipContractX<T, K, false>(Mat(kind, 0) + a * NE, xs, X, a, q, L.NeedY(kind), L.NeedZ(kind));
+    if (L.xfused) {
+      const int kw = L.XKind(0), kn0 = L.XKind(1), kn1 = L.XKind(2);
+      T        *Xw = Xs + L.Off(kw), *Xn0 = Xs + L.Off(kn0), *Xn1 = Xs + L.Off(kn1);
+      VPC0ipContractXFused<T, K>(Mat(kw, 0) + a * NE, Mat(kn0, 0) + a * NE, Mat(kn1, 0) + a * NE, xs, Xw, Xn0, Xn1, a, q, L);
       if (C::ITEMS > C::THREADS && lt < C::ITEMS - C::THREADS) {
         const int e = C::THREADS + lt, ea = e % NI, eq = e / NI;
-        if (L.Wide(kind)) VPC0ipContractX<T, K, true>(Mat(kind, 0) + ea * NE, xs, X, ea, eq, L.NeedY(kind), L.NeedZ(kind));
-        else VPC0ipContractX<T, K, false>(Mat(kind, 0) + ea * NE, xs, X, ea, eq, L.NeedY(kind), L.NeedZ(kind));
+        VPC0ipContractXFused<T, K>(Mat(kw, 0) + ea * NE, Mat(kn0, 0) + ea * NE, Mat(kn1, 0) + ea * NE, xs, Xw, Xn0, Xn1, ea, eq, L);
       }
-    }
+    } else
+      for (int kind = 0; kind < VPC_KINDS; kind++) {
+        if (L.Off(kind) < 0) continue;
+        T *X = Xs + L.Off(kind);
+        if (L.Wide(kind)) VPC0ipContractX<T, K, true>(Mat(kind, 0) + a * NE, xs, X, a, q, L.NeedY(kind), L.NeedZ(kind));
+        else VPC0ipContractX<T, K, false>(Mat(kind, 0) + a * NE, xs, X, a, q, L.NeedY(kind), L.NeedZ(kind));
+        if (C::ITEMS > C::THREADS && lt < C::ITEMS - C::THREADS) {
+          const int e = C::THREADS + lt, ea = e % NI, eq = e / NI;
+          if (L.Wide(kind)) VPC0ipContractX<T, K, true>(Mat(kind, 0) + ea * NE, xs, X, ea, eq, L.NeedY(kind), L.NeedZ(kind));
+          else VPC0ipContractX<T, K, false>(Mat(kind, 0) + ea * NE, xs, X, ea, eq, L.NeedY(kind), L.NeedZ(kind));
+        }
+      }
     __syncthreads();
     // the terms are shared out to G groups of NI x NI threads (a, b) (thread lt = a + NI b + NI^2 group), so that the
     // threads with q >= NI work too; a group's terms come by z kind (L.order), and the terms of one z kind share one
@@ -543,6 +607,20 @@ int VPC0ipCreate(const VPCudaPatchOp_d *op_d, const VPCudaPatchOp_f *op_f, int k
     if ((err = VPC0ipGet<double, VPCudaPatchOp_d>(k, 0, &e))) return err;
     VPC0ipShareTerms(op_d, k, e.groups, L);
   }
+  {
+    /* the three x-kinds together where there are three, one of them wide without arm lines (the biharmonic's on the
+       finer levels; on a coarse grid whose 1D matrices reach less, the kinds one by one) */
+    int nx = 0, nwide = 0, kw = -1, kn[2] = {-1, -1}, nn = 0;
+    for (int kind = 0; kind < VPC_KINDS; kind++) {
+      if (L->xoff[kind] < 0) continue;
+      nx++;
+      if (L->wide[kind]) {
+        nwide++;
+        if (!L->needy[kind] && !L->needz[kind]) kw = kind;
+      } else if (nn < 2) kn[nn++] = kind;
+    }
+    L->xfused = nx == 3 && nwide == 1 && kw >= 0 && nn == 2 ? 1 | kw << 1 | kn[0] << 3 | kn[1] << 5 : 0;
+  }
   VP_CHECK(cudaGetDevice(&dev));
   VP_CHECK(cudaDeviceGetAttribute(&maxbytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
   if ((err = VPC0ipPrepareT<double, VPCudaPatchOp_d>(L, maxbytes))) return err;
@@ -560,7 +638,7 @@ static int VPC0ipLaunchT(const VPC0ipLayout *L, const Op *op, const T *R, const 
   const int          err = VPC0ipGet<T, Op>(L->k, L->xwords, &e);
   if (err) return err;
   const int  need = (end - start + e.patches - 1) / e.patches, blocks = need < maxblocks ? need : maxblocks;
-  VPC0ipBits bits = {0, 0, 0, L->xoff[0], L->xoff[1], L->xoff[2], L->stride[sizeof(T) == 8 ? 0 : 1], L->order, L->gstart};
+  VPC0ipBits bits = {0, 0, 0, L->xoff[0], L->xoff[1], L->xoff[2], L->stride[sizeof(T) == 8 ? 0 : 1], L->order, L->gstart, L->xfused};
   for (int kind = 0; kind < VPC_KINDS; kind++) {
     bits.wide |= L->wide[kind] << kind;
     bits.needy |= L->needy[kind] << kind;

@@ -11,6 +11,7 @@ struct VPC0ipLayout {
   int     k, xwords, xoff[VPC_KINDS], wide[VPC_KINDS], needy[VPC_KINDS], needz[VPC_KINDS];
   int     stride[2];     // shared words per patch, double and float
   int     order, gstart; // the terms by group of threads, then by z kind (4 bits per term), and the groups' starts in it
+  int     xfused;        // the x contractions of the three x-kinds together: 1 | wide kind << 1 | narrow kinds << 3, << 5; or 0
   double *R_d;
   float  *R_f;
 };
