@@ -88,13 +88,17 @@ __device__ inline size_t VPC0ipIndex(const VPCudaBox &bx, int i0, int i1, int i2
 }
 
 // sum_j row[J0 + j] line[j * js], j < NJ; row in registers
+// (two partial sums, even and odd j: half the chain of dependent FMAs)
 template <typename T, int NE, int J0, int NJ>
 __device__ inline T VPC0ipDot(const T (&row)[NE], const T *line, int js)
 {
-  T acc = 0;
+  T acc = 0, acc1 = 0;
 #pragma unroll
-  for (int j = 0; j < NJ; j++) acc += row[J0 + j] * line[j * js];
-  return acc;
+  for (int j = 0; j < NJ; j++) {
+    if (j & 1) acc1 += row[J0 + j] * line[j * js];
+    else acc += row[J0 + j] * line[j * js];
+  }
+  return acc + acc1;
 }
 
 template <typename T, int N>
@@ -149,17 +153,18 @@ __device__ inline void VPC0ipContractXFused(const T *__restrict__ Rw, const T *_
 #pragma unroll
     for (int zc = 0; zc < NC; zc++) {
       const T *line = xs + NE * (yc + NC * zc);
-      T        aw = 0, a0 = 0, a1 = 0;
+      T        aw = 0, aw1 = 0, a0 = 0, a1 = 0;
 #pragma unroll
       for (int j = 0; j < NE; j++) {
         const T v = line[j];
-        aw += rw[j] * v;
+        if (j & 1) aw1 += rw[j] * v;
+        else aw += rw[j] * v;
         if (j >= K && j <= 3 * K) {
           a0 += r0[j - K] * v;
           a1 += r1[j - K] * v;
         }
       }
-      Xw[a + NI * (yc + NC * zc)]  = aw;
+      Xw[a + NI * (yc + NC * zc)]  = aw + aw1;
       Xn0[a + NI * (yc + NC * zc)] = a0;
       Xn1[a + NI * (yc + NC * zc)] = a1;
     }
@@ -213,49 +218,24 @@ __device__ inline void VPC0ipTermZ(const T *__restrict__ Rz, T (&Ys)[4 * K + 1],
   constexpr int NE = VPC0ip<K>::NE, NI = VPC0ip<K>::NI;
 #pragma unroll
   for (int c = 0; c < NI; c++) {
-    T acc = 0;
+    T acc = 0, acc1 = 0;
     if (WZ) {
 #pragma unroll
-      for (int z = 0; z < NE; z++) acc += Rz[c * NE + z] * Ys[z];
+      for (int z = 0; z < NE; z++) {
+        if (z & 1) acc1 += Rz[c * NE + z] * Ys[z];
+        else acc += Rz[c * NE + z] * Ys[z];
+      }
     } else {
 #pragma unroll
-      for (int z = K; z <= 3 * K; z++) acc += Rz[c * NE + z] * Ys[z];
+      for (int z = K; z <= 3 * K; z++) {
+        if (z & 1) acc1 += Rz[c * NE + z] * Ys[z];
+        else acc += Rz[c * NE + z] * Ys[z];
+      }
     }
-    r[c] -= acc;
+    r[c] -= acc + acc1;
   }
 #pragma unroll
   for (int z = 0; z < NE; z++) Ys[z] = 0;
-}
-
-// The fast-diagonalization helpers below repeat the laplace kernel's (vpsmooth_tile.cu). One header for both was tried:
-// the laplace kernel's code generation changed and its k = 3 step took 10 % longer
-// (bench/results/gpu-c0ip-shared-h100-2026-11-25.md).
-
-// out[z] = sum_j row[j] in[j js + z zs] over NI x NI (the fast-diagonalization steps through shared memory)
-template <typename T, int NI>
-__device__ inline void VPC0ipFDMContract(const T *__restrict__ rowg, const T *in, int js, int zs, T (&out)[NI])
-{
-  T row[NI];
-  VPC0ipLoadRow<T, NI>(rowg, row);
-#pragma unroll
-  for (int z = 0; z < NI; z++) {
-    T acc = 0;
-#pragma unroll
-    for (int j = 0; j < NI; j++) acc += row[j] * in[j * js + z * zs];
-    out[z] = acc;
-  }
-}
-
-template <typename T, int NI>
-__device__ inline void VPC0ipFDMApply(const T *__restrict__ A, const T (&in)[NI], T (&out)[NI])
-{
-#pragma unroll
-  for (int i = 0; i < NI; i++) {
-    T acc = 0;
-#pragma unroll
-    for (int j = 0; j < NI; j++) acc += A[i * NI + j] * in[j];
-    out[i] = acc;
-  }
 }
 
 template <typename T, int NI>
@@ -400,50 +380,103 @@ __device__ void VPC0ipPatch(const Op *__restrict__ op, const T *__restrict__ R, 
         }
       }
     }
-    if (G > 1) {
-      if (grp >= 1 && grp < G) VPC0ipStore<T, NI>(r, xs + (grp - 1) * C::PAIRS * NI + ta + NI * tb, C::PAIRS);
-      __syncthreads();
-      if (grp == 0)
-        for (int g = 1; g < G; g++)
-#pragma unroll
-          for (int z = 0; z < NI; z++) r[z] += xs[(g - 1) * C::PAIRS * NI + ta + NI * tb + C::PAIRS * z];
-    }
   }
 
-  // fast diagonalization as in the laplace kernel: z in registers, x and y through shared memory; F1 and F2
-  // (NI^3 words each, x + NI y + NI^2 z) reuse the closure and the first x-kind array
-  T *F1 = xs, *F2 = Xs, u[NI], w[NI];
-  VPC0ipFDMApply<T, NI>(op->St[2][cls[2]], r, u);
+  // Fast diagonalization, F = S (Lambda^-1) S^T r, on 2 NI^2 threads: thread (fa, fq, h) computes the outputs
+  // [i0, i0 + ni) of the line (fa, fq) of each 1D step (h = 0: the first half, 1: the rest), through shared memory;
+  // P: the residual's partial sums of the thread groups of the y/z step (NI^3 words each, x + NI y + NI^2 z); F1 and
+  // F2 the steps' arrays (F1 in the x-kinds' array, F2 after P in the closure's).
+  constexpr int N3 = NI * NI * NI, N2 = NI * NI, H0 = (NI + 1) / 2;
+  const int     grp = lt / C::PAIRS, fp = lt % C::PAIRS, fa = fp % NI, fq = fp / NI;
+  const bool    fdm = lt < 2 * C::PAIRS;
+  const int     i0 = grp * H0, ni = grp ? NI - H0 : H0, line = fa + NI * fq;
+  T            *P = xs, *F1 = Xs, *F2 = xs + C::G * N3;
   __syncthreads(); // the residual's reads of xs and Xs are done
-  if (q < NI) VPC0ipStore<T, NI>(u, F1 + a + NI * q, NI * NI);
+  if (grp < C::G) VPC0ipStore<T, NI>(r, P + grp * N3 + line, N2);
   __syncthreads();
-  if (q < NI) {
-    VPC0ipFDMContract<T, NI>(op->St[1][cls[1]] + q * NI, F1 + a, NI, NI * NI, w);
-    VPC0ipStore<T, NI>(w, F2 + a + NI * q, NI * NI);
-  }
-  __syncthreads();
-  if (q < NI) {
-    const T lxy = op->lambda[0][cls[0]][a] + op->lambda[1][cls[1]][q];
-    VPC0ipFDMContract<T, NI>(op->St[0][cls[0]] + a * NI, F2 + NI * q, 1, NI * NI, w);
-#pragma unroll
-    for (int z = 0; z < NI; z++) w[z] /= lxy + op->lambda[2][cls[2]][z];
-    VPC0ipFDMApply<T, NI>(op->S[2][cls[2]], w, u);
-    VPC0ipStore<T, NI>(u, F1 + a + NI * q, NI * NI);
-  }
-  __syncthreads();
-  if (q < NI) {
-    VPC0ipFDMContract<T, NI>(op->S[1][cls[1]] + q * NI, F1 + a, NI, NI * NI, w);
-    VPC0ipStore<T, NI>(w, F2 + a + NI * q, NI * NI);
-  }
-  __syncthreads();
-  if (active && q < NI) {
-    VPC0ipFDMContract<T, NI>(op->S[0][cls[0]] + a * NI, F2 + NI * q, 1, NI * NI, w);
+  if (fdm) { // F1 = S_z^T r
+    const T *Stz = op->St[2][cls[2]];
+    T        rl[NI];
 #pragma unroll
     for (int z = 0; z < NI; z++) {
-      double *dst = target + VPC0ipIndex(bx, base[0] + K + a, base[1] + K + q, base[2] + K + z);
-      if (atomic) atomicAdd(dst, omega * (double)w[z]);
-      else *dst += omega * (double)w[z];
+      rl[z] = P[line + N2 * z];
+#pragma unroll
+      for (int g = 1; g < C::G; g++) rl[z] += P[g * N3 + line + N2 * z];
     }
+#pragma unroll
+    for (int i = 0; i < H0; i++)
+      if (i < ni) {
+        T acc = 0;
+#pragma unroll
+        for (int z = 0; z < NI; z++) acc += Stz[(i0 + i) * NI + z] * rl[z];
+        F1[line + N2 * (i0 + i)] = acc;
+      }
+  }
+  __syncthreads();
+  if (fdm) { // F2 = S_y^T F1
+    const T *Sty = op->St[1][cls[1]] + fq * NI;
+#pragma unroll
+    for (int i = 0; i < H0; i++)
+      if (i < ni) {
+        T acc = 0;
+#pragma unroll
+        for (int j = 0; j < NI; j++) acc += Sty[j] * F1[fa + NI * j + N2 * (i0 + i)];
+        F2[line + N2 * (i0 + i)] = acc;
+      }
+  }
+  __syncthreads();
+  if (fdm) { // F1 = Lambda^-1 S_x^T F2
+    const T *Stx = op->St[0][cls[0]] + fa * NI;
+    const T  lxy = op->lambda[0][cls[0]][fa] + op->lambda[1][cls[1]][fq];
+#pragma unroll
+    for (int i = 0; i < H0; i++)
+      if (i < ni) {
+        T acc = 0;
+#pragma unroll
+        for (int j = 0; j < NI; j++) acc += Stx[j] * F2[j + NI * fq + N2 * (i0 + i)];
+        F1[line + N2 * (i0 + i)] = acc / (lxy + op->lambda[2][cls[2]][i0 + i]);
+      }
+  }
+  __syncthreads();
+  if (fdm) { // F2 = S_z F1
+    const T *Sz = op->S[2][cls[2]];
+    T        wl[NI];
+#pragma unroll
+    for (int z = 0; z < NI; z++) wl[z] = F1[line + N2 * z];
+#pragma unroll
+    for (int i = 0; i < H0; i++)
+      if (i < ni) {
+        T acc = 0;
+#pragma unroll
+        for (int z = 0; z < NI; z++) acc += Sz[(i0 + i) * NI + z] * wl[z];
+        F2[line + N2 * (i0 + i)] = acc;
+      }
+  }
+  __syncthreads();
+  if (fdm) { // F1 = S_y F2
+    const T *Sy = op->S[1][cls[1]] + fq * NI;
+#pragma unroll
+    for (int i = 0; i < H0; i++)
+      if (i < ni) {
+        T acc = 0;
+#pragma unroll
+        for (int j = 0; j < NI; j++) acc += Sy[j] * F2[fa + NI * j + N2 * (i0 + i)];
+        F1[line + N2 * (i0 + i)] = acc;
+      }
+  }
+  __syncthreads();
+  if (fdm && active) { // target += omega S_x F1
+    const T *Sx = op->S[0][cls[0]] + fa * NI;
+#pragma unroll
+    for (int i = 0; i < H0; i++)
+      if (i < ni) {
+        T acc = 0;
+#pragma unroll
+        for (int j = 0; j < NI; j++) acc += Sx[j] * F1[j + NI * fq + N2 * (i0 + i)];
+        double *dst = target + VPC0ipIndex(bx, base[0] + K + fa, base[1] + K + fq, base[2] + K + i0 + i);
+        if (atomic) atomicAdd(dst, omega * (double)acc);
+        else *dst += omega * (double)acc;
+      }
   }
   __syncthreads(); // the next patch of this block overwrites the shared arrays
 }
@@ -473,8 +506,9 @@ struct VPC0ipEntry {
 template <typename T, typename Op, int K>
 static VPC0ipEntry<T, Op> VPC0ipMake(int xwords)
 {
-  using C = VPC0ip<K>;
-  return {VPC0ipKernel<T, K, Op>, C::BLOCK, C::PATCHES, C::XWORDS + (xwords > C::NI * C::NI * C::NI ? xwords : C::NI * C::NI * C::NI), C::G};
+  using C         = VPC0ip<K>;
+  const int words = C::XWORDS + (xwords > C::NI * C::NI * C::NI ? xwords : C::NI * C::NI * C::NI);
+  return {VPC0ipKernel<T, K, Op>, C::BLOCK, C::PATCHES, words, C::G};
 }
 
 template <typename T, typename Op>
