@@ -14,14 +14,16 @@
 // touches the arm of a direction whose kind is wide, and in an arm the other two directions stay in the centre.
 // Per x-kind the x contraction fills one array over a cross of (y, z) lines: the centre lines (over all NE x nodes
 // when the kind is wide) and, where a term of this x-kind needs them, the y- and z-arm lines (x in the centre only).
+// With the biharmonic's three x-kinds (VPC0ipContractXFused) the three arrays come from one read of each closure word.
 // Per term each thread (a, b) then contracts along y into its z line in registers (the y arms where the y kind is
 // wide, the z arms where the z kind is), summed with the other terms of the same z kind, and the sum along z in
 // registers: one z contraction per z kind (three for the six terms of the biharmonic).
 //
 // Threads: the x step has NI x NE items (a, q), a < NI the x index, q < NE the y closure index, one per thread (at
 // k = 3 thread 0 takes a second one, so that a patch is two whole warps); the y/z step uses groups of NI x NI threads
-// (a, b), and the fast diagonalization the first group. The closure comes by cp.async in double. The 1D matrices are
-// zero-padded to NE columns (a table made once per smoother), so every row starts at closure index 0.
+// (a, b), and the fast diagonalization the first two groups (half of each line's outputs per thread). The closure
+// comes by cp.async in double. The 1D matrices are zero-padded to NE columns (a table made once per smoother), so
+// every row starts at closure index 0.
 #include "vpsmooth_c0ip.h"
 #include "vpcuda_check.h"
 #include "vpcopyasync.h"
