@@ -389,6 +389,7 @@ __device__ void VPC0ipPatch(const Op *__restrict__ op, const T *__restrict__ R, 
   // P: the residual's partial sums of the thread groups of the y/z step (NI^3 words each, x + NI y + NI^2 z); F1 and
   // F2 the steps' arrays (F1 in the x-kinds' array, F2 after P in the closure's).
   constexpr int N3 = NI * NI * NI, N2 = NI * NI, H0 = (NI + 1) / 2;
+  static_assert(2 * C::PAIRS <= C::THREADS && (C::G + 1) * N3 <= C::XWORDS, "the fast diagonalization's threads and arrays fit the patch's");
   const int     grp = lt / C::PAIRS, fp = lt % C::PAIRS, fa = fp % NI, fq = fp / NI;
   const bool    fdm = lt < 2 * C::PAIRS;
   const int     i0 = grp * H0, ni = grp ? NI - H0 : H0, line = fa + NI * fq;
