@@ -355,8 +355,8 @@ __device__ void VPC0ipPatch(const Op *__restrict__ op, const T *__restrict__ R, 
     __syncthreads();
     // the terms are shared out to G groups of NI x NI threads (a, b) (thread lt = a + NI b + NI^2 group), so that the
     // threads with q >= NI work too; a group's terms come by z kind (L.order), and the terms of one z kind share one
-    // z contraction of their summed y results. Group 0 holds b in r, the others add their sums to it through xs (free
-    // now: the x contractions are done).
+    // z contraction of their summed y results. Group 0's r starts from b; the groups' partial residuals are summed in
+    // the first step of the fast diagonalization.
     constexpr int G   = C::G;
     const int     grp = lt / C::PAIRS, ta = (lt % C::PAIRS) % NI, tb = (lt % C::PAIRS) / NI;
     if (grp < G) {
@@ -384,8 +384,8 @@ __device__ void VPC0ipPatch(const Op *__restrict__ op, const T *__restrict__ R, 
     }
   }
 
-  // Fast diagonalization, F = S (Lambda^-1) S^T r, on 2 NI^2 threads: thread (fa, fq, h) computes the outputs
-  // [i0, i0 + ni) of the line (fa, fq) of each 1D step (h = 0: the first half, 1: the rest), through shared memory;
+  // Fast diagonalization, F = S (Lambda^-1) S^T r, on 2 NI^2 threads: thread (fa, fq, grp) computes the outputs
+  // [i0, i0 + ni) of the line (fa, fq) of each 1D step (grp = 0: the first half, 1: the rest), through shared memory;
   // P: the residual's partial sums of the thread groups of the y/z step (NI^3 words each, x + NI y + NI^2 z); F1 and
   // F2 the steps' arrays (F1 in the x-kinds' array, F2 after P in the closure's).
   constexpr int N3 = NI * NI * NI, N2 = NI * NI, H0 = (NI + 1) / 2;
