@@ -240,6 +240,44 @@ __device__ inline void VPC0ipTermZ(const T *__restrict__ Rz, T (&Ys)[4 * K + 1],
   for (int z = 0; z < NE; z++) Ys[z] = 0;
 }
 
+// The fast diagonalization's 1D steps on this thread's half [i0, i0 + ni) of a line's NI outputs (ni <= H):
+// along z, from the line v in registers: out[i] = sum_z A[(i0 + i) NI + z] v[z]
+template <typename T, int NI, int H>
+__device__ inline void VPC0ipHalfApply(const T *__restrict__ A, const T (&v)[NI], int i0, int ni, T (&out)[H])
+{
+#pragma unroll
+  for (int i = 0; i < H; i++) {
+    T acc = 0;
+    if (i < ni)
+#pragma unroll
+      for (int z = 0; z < NI; z++) acc += A[(i0 + i) * NI + z] * v[z];
+    out[i] = acc;
+  }
+}
+
+// along x or y, through shared memory: out[i] = sum_j row[j] in[j js + NI^2 (i0 + i)]
+template <typename T, int NI, int H>
+__device__ inline void VPC0ipHalfContract(const T *__restrict__ row, const T *in, int js, int i0, int ni, T (&out)[H])
+{
+#pragma unroll
+  for (int i = 0; i < H; i++) {
+    T acc = 0;
+    if (i < ni)
+#pragma unroll
+      for (int j = 0; j < NI; j++) acc += row[j] * in[j * js + NI * NI * (i0 + i)];
+    out[i] = acc;
+  }
+}
+
+// stores this thread's half of a line: F[NI^2 (i0 + i)] = out[i]
+template <typename T, int NI, int H>
+__device__ inline void VPC0ipHalfStore(const T (&out)[H], T *F, int i0, int ni)
+{
+#pragma unroll
+  for (int i = 0; i < H; i++)
+    if (i < ni) F[NI * NI * (i0 + i)] = out[i];
+}
+
 template <typename T, int NI>
 __device__ inline void VPC0ipStore(const T (&line)[NI], T *out, int zs)
 {
@@ -332,26 +370,22 @@ __device__ void VPC0ipPatch(const Op *__restrict__ op, const T *__restrict__ R, 
   __syncthreads();
 
   if (x) {
-    if (L.xfused) {
-      const int kw = L.XKind(0), kn0 = L.XKind(1), kn1 = L.XKind(2);
-      T        *Xw = Xs + L.Off(kw), *Xn0 = Xs + L.Off(kn0), *Xn1 = Xs + L.Off(kn1);
-      VPC0ipContractXFused<T, K>(Mat(kw, 0) + a * NE, Mat(kn0, 0) + a * NE, Mat(kn1, 0) + a * NE, xs, Xw, Xn0, Xn1, a, q, L);
-      if (C::ITEMS > C::THREADS && lt < C::ITEMS - C::THREADS) {
-        const int e = C::THREADS + lt, ea = e % NI, eq = e / NI;
-        VPC0ipContractXFused<T, K>(Mat(kw, 0) + ea * NE, Mat(kn0, 0) + ea * NE, Mat(kn1, 0) + ea * NE, xs, Xw, Xn0, Xn1, ea, eq, L);
-      }
-    } else
-      for (int kind = 0; kind < VPC_KINDS; kind++) {
-        if (L.Off(kind) < 0) continue;
-        T *X = Xs + L.Off(kind);
-        if (L.Wide(kind)) VPC0ipContractX<T, K, true>(Mat(kind, 0) + a * NE, xs, X, a, q, L.NeedY(kind), L.NeedZ(kind));
-        else VPC0ipContractX<T, K, false>(Mat(kind, 0) + a * NE, xs, X, a, q, L.NeedY(kind), L.NeedZ(kind));
-        if (C::ITEMS > C::THREADS && lt < C::ITEMS - C::THREADS) {
-          const int e = C::THREADS + lt, ea = e % NI, eq = e / NI;
-          if (L.Wide(kind)) VPC0ipContractX<T, K, true>(Mat(kind, 0) + ea * NE, xs, X, ea, eq, L.NeedY(kind), L.NeedZ(kind));
-          else VPC0ipContractX<T, K, false>(Mat(kind, 0) + ea * NE, xs, X, ea, eq, L.NeedY(kind), L.NeedZ(kind));
+    // the thread's items (a, q) of the x step: lt, and lt + THREADS where that is one (k = 3, thread 0)
+    constexpr int NITEMS = (C::ITEMS + C::THREADS - 1) / C::THREADS;
+#pragma unroll
+    for (int s = 0; s < NITEMS; s++) {
+      const int it = lt + s * C::THREADS, ia = it % NI, iq = it / NI;
+      if (it >= C::ITEMS) break;
+      if (L.xfused) {
+        const int kw = L.XKind(0), kn0 = L.XKind(1), kn1 = L.XKind(2);
+        VPC0ipContractXFused<T, K>(Mat(kw, 0) + ia * NE, Mat(kn0, 0) + ia * NE, Mat(kn1, 0) + ia * NE, xs, Xs + L.Off(kw), Xs + L.Off(kn0), Xs + L.Off(kn1), ia, iq, L);
+      } else
+        for (int kind = 0; kind < VPC_KINDS; kind++) {
+          if (L.Off(kind) < 0) continue;
+          if (L.Wide(kind)) VPC0ipContractX<T, K, true>(Mat(kind, 0) + ia * NE, xs, Xs + L.Off(kind), ia, iq, L.NeedY(kind), L.NeedZ(kind));
+          else VPC0ipContractX<T, K, false>(Mat(kind, 0) + ia * NE, xs, Xs + L.Off(kind), ia, iq, L.NeedY(kind), L.NeedZ(kind));
         }
-      }
+    }
     __syncthreads();
     // the terms are shared out to G groups of NI x NI threads (a, b) (thread lt = a + NI b + NI^2 group), so that the
     // threads with q >= NI work too; a group's terms come by z kind (L.order), and the terms of one z kind share one
@@ -397,88 +431,54 @@ __device__ void VPC0ipPatch(const Op *__restrict__ op, const T *__restrict__ R, 
   __syncthreads(); // the residual's reads of xs and Xs are done
   if (grp < C::G) VPC0ipStore<T, NI>(r, P + grp * N3 + line, N2);
   __syncthreads();
-  if (fdm) { // F1 = S_z^T r
-    const T *Stz = op->St[2][cls[2]];
-    T        rl[NI];
+  T w[H0];
+  if (fdm) { // F1 = S_z^T r, r summed over the groups
+    T rl[NI];
 #pragma unroll
     for (int z = 0; z < NI; z++) {
       rl[z] = P[line + N2 * z];
 #pragma unroll
       for (int g = 1; g < C::G; g++) rl[z] += P[g * N3 + line + N2 * z];
     }
-#pragma unroll
-    for (int i = 0; i < H0; i++)
-      if (i < ni) {
-        T acc = 0;
-#pragma unroll
-        for (int z = 0; z < NI; z++) acc += Stz[(i0 + i) * NI + z] * rl[z];
-        F1[line + N2 * (i0 + i)] = acc;
-      }
+    VPC0ipHalfApply<T, NI, H0>(op->St[2][cls[2]], rl, i0, ni, w);
+    VPC0ipHalfStore<T, NI, H0>(w, F1 + line, i0, ni);
   }
   __syncthreads();
   if (fdm) { // F2 = S_y^T F1
-    const T *Sty = op->St[1][cls[1]] + fq * NI;
-#pragma unroll
-    for (int i = 0; i < H0; i++)
-      if (i < ni) {
-        T acc = 0;
-#pragma unroll
-        for (int j = 0; j < NI; j++) acc += Sty[j] * F1[fa + NI * j + N2 * (i0 + i)];
-        F2[line + N2 * (i0 + i)] = acc;
-      }
+    VPC0ipHalfContract<T, NI, H0>(op->St[1][cls[1]] + fq * NI, F1 + fa, NI, i0, ni, w);
+    VPC0ipHalfStore<T, NI, H0>(w, F2 + line, i0, ni);
   }
   __syncthreads();
   if (fdm) { // F1 = Lambda^-1 S_x^T F2
-    const T *Stx = op->St[0][cls[0]] + fa * NI;
-    const T  lxy = op->lambda[0][cls[0]][fa] + op->lambda[1][cls[1]][fq];
+    const T lxy = op->lambda[0][cls[0]][fa] + op->lambda[1][cls[1]][fq];
+    VPC0ipHalfContract<T, NI, H0>(op->St[0][cls[0]] + fa * NI, F2 + NI * fq, 1, i0, ni, w);
 #pragma unroll
     for (int i = 0; i < H0; i++)
-      if (i < ni) {
-        T acc = 0;
-#pragma unroll
-        for (int j = 0; j < NI; j++) acc += Stx[j] * F2[j + NI * fq + N2 * (i0 + i)];
-        F1[line + N2 * (i0 + i)] = acc / (lxy + op->lambda[2][cls[2]][i0 + i]);
-      }
+      if (i < ni) w[i] /= lxy + op->lambda[2][cls[2]][i0 + i];
+    VPC0ipHalfStore<T, NI, H0>(w, F1 + line, i0, ni);
   }
   __syncthreads();
   if (fdm) { // F2 = S_z F1
-    const T *Sz = op->S[2][cls[2]];
-    T        wl[NI];
+    T wl[NI];
 #pragma unroll
     for (int z = 0; z < NI; z++) wl[z] = F1[line + N2 * z];
-#pragma unroll
-    for (int i = 0; i < H0; i++)
-      if (i < ni) {
-        T acc = 0;
-#pragma unroll
-        for (int z = 0; z < NI; z++) acc += Sz[(i0 + i) * NI + z] * wl[z];
-        F2[line + N2 * (i0 + i)] = acc;
-      }
+    VPC0ipHalfApply<T, NI, H0>(op->S[2][cls[2]], wl, i0, ni, w);
+    VPC0ipHalfStore<T, NI, H0>(w, F2 + line, i0, ni);
   }
   __syncthreads();
   if (fdm) { // F1 = S_y F2
-    const T *Sy = op->S[1][cls[1]] + fq * NI;
-#pragma unroll
-    for (int i = 0; i < H0; i++)
-      if (i < ni) {
-        T acc = 0;
-#pragma unroll
-        for (int j = 0; j < NI; j++) acc += Sy[j] * F2[fa + NI * j + N2 * (i0 + i)];
-        F1[line + N2 * (i0 + i)] = acc;
-      }
+    VPC0ipHalfContract<T, NI, H0>(op->S[1][cls[1]] + fq * NI, F2 + fa, NI, i0, ni, w);
+    VPC0ipHalfStore<T, NI, H0>(w, F1 + line, i0, ni);
   }
   __syncthreads();
   if (fdm && active) { // target += omega S_x F1
-    const T *Sx = op->S[0][cls[0]] + fa * NI;
+    VPC0ipHalfContract<T, NI, H0>(op->S[0][cls[0]] + fa * NI, F1 + NI * fq, 1, i0, ni, w);
 #pragma unroll
     for (int i = 0; i < H0; i++)
       if (i < ni) {
-        T acc = 0;
-#pragma unroll
-        for (int j = 0; j < NI; j++) acc += Sx[j] * F1[j + NI * fq + N2 * (i0 + i)];
         double *dst = target + VPC0ipIndex(bx, base[0] + K + fa, base[1] + K + fq, base[2] + K + i0 + i);
-        if (atomic) atomicAdd(dst, omega * (double)acc);
-        else *dst += omega * (double)acc;
+        if (atomic) atomicAdd(dst, omega * (double)w[i]);
+        else *dst += omega * (double)w[i];
       }
   }
   __syncthreads(); // the next patch of this block overwrites the shared arrays

@@ -27,6 +27,9 @@ ctest gpu_operator_2d_k1-8 ./tests/gpu_operator -dim 2 -kmin 1 -kmax 8 -refine 3
 ctest gpu_operator_3d_k1-6 ./tests/gpu_operator -dim 3 -kmin 1 -kmax 6 -refine 1
 ctest gpu_smoother_2d_k1-8 ./tests/gpu_smoother -dim 2 -kmin 1 -kmax 8 -refine 2
 ctest gpu_smoother_3d_k1-8 ./tests/gpu_smoother -dim 3 -kmin 1 -kmax 8 -refine 1
+# c0ip on 2 cells per direction: the biharmonic's 1D matrices stay inside the patch cells there, so the shared kernel
+# contracts the x-kinds one by one; on the finer grids above it reads each closure word once for the three of them
+ctest gpu_smoother_3d_k2-5_two_cells ./tests/gpu_smoother -dim 3 -kmin 2 -kmax 5 -refine 0
 # the 3D laplace shared kernel's variants (-pc_vertexpatch_gpu_lines): generic one-line, one and two lines with the terms
 # combined; the run above has the default choice per degree and precision
 for lines in 0 1 2; do
