@@ -39,9 +39,95 @@ typedef struct {
   int n[3], lo[3], m[3];
 } VPCudaBox;
 
+#if defined(__CUDACC__)
+#  define VPC_HD __host__ __device__
+#else
+#  define VPC_HD
+#endif
+
+/* The patches of a schedule in processing order, by index arithmetic instead of a per-patch host array: a list of
+   boxes, box b holding the patches [box[b].first, box[b + 1].first) and ending with a sentinel whose first is the patch
+   count. (The GPU smoothers expand it into a device array of vertices at creation: the kernels are latency bound, and
+   a load of the patch's vertex measured faster than decoding it in every patch.)
+   A box is a lattice of vertices lo + step (i, j, l), 0 <= i < n[0], j < n[1], l < n[2] (n = 1 beyond the dimension),
+   in lexicographic order (i fastest); with cb >= 0 only the points with (i + j + l) % 2 == cb, which is how a red-black
+   color of one parity class looks (src/pc/vertexpatch/vpsetup.c). */
+typedef struct {
+  int first; /* processing index of the box's first patch */
+  int lo[3]; /* its first vertex */
+  int step;  /* vertex distance of neighbouring lattice points: 1 (every vertex) or 2 (one parity class) */
+  int n[3];  /* lattice points per direction */
+  int cb;    /* -1: every lattice point; 0 or 1: the checkerboard half whose i + j + l has this parity */
+} VPCudaPatchBox;
+
+/* lattice indices i in [0, n) with i % 2 == s */
+static inline VPC_HD int VPCudaHalf(int n, int s)
+{
+  return (n + 1 - s) / 2;
+}
+
+/* points of a checkerboard plane (rows j < n1 of n0 points) whose row 0 starts at parity s */
+static inline VPC_HD int VPCudaHalfPlane(const int n[3], int s)
+{
+  return VPCudaHalf(n[1], 0) * VPCudaHalf(n[0], s) + VPCudaHalf(n[1], 1) * VPCudaHalf(n[0], 1 - s);
+}
+
+/* patches of a box */
+static inline VPC_HD int VPCudaPatchBoxCount(const VPCudaPatchBox *b)
+{
+  if (b->cb < 0) return b->n[0] * b->n[1] * b->n[2];
+  return VPCudaHalf(b->n[2], 0) * VPCudaHalfPlane(b->n, b->cb) + VPCudaHalf(b->n[2], 1) * VPCudaHalfPlane(b->n, 1 - b->cb);
+}
+
+/* vertex v of the q-th patch of box b (0 <= q < VPCudaPatchBoxCount(b)) */
+static inline VPC_HD void VPCudaPatchBoxVertex(const VPCudaPatchBox *b, int q, int v[3])
+{
+  int i, j, l;
+  if (b->cb < 0) {
+    i = q % b->n[0];
+    q /= b->n[0];
+    j = q % b->n[1];
+    l = q / b->n[1];
+  } else {
+    /* planes alternate between two counts, rows within a plane too; s is the parity of i in the current row */
+    int s = b->cb, p0 = VPCudaHalfPlane(b->n, s), p1 = VPCudaHalfPlane(b->n, 1 - s), r0, r1;
+    l = 2 * (q / (p0 + p1));
+    q %= p0 + p1;
+    if (q >= p0) q -= p0, l++, s = 1 - s;
+    r0 = VPCudaHalf(b->n[0], s);
+    r1 = VPCudaHalf(b->n[0], 1 - s);
+    j  = 2 * (q / (r0 + r1));
+    q %= r0 + r1;
+    if (q >= r0) q -= r0, j++, s = 1 - s;
+    i = s + 2 * q;
+  }
+  v[0] = b->lo[0] + b->step * i;
+  v[1] = b->lo[1] + b->step * j;
+  v[2] = b->lo[2] + b->step * l;
+}
+
+/* the box of patch p (box[0].first <= p < the sentinel's first): a binary search */
+static inline VPC_HD int VPCudaPatchBoxOf(const VPCudaPatchBox *box, int nbox, int p)
+{
+  int lo = 0, hi = nbox - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (box[mid].first <= p) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/* vertex v of patch p of a list of boxes (and its sentinel) */
+static inline void VPCudaPatchVertex(const VPCudaPatchBox *box, int nbox, int p, int v[3])
+{
+  const int b = VPCudaPatchBoxOf(box, nbox, p);
+  VPCudaPatchBoxVertex(&box[b], p - box[b].first, v);
+}
+
 /* The colored multiplicative or the additive vertex-patch step on the GPU, one rank, local residuals, fdm:
-   a smoother object holds the patch operator (both precisions), the patch vertices in processing order
-   (x, y, z per patch; colors are ranges of it), and per-block scratch. Arrays: the interior nodes of the brick
+   a smoother object holds the patch operator (both precisions), the patch vertices in processing order (a device array
+   made from the schedule's boxes, VPCudaPatchBox; colors are ranges of it), and per-block scratch. Arrays: the interior nodes of the brick
    (n[d] per direction, x fastest), device pointers. */
 typedef struct VPCudaSmoother_s *VPCudaSmoother;
 
@@ -78,8 +164,9 @@ static inline int VPCudaSmootherSharedSupported(const VPCudaPatchOp_d *op, int g
   return VPCudaSmootherMmaSupported(op, g, k) || VPCudaSmootherSharedC0IP(op, g, k);
 }
 /* kernel: VPC_KERNEL_*; VPC_KERNEL_SHARED or _MMA where it is not supported returns cudaErrorNotSupported. b, x and the target of
-   the steps lie in box (one rank: the whole grid; several: the rank's ghosted local arrays); vertex: the patches' vertices. */
-int VPCudaSmootherCreate(const VPCudaPatchOp_d *op_d, const VPCudaPatchOp_f *op_f, const VPCudaBox *box, int k, int g, int npatches, const int *vertex, int kernel, VPCudaSmoother *sm);
+   the steps lie in box (one rank: the whole grid; several: the rank's ghosted local arrays); patches: the nbox boxes of
+   the patches in processing order and the sentinel (nbox + 1 entries, read at creation). */
+int VPCudaSmootherCreate(const VPCudaPatchOp_d *op_d, const VPCudaPatchOp_f *op_f, const VPCudaBox *box, int k, int g, int nbox, const VPCudaPatchBox *patches, int kernel, VPCudaSmoother *sm);
 /* one color (patches [start, end)) of the multiplicative step: target[interior] += omega A_j^-1 r_j(x, b); target may be x
    (in place, one rank) or a zeroed correction array (several ranks: added to the owners afterwards) */
 int VPCudaSmootherColor(VPCudaSmoother sm, int start, int end, int single, double omega, const double *b, const double *x, double *target);
@@ -148,11 +235,13 @@ int                        VPCudaDGApply(VPCudaDG op, int single, const double *
 int                        VPCudaDGDestroy(VPCudaDG *op);
 /* The DG vertex-patch steps: per direction and class (lower boundary + 2 upper boundary) a slot of VPC_DG_SLOT doubles:
    Q (np x m), at np^2: Q^T (m x np), at 2 np^2: lambda (m), at 2 np^2 + np: the residual's 1D form (np x np), at
-   3 np^2 + np: the 1D mass (np x np); np = 2(k+1), m[d][cls] the local dimension. base[p]: offset of patch p's first
-   value in the local arrays, rel: the offsets of its np^d values from there. */
+   3 np^2 + np: the 1D mass (np x np); np = 2(k+1), m[d][cls] the local dimension. patches: the nbox boxes of the
+   patches and the sentinel (read at creation); the first value of the patch at vertex v is that of cell v - 1, at
+   dof sum_d (v_d - 1 - gstart[d]) gstride[d] in the local arrays (cells from gstart, gstride[d] cells apart), and rel
+   holds the offsets of its np^d values from there. */
 #define VPC_DG_SLOT (4 * 18 * 18 + 18)
 typedef struct VPCudaDGSmoother_s *VPCudaDGSmoother;
-int                                VPCudaDGSmootherCreate(int dim, int k, const int grid[3], const int m[3][4], const double *data, int npatches, const int *vertex, const int *base, const int *rel, VPCudaDGSmoother *sm);
+int VPCudaDGSmootherCreate(int dim, int k, const int grid[3], const int m[3][4], const double *data, int nbox, const VPCudaPatchBox *patches, const int gstart[3], const int gstride[3], int dof, const int *rel, VPCudaDGSmoother *sm);
 /* patches [start, end): target[patch] += omega E A_j^-1 E^T r_j, r_j from ul and bl (localres; ul NULL: zero) or rl;
    atomic: overlapping patches (additive) */
 int VPCudaDGSmootherPatches(VPCudaDGSmoother sm, int start, int end, int localres, int atomic, int single, double omega, const double *ul, const double *bl, const double *rl, double *target);

@@ -8,6 +8,7 @@
 #include "vpsmooth_tile.h"
 #include "vpsmooth_mma.h"
 #include "vpsmooth_c0ip.h"
+#include "vppatchbox.h"
 #include "vpcuda_check.h"
 #include <cuda_runtime.h>
 
@@ -28,8 +29,7 @@ struct VPCudaSmoother_s {
 };
 
 // out = A (nrows x ncols) along dir on in's nodes [off, off + ncols); all threads of the block, then a barrier
-template <typename T>
-__device__ void VPContract(int dir, const int ext[3], int nrows, int off, int ncols, const T *A, const T *in, T *out)
+template <typename T> __device__ void VPContract(int dir, const int ext[3], int nrows, int off, int ncols, const T *A, const T *in, T *out)
 {
   int inner = 1, outer = 1;
   for (int d = 0; d < dir; d++) inner *= ext[d];
@@ -65,8 +65,7 @@ __device__ inline int VPClass(int v, int N)
 }
 
 // One patch: residual from the closure of x and b, FDM solve, then target[interior] += omega delta (atomic for the additive step).
-template <typename T, typename Op>
-__device__ void VPPatch(const Op *op, const VPCudaBox &bx, int k, int g, const int *v, const double *b, const double *x, double *target, double omega, bool atomic, T *w)
+template <typename T, typename Op> __device__ void VPPatch(const Op *op, const VPCudaBox &bx, int k, int g, const int *v, const double *b, const double *x, double *target, double omega, bool atomic, T *w)
 {
   const int dim = op->dim, ne = op->ne, ni = op->ni, nz = dim == 3 ? ne : 1, niz = dim == 3 ? ni : 1;
   const int nc = ne * ne * nz, nint = ni * ni * niz, nx = ni * ne * nz;
@@ -153,7 +152,7 @@ __global__ void VPSmoothKernel(const Op *op, VPCudaBox bx, int k, int g, const i
   for (int p = start + blockIdx.x; p < end; p += gridDim.x) VPPatch<T, Op>(op, bx, k, g, vertex + 3 * p, b, x, target, omega, atomic, w);
 }
 
-extern "C" int VPCudaSmootherCreate(const VPCudaPatchOp_d *op_d, const VPCudaPatchOp_f *op_f, const VPCudaBox *box, int k, int g, int npatches, const int *vertex, int kernel, VPCudaSmoother *out)
+extern "C" int VPCudaSmootherCreate(const VPCudaPatchOp_d *op_d, const VPCudaPatchOp_f *op_f, const VPCudaBox *box, int k, int g, int nbox, const VPCudaPatchBox *patches, int kernel, VPCudaSmoother *out)
 {
   if (kernel != VPC_KERNEL_GLOBAL && kernel != VPC_KERNEL_SHARED && kernel != VPC_KERNEL_MMA) return (int)cudaErrorInvalidValue;
   if (kernel != VPC_KERNEL_GLOBAL && !VPCudaSmootherSharedSupported(op_d, g, k)) return (int)cudaErrorNotSupported;
@@ -168,6 +167,7 @@ extern "C" int VPCudaSmootherCreate(const VPCudaPatchOp_d *op_d, const VPCudaPat
   sm->k        = k;
   sm->g        = g;
   sm->dim      = dim;
+  const int npatches = patches[nbox].first;
   sm->npatches = npatches;
   sm->box = *box;
   for (int d = dim; d < 3; d++) sm->box.n[d] = sm->box.m[d] = 1, sm->box.lo[d] = 0;
@@ -181,7 +181,7 @@ extern "C" int VPCudaSmootherCreate(const VPCudaPatchOp_d *op_d, const VPCudaPat
   VP_CHECK(cudaMemcpy(sm->op_d, op_d, sizeof(VPCudaPatchOp_d), cudaMemcpyHostToDevice));
   VP_CHECK(cudaMemcpy(sm->op_f, op_f, sizeof(VPCudaPatchOp_f), cudaMemcpyHostToDevice));
   VP_CHECK(cudaMalloc(&sm->vertex, 3 * (size_t)(npatches > 0 ? npatches : 1) * sizeof(int)));
-  if (npatches > 0) VP_CHECK(cudaMemcpy(sm->vertex, vertex, 3 * (size_t)npatches * sizeof(int), cudaMemcpyHostToDevice));
+  VP_CHECK((cudaError_t)VPPatchBoxesFill(patches, nbox, sm->vertex, dim, nullptr, nullptr, 0, nullptr));
   if (kernel == VPC_KERNEL_SHARED && g == 2) {
     const int err = VPC0ipCreate(op_d, op_f, k, &sm->c0ip_layout);
     sm->c0ip      = 1;

@@ -627,6 +627,7 @@ $EX1 -dm_brick_cells 2,2 -dm_brick_degree 2 -dm_brick_refine 2 -ksp_view -log_vi
 grep -q "brick laplace: CG Q2 in 2D, level 2" "$OUT/views.log" && grep -q "BrickInterp" "$OUT/views.log" && grep -q "type: brick" "$OUT/views.log" &&
   grep -q "^BrickLoadVector " "$OUT/views.log" && grep -q "^BrickL2Error " "$OUT/views.log" && grep -q -- "Event Stage [0-9]*: ex1: residual, error" "$OUT/views.log" &&
   grep -q "multiplicative vertex-patch Schwarz, local solver fdm, local residual, damping 1" "$OUT/views.log" && grep -q "49 patches in 4 color(s), 9 interior / 25 closure DoFs per patch" "$OUT/views.log" && grep -q "VPatchSmooth" "$OUT/views.log" &&
+  grep -q "processing order: 4 lattice box(es) on the first rank, vertices by index arithmetic" "$OUT/views.log" &&
   if [ "$CUDA_BUILD" = 1 ]; then grep -q "precision double, GPU kernel shared" "$OUT/views.log"; else grep -q "precision double$" "$OUT/views.log" && ! grep -q "GPU" "$OUT/views.log"; fi
 result ksp_view_and_log_view $? "$([ "$CUDA_BUILD" = 1 ] && echo "CUDA build: GPU kernel named" || echo "CPU build: no GPU lines")"
 # -dm_brick_mg_precision reaches the coarser bricks only: with CUDA their matrix-free operators (level 1 here; level 0 is

@@ -5,6 +5,7 @@ static const char help[] = "Prints partition-independent fingerprints of one app
                            "Options: -dim 2|3, -degree k, -cells (coarse grid), -refine (of the fine level), and -dm_brick_*.\n";
 
 #include "checks.h"
+#include "pc/vertexpatch/vpimpl.h" /* the processing order the setup made (CheckSchedule) */
 #if defined(VP_HAVE_CUDA)
 #  include <petsc/private/vecimpl.h> /* pinned_memory: whether PETSc made a pinned host copy of a device vector */
 #endif
@@ -55,6 +56,57 @@ static PetscErrorCode Fingerprint(DM dm, const char what[], Vec y)
   PetscFunctionReturn(0);
 }
 
+/* The schedule of a set-up PCVERTEXPATCH on this partition, against the definitions: every owned vertex (the rank of
+   cell v owns vertex v) is one patch, once; the patches of color c (a range of the processing order) have that color
+   (parity class v mod 2, and with red-black the parity of sum_d floor(v_d/2)); the split schedule of several ranks has
+   a color's patches whose closure reaches a shared layer first, then the others. */
+static PetscErrorCode CheckSchedule(PC pc)
+{
+  PC_VertexPatch *vp    = (PC_VertexPatch *)pc->data;
+  DM_Brick       *brick = (DM_Brick *)vp->dm->data;
+  const PetscInt  g = brick->op.ghost_cells, k = brick->degree, w = g * k;
+  PetscInt        lo[3] = {0, 0, 0}, n[3] = {1, 1, 1}, owned = 1, bad = 0, all[2];
+  char           *seen, what[256];
+
+  PetscFunctionBeginUser;
+  if (vp->dg) PetscFunctionReturn(0); /* DG: one lattice box per color, checked by the DG solves */
+  for (PetscInt d = 0; d < brick->dim; d++) {
+    lo[d] = PetscMax(brick->cstart[d], 1);
+    n[d]  = PetscMax(PetscMin(brick->cend[d], brick->cells[d]) - lo[d], 0);
+    owned *= n[d];
+  }
+  bad += vp->npatches != owned;
+  PetscCall(PetscCalloc1(owned + 1, &seen));
+  for (PetscInt c = 0; c < vp->ncolors; c++)
+    for (PetscInt p = vp->colorptr[c]; p < vp->colorptr[c + 1]; p++) {
+      PetscInt v[3], color = 0, in = 1, idx = 0, shared = 0;
+      PCVertexPatchGetVertex(vp, p, v);
+      for (PetscInt d = 2; d >= 0; d--) {
+        in  = in && v[d] >= lo[d] && v[d] < lo[d] + n[d];
+        idx = idx * n[d] + (v[d] - lo[d]);
+      }
+      if (!in || p >= owned) {
+        bad++;
+        continue;
+      }
+      bad += seen[idx]++ != 0;
+      for (PetscInt d = 0; d < brick->dim; d++) color |= (v[d] & 1) << d;
+      if (brick->op.redblack) color |= (((v[0] >> 1) + (v[1] >> 1) + (v[2] >> 1)) & 1) << brick->dim;
+      bad += vp->ncolors > 1 && color != c;
+      for (PetscInt d = 0; d < brick->dim; d++)
+        if ((brick->cstart[d] > 0 && (v[d] - g) * k - 1 < brick->ostart[d] + w) || (brick->cend[d] < brick->cells[d] && (v[d] + g) * k - 1 > brick->ostart[d] + brick->owidth[d] - 1 - w)) shared = 1;
+      if (vp->split) bad += shared != (p < vp->batchptr[c * (vp->nbatches + 1) + 1]);
+    }
+  all[0] = bad;
+  all[1] = vp->split;
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, all, 2, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)pc)));
+  PetscCall(PetscSNPrintf(what, sizeof(what), "schedule of the %s step: every owned vertex one patch of its color%s (index arithmetic, %" PetscInt_FMT " boxes on rank 0)", vp->type == PC_VERTEXPATCH_ADDITIVE ? "additive" : "multiplicative",
+                          all[1] ? ", the shared ones first" : "", vp->nbox));
+  PetscCall(CheckTrue(what, (PetscBool)(all[0] == 0)));
+  PetscCall(PetscFree(seen));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode SmoothStep(DM dm, Mat A, const char type[], Vec b, Vec x0, Vec y)
 {
   PC                          pc;
@@ -70,6 +122,7 @@ static PetscErrorCode SmoothStep(DM dm, Mat A, const char type[], Vec b, Vec x0,
   PetscCall(PCSetFromOptions(pc));
   PetscCall(PCVertexPatchSetType(pc, strcmp(type, "additive") ? PC_VERTEXPATCH_MULTIPLICATIVE : PC_VERTEXPATCH_ADDITIVE));
   PetscCall(PCSetUp(pc));
+  PetscCall(CheckSchedule(pc));
   PetscCall(VecDuplicate(b, &w));
   PetscCall(VecCopy(x0, y));
   PetscCall(PCApplyRichardson(pc, b, y, w, 0.0, 0.0, 0.0, 1, PETSC_FALSE, &its, &reason));

@@ -225,6 +225,47 @@ static PetscErrorCode SetOptions(const char *opts)
 /* The order the setup puts the patches in. Within a color of the colored schedule the order does not change the
    result (the patches of a color are independent), so the sweeps cannot see it: check it directly, on a brick
    with enough patches per color (9 x 9 or 7 x 7 x 7 cells) that the orderings differ. */
+/* The lattice boxes of the schedule (cuda/vpatch_cuda.h) against a brute-force enumeration: every size 0..5 per
+   direction, step 1 and 2, all points and both checkerboard halves: the count, and the vertex of each position in
+   lexicographic order. */
+static PetscErrorCode CheckPatchBoxes(void)
+{
+  PetscInt boxes = 0, bad = 0;
+
+  PetscFunctionBeginUser;
+  for (int n2 = 0; n2 <= 5; n2++)
+    for (int n1 = 0; n1 <= 5; n1++)
+      for (int n0 = 0; n0 <= 5; n0++)
+        for (int cb = -1; cb <= 1; cb++)
+          for (int step = 1; step <= 2; step++) {
+            const VPCudaPatchBox box = {7, {3, 1, 2}, step, {n0, n1, n2}, cb};
+            int                  q   = 0;
+            for (int l = 0; l < n2; l++)
+              for (int j = 0; j < n1; j++)
+                for (int i = 0; i < n0; i++) {
+                  int v[3];
+                  if (cb >= 0 && (i + j + l) % 2 != cb) continue;
+                  VPCudaPatchBoxVertex(&box, q++, v);
+                  bad += v[0] != 3 + step * i || v[1] != 1 + step * j || v[2] != 2 + step * l;
+                }
+            bad += q != (n0 && n1 && n2 ? VPCudaPatchBoxCount(&box) : 0);
+            boxes++;
+          }
+  {
+    /* a list of three boxes and the sentinel: patch p of the list is in its box */
+    const VPCudaPatchBox list[4] = {{0, {1, 1, 0}, 2, {3, 2, 1}, -1}, {6, {2, 1, 3}, 2, {4, 3, 5}, 1}, {36, {4, 2, 1}, 1, {5, 2, 1}, 0}, {41, {0, 0, 0}, 0, {0, 0, 0}, 0}};
+    for (int p = 0; p < 41; p++) {
+      int v[3], w[3];
+      VPCudaPatchVertex(list, 3, p, v);
+      VPCudaPatchBoxVertex(&list[p < 6 ? 0 : (p < 36 ? 1 : 2)], p - (p < 6 ? 0 : (p < 36 ? 6 : 36)), w);
+      bad += v[0] != w[0] || v[1] != w[1] || v[2] != w[2];
+    }
+  }
+  PetscCall(CheckTrue(bad ? "patch boxes: wrong vertices or counts" : "patch boxes: counts and vertices of every box of up to 5 points per direction = brute force", (PetscBool)(bad == 0)));
+  (void)boxes;
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode CheckProcessingOrder(PetscInt dim, PetscInt k, const char *opts, const char *order)
 {
   const PetscInt  cells[3] = {9, 9, 7};
@@ -268,7 +309,9 @@ static PetscErrorCode CheckProcessingOrder(PetscInt dim, PetscInt k, const char 
   MakeOrder(&D, "colored-lex", lex);
   for (p = 0; p < D.nv; p++) {
     differ += ord[p] != lex[p];
-    for (PetscInt d = 0; d < dim; d++) wrong += vp->vertex[3 * p + d] != D.v[ord[p]][d];
+    PetscInt v[3];
+    PCVertexPatchGetVertex(vp, p, v);
+    for (PetscInt d = 0; d < dim; d++) wrong += v[d] != D.v[ord[p]][d];
   }
   PetscCall(PetscSNPrintf(what, sizeof(what), "%" PetscInt_FMT "D Q%" PetscInt_FMT " [%s] processes the %" PetscInt_FMT " patches in %s order (wrong coordinates: %" PetscInt_FMT ")", dim, k, opts, D.nv, order, wrong));
   PetscCall(CheckTrue(what, (PetscBool)(vp->npatches == D.nv && wrong == 0)));
@@ -641,7 +684,9 @@ int main(int argc, char **argv)
     PetscCall(DMBrickGetOperator(dm, &op));
     PetscCall(PetscStrcmp(op, "c0ip", &c0ip));
     redblack_dim = c0ip ? dim : 0;
+    PetscCall(CheckPatchBoxes());
     PetscCall(CheckProcessingOrder(dim, k, "", "colored-lex"));
+    PetscCall(CheckProcessingOrder(dim, k, "-pc_vertexpatch_schedule single", "lex"));
     PetscCall(CheckProcessingOrder(dim, k, "-pc_vertexpatch_ordering zcurve", "colored-zcurve"));
     PetscCall(CheckProcessingOrder(dim, k, "-pc_vertexpatch_ordering hierarchical", "colored-hierarchical"));
     PetscCall(CheckProcessingOrder(dim, k, "-pc_vertexpatch_schedule single -pc_vertexpatch_ordering zcurve", "zcurve"));

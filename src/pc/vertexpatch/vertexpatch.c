@@ -71,7 +71,8 @@ static PetscErrorCode PCSetFromOptions_VertexPatch(PC pc, PetscOptionItems *Pets
   if (set) PetscCall(PCVertexPatchSetGPUKernel(pc, (PCVertexPatchGPUKernel)e));
   {
     PetscInt lines = vp->gpu_lines;
-    PetscCall(PetscOptionsInt("-pc_vertexpatch_gpu_lines", "Shared kernel, 3D laplace, degree >= 2: patch lines per thread, 1 or 2 (terms combined), 0 the generic one-line kernel, -1 by degree and precision", "PCVertexPatchSetGPULines", lines, &lines, &set));
+    PetscCall(PetscOptionsInt("-pc_vertexpatch_gpu_lines", "Shared kernel, 3D laplace, degree >= 2: patch lines per thread, 1 or 2 (terms combined), 0 the generic one-line kernel, -1 by degree and precision", "PCVertexPatchSetGPULines", lines,
+                              &lines, &set));
     if (set) PetscCall(PCVertexPatchSetGPULines(pc, lines));
   }
   e = (PetscEnum)vp->schedule;
@@ -236,20 +237,18 @@ static PetscErrorCode PCSetUp_VertexPatch(PC pc)
   PetscCall(PCVertexPatchSetUpSchedule(pc));
   {
     /* the host steps' flops for -log_view: per patch in the form its kernels use (even-odd for interior classes); the
-       flops of the 3^dim position classes once, then a count of the patches per class (the per-patch count was half of
-       this event's time) */
-    PetscLogDouble sum = 0, perclass[27];
-    PetscInt       count[27] = {0};
-    for (int c = 0; c < 27; c++) {
+       flops of the 3^dim position classes once, times the patches of each class. The owned patches are a box of
+       vertices and a class a product of classes per direction, so the counts are products of counts per direction. */
+    PetscLogDouble sum = 0, count[3][3] = {{0}};
+    for (PetscInt d = 0; d < 3; d++) {
+      if (d >= brick->dim) count[d][0] = 1;
+      else if (vp->npatches)
+        for (PetscInt v = PetscMax(brick->cstart[d], 1); v <= PetscMin(brick->cend[d], brick->cells[d]) - 1; v++) count[d][PCVertexPatchClass(v, brick->cells[d])]++;
+    }
+    for (int c = 0; c < (brick->dim == 3 ? 27 : 9); c++) {
       const int cls[3] = {c % 3, (c / 3) % 3, c / 9};
-      perclass[c]      = c < (brick->dim == 3 ? 27 : 9) ? PCVertexPatchFlops(vp, cls) : 0;
+      if (count[0][cls[0]] * count[1][cls[1]] * count[2][cls[2]] > 0) sum += count[0][cls[0]] * count[1][cls[1]] * count[2][cls[2]] * PCVertexPatchFlops(vp, cls);
     }
-    for (PetscInt p = 0; p < vp->npatches; p++) {
-      int c = 0;
-      for (PetscInt d = brick->dim - 1; d >= 0; d--) c = 3 * c + (int)PCVertexPatchClass(vp->vertex[3 * p + d], brick->cells[d]);
-      count[c]++;
-    }
-    for (int c = 0; c < 27; c++) sum += count[c] * perclass[c];
     vp->host_flops_per_patch = vp->npatches ? sum / vp->npatches : vp->flops_per_patch;
   }
   PetscCall(PetscLogEventEnd(PC_VertexPatchSchedule, pc, 0, 0, 0));
@@ -273,20 +272,17 @@ static PetscErrorCode PCSetUp_VertexPatch(PC pc)
 #endif
   PetscCall(PetscFree(vp->work));
   PetscCall(PetscMalloc1(vp->nthreads * PCVertexPatchWorkSize(vp), &vp->work));
-  PetscCall(PCVertexPatchSetUpLanes(pc));
-  PetscCall(PetscFree(vp->lanework_alloc));
-  vp->lanework = NULL;
-  if (vp->nlanes > 1) {
-    vp->lanework_bytes = PCVertexPatchLaneWorkBytes(vp);
-    PetscCall(PetscMalloc1(vp->nthreads * vp->lanework_bytes + 64, &vp->lanework_alloc));
-    vp->lanework = vp->lanework_alloc + (64 - (size_t)((uintptr_t)vp->lanework_alloc % 64)) % 64; /* the lane vectors' alignment */
-  }
+  vp->lanes_ready = PETSC_FALSE; /* the SIMD groups of the host steps: below, or at the first host step */
+  PetscCall(PCVertexPatchSetUpLanes(vp, PETSC_FALSE));
   PetscCall(PCVertexPatchEstimateDamping(pc));
   PetscCall(PCVertexPatchSetUpGPU(pc));
   {
     PetscBool device;
     PetscCall(DMBrickOnDevice_Private(dm, &device));
-    if (!device) PetscCall(PCVertexPatchSetUpHostWork(pc)); /* GPU levels keep theirs lazy: they may not need them at all */
+    if (!device) { /* GPU levels keep theirs lazy: they may not need them at all */
+      PetscCall(PCVertexPatchSetUpLanes(vp, PETSC_TRUE));
+      PetscCall(PCVertexPatchSetUpHostWork(pc));
+    }
   }
   PetscCall(PetscLogEventEnd(PC_VertexPatchSetUp, pc, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -384,6 +380,8 @@ static PetscErrorCode PCView_VertexPatch(PC pc, PetscViewer viewer)
     PetscCallMPI(MPI_Allreduce(&vp->npatches, &total, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)pc)));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  %" PetscInt_FMT " patches in %" PetscInt_FMT " color(s), %" PetscInt_FMT " interior / %" PetscInt_FMT " closure DoFs per patch\n", total, vp->ncolors, dim == 3 ? ni * ni * ni : ni * ni,
                                      dim == 3 ? np * np * np : np * np));
+    if (vp->vertex) PetscCall(PetscViewerASCIIPrintf(viewer, "  processing order: a list of the first rank's %" PetscInt_FMT " patches (-pc_vertexpatch_ordering %s)\n", vp->npatches, PCVertexPatchOrderings[vp->ordering]));
+    else PetscCall(PetscViewerASCIIPrintf(viewer, "  processing order: %" PetscInt_FMT " lattice box(es) on the first rank, vertices by index arithmetic (no per-patch array)\n", vp->nbox));
     {
       PetscBool device;
       PetscCall(DMBrickOnDevice_Private(vp->dm, &device));
@@ -407,6 +405,7 @@ static PetscErrorCode PCReset_VertexPatch(PC pc)
   PetscCall(PCVertexPatchDestroyGhostExchange(pc));
   PetscCall(DMDestroy(&vp->dm));
   PetscCall(PetscFree(vp->vertex));
+  PetscCall(PetscFree(vp->box));
   PetscCall(PetscFree(vp->colorptr));
   PetscCall(PetscFree(vp->batchptr));
   for (PetscInt i = 0; i < 27; i++) PetscCall(PetscFree(vp->dense[i]));
@@ -418,6 +417,7 @@ static PetscErrorCode PCReset_VertexPatch(PC pc)
   PetscCall(PetscFree(vp->eo_f));
   vp->lanework = NULL;
   vp->nlanes   = 1;
+  vp->lanes_ready = PETSC_FALSE;
   PetscCall(PCVertexPatchDestroyGPU(pc));
   PetscCall(PCVertexPatchDestroyDG(pc));
   vp->npatches = 0;

@@ -105,6 +105,7 @@ static PetscErrorCode VPProcessRange(PC_VertexPatch *vp, const VPLayout *L, Pets
   int             info    = 0;
 
   PetscFunctionBegin;
+  PetscCall(PCVertexPatchSetUpLanes(vp, PETSC_TRUE));
   if (vp->nlanes > 1) {
     const PetscInt g0 = vp->laneptr[r0], g1 = vp->laneptr[r1];
 #if defined(_OPENMP)
@@ -125,7 +126,9 @@ static PetscErrorCode VPProcessRange(PC_VertexPatch *vp, const VPLayout *L, Pets
       /* exactly the threads the work buffers were made for */
   #pragma omp parallel for num_threads(vp->nthreads) schedule(static) reduction(max : info)
       for (PetscInt p = start; p < end; p++) {
-        const int e = VPProcessPatch(vp, L, &vp->vertex[3 * p], xa, ba, local, target, vp->work + omp_get_thread_num() * wsize);
+        PetscInt v[3];
+        PCVertexPatchGetVertex(vp, p, v);
+        const int e = VPProcessPatch(vp, L, v, xa, ba, local, target, vp->work + omp_get_thread_num() * wsize);
         if (e > info) info = e;
       }
     } else
@@ -134,7 +137,9 @@ static PetscErrorCode VPProcessRange(PC_VertexPatch *vp, const VPLayout *L, Pets
       (void)threads;
       for (PetscInt i = start; i < end && !info; i++) {
         const PetscInt p = vp->reverse ? start + end - 1 - i : i;
-        info             = VPProcessPatch(vp, L, &vp->vertex[3 * p], xa, ba, local, target, vp->work);
+        PetscInt       v[3];
+        PCVertexPatchGetVertex(vp, p, v);
+        info = VPProcessPatch(vp, L, v, xa, ba, local, target, vp->work);
       }
     }
   }

@@ -49,7 +49,8 @@ typedef struct {
   VPDGLine     line[3][4];      /* by direction and class (lower boundary + 2 upper boundary) */
   PetscBool    localres;        /* residual patch by patch (dirichlet, clamped) or per color globally */
   PetscInt     npatches, ncolors, colorptr[9];
-  PetscInt    *vertex;          /* 3 per owned patch, by color */
+  VPCudaPatchBox box[9]; /* the owned patches by color, one lattice box each (no per-patch array), and the sentinel */
+  PetscInt       nbox;
   PetscInt    *rel;             /* np^d: offset of each patch value from the first value of the patch's first cell */
   PetscInt     gstride[3];      /* cell strides of the ghosted local array */
   PetscScalar *dense[64];       /* Cholesky factors of the restricted patch matrices by class triple (dense solver) */
@@ -78,8 +79,9 @@ static inline PetscInt VPDGClass(PetscInt v, PetscInt N)
 /* patch p's position classes and the local-array offset of its first value */
 static inline void VPDGPatchWhere(const VPDG *dg, const DM_Brick *brick, PetscInt p, PetscInt cls[], PetscInt *base)
 {
-  const PetscInt *v = dg->vertex + 3 * p;
+  int v[3];
 
+  VPCudaPatchVertex(dg->box, (int)dg->nbox, (int)p, v);
   *base = 0;
   for (PetscInt d = 0; d < 3; d++) cls[d] = 0;
   for (PetscInt d = 0; d < dg->dim; d++) {
@@ -134,11 +136,7 @@ static void VPDGBasisClamped(PetscInt k, const PetscReal nodes[], PetscInt c, Pe
 static const struct {
   VPDGCellBasis basis;
   PetscInt      removed;
-} VPDGSpaces[] = {
-  {VPDGBasisFull,      0},
-  {VPDGBasisDirichlet, 1},
-  {VPDGBasisClamped,   2}
-};
+} VPDGSpaces[] = {{VPDGBasisFull, 0}, {VPDGBasisDirichlet, 1}, {VPDGBasisClamped, 2}};
 
 static PetscErrorCode VPDGLocalBasis(PCVertexPatchLocalSpace space, PetscInt k, const PetscReal nodes[], PetscInt cls, PetscInt *m, PetscReal E[])
 {
@@ -267,7 +265,6 @@ PetscErrorCode PCVertexPatchDestroyDG(PC pc)
     PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaDGSmootherDestroy: %s", VPCudaErrorString(err));
   }
 #endif
-  PetscCall(PetscFree(dg->vertex));
   PetscCall(PetscFree(dg->rel));
   PetscCall(PetscFree(dg->workalloc));
   PetscCall(PetscFree(dg->lanegrp));
@@ -288,15 +285,18 @@ static PetscErrorCode VPDGCheckOptions(PC pc, const DM_Brick *brick)
   MPI_Comm        comm = PetscObjectComm((PetscObject)pc);
 
   PetscFunctionBegin;
-  PetscCheck(vp->space != PC_VERTEXPATCH_SPACE_FULL || !vp->residual_set || vp->residual == PC_VERTEXPATCH_RESIDUAL_GLOBAL, comm, PETSC_ERR_ARG_INCOMP,
+  PetscCheck(
+      vp->space != PC_VERTEXPATCH_SPACE_FULL || !vp->residual_set || vp->residual == PC_VERTEXPATCH_RESIDUAL_GLOBAL, comm, PETSC_ERR_ARG_INCOMP,
              "-pc_vertexpatch_residual local with -pc_vertexpatch_local_space full: the full space's residual reads the patch's face neighbours; allowed: -pc_vertexpatch_residual global (the default), or -pc_vertexpatch_local_space dirichlet|clamped");
   /* per cell, the patches around it give x^2 P_{k-2} and (1-x)^2 P_{k-2} along each direction: all of P_k only for k >= 3
      (for k = 2 the bubble x(1-x) is missing, and the smoother never reduces that part of the error) */
   PetscCheck(vp->space != PC_VERTEXPATCH_SPACE_CLAMPED || brick->degree >= 3, comm, PETSC_ERR_ARG_OUTOFRANGE,
-             "-pc_vertexpatch_local_space clamped with -dm_brick_degree %" PetscInt_FMT ": the clamped patch spaces do not span Q_%" PetscInt_FMT " on a cell (x^2 P_{k-2} + (1-x)^2 P_{k-2} is P_k only for k >= 3), so the smoother cannot converge; allowed: degree >= 3, or -pc_vertexpatch_local_space full|dirichlet",
+             "-pc_vertexpatch_local_space clamped with -dm_brick_degree %" PetscInt_FMT ": the clamped patch spaces do not span Q_%" PetscInt_FMT
+             " on a cell (x^2 P_{k-2} + (1-x)^2 P_{k-2} is P_k only for k >= 3), so the smoother cannot converge; allowed: degree >= 3, or -pc_vertexpatch_local_space full|dirichlet",
              brick->degree, brick->degree);
   PetscCheck(vp->schedule == PC_VERTEXPATCH_COLORED, comm, PETSC_ERR_SUP, "-pc_vertexpatch_schedule %s with -dm_brick_operator sipg: allowed: colored", PCVertexPatchSchedules[vp->schedule]);
-  PetscCheck(vp->ordering == PC_VERTEXPATCH_LEXICOGRAPHIC, comm, PETSC_ERR_SUP, "-pc_vertexpatch_ordering %s with -dm_brick_operator sipg: patches of a color share no cell, so their order does not matter; allowed: lexicographic", PCVertexPatchOrderings[vp->ordering]);
+  PetscCheck(vp->ordering == PC_VERTEXPATCH_LEXICOGRAPHIC, comm, PETSC_ERR_SUP, "-pc_vertexpatch_ordering %s with -dm_brick_operator sipg: patches of a color share no cell, so their order does not matter; allowed: lexicographic",
+             PCVertexPatchOrderings[vp->ordering]);
   PetscCheck(vp->solver != PC_VERTEXPATCH_SEPARABLE_DENSE, comm, PETSC_ERR_SUP, "-pc_vertexpatch_local_solver separable_dense with -dm_brick_operator sipg: the DG patch matrix is separable, so fdm is exact; allowed: fdm, dense");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -350,7 +350,7 @@ PetscErrorCode PCVertexPatchSetUpDG(PC pc)
   PC_VertexPatch *vp    = (PC_VertexPatch *)pc->data;
   DM_Brick       *brick = (DM_Brick *)vp->dm->data;
   VPDG           *dg;
-  PetscInt        lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}, count[8] = {0}, np;
+  PetscInt        lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}, np;
 
   PetscFunctionBegin;
   PetscCall(VPDGCheckOptions(pc, brick));
@@ -376,27 +376,17 @@ PetscErrorCode PCVertexPatchSetUpDG(PC pc)
   dg->ncolors = 1 << brick->dim;
   dg->npatches = 1;
   for (PetscInt d = 0; d < brick->dim; d++) dg->npatches *= PetscMax(hi[d] - lo[d] + 1, 0);
-  PetscCall(PetscMalloc1(3 * dg->npatches, &dg->vertex));
-  for (PetscInt pass = 0; pass < 2; pass++) {
-    PetscInt pos[8];
-    if (pass) {
+  /* color: the parity class (x % 2) + 2 (y % 2) + 4 (z % 2); its patches in lexicographic order, one lattice box */
       dg->colorptr[0] = 0;
-      for (PetscInt c = 0; c < dg->ncolors; c++) dg->colorptr[c + 1] = dg->colorptr[c] + count[c];
-      for (PetscInt c = 0; c < dg->ncolors; c++) pos[c] = dg->colorptr[c];
-    }
-    for (PetscInt z = lo[2]; z <= hi[2]; z++)
-      for (PetscInt y = lo[1]; y <= hi[1]; y++)
-        for (PetscInt x = lo[0]; x <= hi[0]; x++) {
-          const PetscInt color = (x % 2) + 2 * (y % 2) + 4 * (z % 2);
-          if (!pass) count[color]++;
-          else {
-            PetscInt *v = dg->vertex + 3 * pos[color]++;
-            v[0]        = x;
-            v[1]        = y;
-            v[2]        = z;
-          }
-        }
+  dg->nbox        = 0;
+  for (PetscInt c = 0; c < dg->ncolors; c++) {
+    const PetscInt n = PCVertexPatchLatticeBox(brick->dim, PETSC_FALSE, PETSC_TRUE, c, lo, hi, &dg->box[dg->nbox]);
+    if (n) dg->box[dg->nbox++].first = (int)dg->colorptr[c];
+    dg->colorptr[c + 1] = dg->colorptr[c] + n;
   }
+  PetscCheck(dg->colorptr[dg->ncolors] == dg->npatches, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the DG schedule's boxes hold %" PetscInt_FMT " patches, not %" PetscInt_FMT, dg->colorptr[dg->ncolors], dg->npatches);
+  PetscCall(PetscMemzero(&dg->box[dg->nbox], sizeof(VPCudaPatchBox)));
+  dg->box[dg->nbox].first = (int)dg->npatches; /* the sentinel */
   /* the patch values relative to the first value of its first cell (cell v-1 in every direction) */
   dg->gstride[0] = 1;
   dg->gstride[1] = brick->gwidth[0];
@@ -424,15 +414,17 @@ PetscErrorCode PCVertexPatchSetUpDG(PC pc)
     dg->flops = 2.0 * npd * np * brick->dim * (dg->localres ? brick->dim : 0) + 4.0 * npd * np * brick->dim;
   }
   if (vp->solver == PC_VERTEXPATCH_DENSE) {
-    /* one factor per class triple that occurs (at most 4^d) */
-    for (PetscInt p = 0; p < dg->npatches; p++) {
-      const PetscInt *v      = dg->vertex + 3 * p;
-      PetscInt        cls[3] = {0, 0, 0}, key = 0;
-      for (PetscInt d = 0; d < brick->dim; d++) {
-        cls[d] = VPDGClass(v[d], brick->cells[d]);
-        key += cls[d] << (2 * d);
+    /* one factor per class triple that occurs (at most 4^d): the owned patches are a box of vertices, so a triple
+       occurs where each of its classes occurs along its direction */
+    PetscBool present[3][4] = {{PETSC_FALSE}};
+    for (PetscInt d = 0; d < 3; d++) {
+      if (d >= brick->dim) present[d][0] = PETSC_TRUE;
+      else if (dg->npatches)
+        for (PetscInt v = lo[d]; v <= hi[d]; v++) present[d][VPDGClass(v, brick->cells[d])] = PETSC_TRUE;
       }
-      if (!dg->dense[key]) PetscCall(VPDGDenseFactor(dg, cls, &dg->dense[key]));
+    for (PetscInt key = 0; key < 64; key++) {
+      PetscInt cls[3] = {key & 3, (key >> 2) & 3, (key >> 4) & 3};
+      if (present[0][cls[0]] && present[1][cls[1]] && present[2][cls[2]]) PetscCall(VPDGDenseFactor(dg, cls, &dg->dense[key]));
     }
   }
   PetscCall(DMCreateLocalVector(vp->dm, &dg->ul));
@@ -612,8 +604,8 @@ static PetscErrorCode VPDGUseGPU(PC pc, Vec b, Vec x, PetscBool *gpu)
     PetscCheck(vp->solver == PC_VERTEXPATCH_FDM, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "-%spc_vertexpatch_local_solver %s has no GPU implementation; with VECCUDA vectors (-dm_vec_type cuda) use -%spc_vertexpatch_local_solver fdm",
                prefix ? prefix : "", PCVertexPatchLocalSolvers[vp->solver], prefix ? prefix : "");
   else
-    PetscCheck(vp->precision == PC_VERTEXPATCH_DOUBLE, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
-               "-%spc_vertexpatch_precision single with -dm_brick_operator sipg is implemented on the GPU only (-dm_vec_type cuda); on the host allowed: double", prefix ? prefix : "");
+    PetscCheck(vp->precision == PC_VERTEXPATCH_DOUBLE, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "-%spc_vertexpatch_precision single with -dm_brick_operator sipg is implemented on the GPU only (-dm_vec_type cuda); on the host allowed: double",
+               prefix ? prefix : "");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -629,7 +621,7 @@ static PetscErrorCode VPDGGetGPU(PC pc, VPCudaDGSmoother *sm)
   if (!dg->gpu) {
     const PetscInt np = dg->np, np2 = np * np, npd = dg->dim == 3 ? np2 * np : np2;
     double        *data;
-    int           *vertex, *base, *rel, grid[3], m[3][4], err;
+    int             *rel, grid[3], m[3][4], gstart[3], gstride[3], err;
     VPCudaDGSmoother g;
     PetscCall(PetscCalloc1(3 * 4 * VPC_DG_SLOT, &data));
     for (PetscInt d = 0; d < 3; d++)
@@ -648,17 +640,15 @@ static PetscErrorCode VPDGGetGPU(PC pc, VPCudaDGSmoother *sm)
           slot[3 * np2 + np + i] = L->M[i];
         }
       }
-    for (PetscInt d = 0; d < 3; d++) grid[d] = (int)brick->cells[d];
-    PetscCall(PetscMalloc3(3 * dg->npatches + 1, &vertex, dg->npatches + 1, &base, npd, &rel));
-    for (PetscInt p = 0; p < dg->npatches; p++) {
-      PetscInt b = 0;
-      for (PetscInt d = 0; d < 3; d++) vertex[3 * p + d] = (int)dg->vertex[3 * p + d];
-      for (PetscInt d = 0; d < dg->dim; d++) b += (dg->vertex[3 * p + d] - 1 - brick->gstart[d]) * dg->gstride[d];
-      base[p] = (int)(b * brick->dof);
+    for (PetscInt d = 0; d < 3; d++) {
+      grid[d]    = (int)brick->cells[d];
+      gstart[d]  = (int)brick->gstart[d];
+      gstride[d] = (int)dg->gstride[d];
     }
+    PetscCall(PetscMalloc1(npd, &rel));
     for (PetscInt q = 0; q < npd; q++) rel[q] = (int)dg->rel[q];
-    err = VPCudaDGSmootherCreate((int)dg->dim, (int)brick->degree, grid, (const int(*)[4])m, data, (int)dg->npatches, vertex, base, rel, &g);
-    PetscCall(PetscFree3(vertex, base, rel));
+    err = VPCudaDGSmootherCreate((int)dg->dim, (int)brick->degree, grid, (const int(*)[4])m, data, (int)dg->nbox, dg->box, gstart, gstride, (int)brick->dof, rel, &g);
+    PetscCall(PetscFree(rel));
     PetscCall(PetscFree(data));
     PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaDGSmootherCreate: %s", VPCudaErrorString(err));
     dg->gpu = g;
@@ -803,7 +793,7 @@ PetscErrorCode PCVertexPatchAdditiveDG(PC pc, Vec b, Vec x, Vec y)
   }
   PetscCall(VecZeroEntries(dg->dl));
   PetscCall(VecGetArray(dg->dl, &dl));
-  /* color by color (dg->vertex is sorted by color, so this is the order of one loop): threads inside a color */
+  /* color by color (the patches are numbered color by color, so this is the order of one loop): threads inside a color */
   for (PetscInt c = 0; c < dg->ncolors; c++) PetscCall(VPDGPatches(pc, c, ul, bl, rl, dl));
   PetscCall(VecRestoreArray(dg->dl, &dl));
   if (ul) PetscCall(VecRestoreArrayRead(dg->ul, &ul));
@@ -821,8 +811,8 @@ PetscErrorCode PCVertexPatchViewDG(PC pc, PetscViewer viewer)
   PetscInt        total;
 
   PetscFunctionBegin;
-  PetscCall(PetscViewerASCIIPrintf(viewer, "  %s vertex-patch Schwarz on DG (sipg), local space %s, local solver %s, %s residual, damping %g%s\n", PCVertexPatchTypes[vp->type], PCVertexPatchLocalSpaces[vp->space], PCVertexPatchLocalSolvers[vp->solver],
-                                   dg ? (dg->localres ? "local (patch cells)" : "global (per color)") : "-", (double)(vp->damping > 0 ? vp->damping : vp->omega), vp->reverse ? ", reverse order" : ""));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  %s vertex-patch Schwarz on DG (sipg), local space %s, local solver %s, %s residual, damping %g%s\n", PCVertexPatchTypes[vp->type], PCVertexPatchLocalSpaces[vp->space],
+                                   PCVertexPatchLocalSolvers[vp->solver], dg ? (dg->localres ? "local (patch cells)" : "global (per color)") : "-", (double)(vp->damping > 0 ? vp->damping : vp->omega), vp->reverse ? ", reverse order" : ""));
   if (!dg) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCallMPI(MPI_Allreduce(&dg->npatches, &total, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)pc)));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  %" PetscInt_FMT " patches in %" PetscInt_FMT " colors, %" PetscInt_FMT " local / %" PetscInt_FMT " patch DoFs per patch, %" PetscInt_FMT " OpenMP thread(s) per color on the host\n", total, dg->ncolors,

@@ -17,16 +17,19 @@
 
 /* marks[i] = value for the local entries in the interiors of this rank's patches of color c whose interior reaches the
    shared layers: the ghosts and the owned nodes within the ghost width of the owned box's faces, the only entries the
-   exchange reads. A patch deeper inside cannot touch them, so the set-up costs the boundary layers, not the level. */
+   exchange reads. A patch deeper inside cannot touch them, so the set-up costs the boundary layers, not the level: with
+   the split schedule only the color's first batch, whose closures reach the shared layers (a patch's interior lies in
+   its closure), is looked at. */
 static void VPMarkColorInteriors(const PC_VertexPatch *vp, const VPLayout *L, PetscInt c, char value, char marks[])
 {
   const DM_Brick *brick = (const DM_Brick *)vp->dm->data;
   const PetscInt  ni = 2 * L->k - 1, first = (L->g - 1) * L->k + 1, dim = L->dim, k = L->k, w = L->g * L->k;
+  const PetscInt  end = vp->split ? vp->batchptr[c * (vp->nbatches + 1) + 1] : vp->colorptr[c + 1];
 
-  for (PetscInt p = vp->colorptr[c]; p < vp->colorptr[c + 1]; p++) {
-    const PetscInt *v    = &vp->vertex[3 * p];
+  for (PetscInt p = vp->colorptr[c]; p < end; p++) {
+    PetscInt  v[3], off[3][VP_MAX_NE], m[3];
     PetscBool       deep = PETSC_TRUE;
-    PetscInt        off[3][VP_MAX_NE], m[3];
+    PCVertexPatchGetVertex(vp, p, v);
     /* the interior's nodes along d, interior numbering: (v - 1) k .. (v + 1) k - 2 */
     for (PetscInt d = 0; d < dim; d++)
       if ((v[d] - 1) * k < brick->ostart[d] + w || (v[d] + 1) * k - 2 > brick->ostart[d] + brick->owidth[d] - 1 - w) deep = PETSC_FALSE;

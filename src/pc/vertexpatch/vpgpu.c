@@ -58,25 +58,24 @@ static PetscErrorCode PCVertexPatchGetGPU(PC pc, VPCudaSmoother *sm)
 
   PetscFunctionBegin;
   if (!vp->gpu) {
-    int      *vtx, err;
+    int       err;
     VPCudaBox box;
-    /* made at the first smoothing step on the device (the setup does not know the vector type) */
+    /* made at setup when the brick's vectors are on the device, else at the first smoothing step on the device; the
+       patches are the schedule's boxes (for every ordering: the steps run colors, and the order within a color does
+       not change the iterates) */
     PetscCall(PetscLogEventBegin(PC_VertexPatchGPUSetUp, pc, 0, 0, 0));
-    PetscCall(PetscMalloc1(3 * vp->npatches + 1, &vtx));
-    for (PetscInt i = 0; i < 3 * vp->npatches; i++) vtx[i] = (int)vp->vertex[i];
     for (PetscInt d = 0; d < 3; d++) {
       box.n[d]  = d < brick->dim ? (int)(brick->degree * brick->cells[d] - 1) : 1;
       box.lo[d] = (int)brick->gstart[d];
       box.m[d]  = (int)brick->gwidth[d];
     }
-    err = VPCudaSmootherCreate(&vp->op_d, &vp->op_f, &box, (int)brick->degree, (int)brick->op.ghost_cells, (int)vp->npatches, vtx, vp->gpu_mma ? VPC_KERNEL_MMA : (vp->gpu_shared ? VPC_KERNEL_SHARED : VPC_KERNEL_GLOBAL), (VPCudaSmoother *)&vp->gpu);
+    err = VPCudaSmootherCreate(&vp->op_d, &vp->op_f, &box, (int)brick->degree, (int)brick->op.ghost_cells, (int)vp->nbox, vp->box, vp->gpu_mma ? VPC_KERNEL_MMA : (vp->gpu_shared ? VPC_KERNEL_SHARED : VPC_KERNEL_GLOBAL), (VPCudaSmoother *)&vp->gpu);
     /* the C0IP shared kernel needs up to 113 KB of shared memory per block (k = 5, double): where the device has
        less, auto takes the global kernel, and PCView says so; an explicit shared is refused below */
     if (err == (int)cudaErrorNotSupported && vp->gpu_shared && !vp->gpu_mma && vp->gpu_kernel == PC_VERTEXPATCH_GPU_KERNEL_AUTO) {
       vp->gpu_shared = PETSC_FALSE;
-      err            = VPCudaSmootherCreate(&vp->op_d, &vp->op_f, &box, (int)brick->degree, (int)brick->op.ghost_cells, (int)vp->npatches, vtx, VPC_KERNEL_GLOBAL, (VPCudaSmoother *)&vp->gpu);
+      err            = VPCudaSmootherCreate(&vp->op_d, &vp->op_f, &box, (int)brick->degree, (int)brick->op.ghost_cells, (int)vp->nbox, vp->box, VPC_KERNEL_GLOBAL, (VPCudaSmoother *)&vp->gpu);
     }
-    PetscCall(PetscFree(vtx));
     PetscCall(PetscLogEventEnd(PC_VertexPatchGPUSetUp, pc, 0, 0, 0));
     PetscCheck(!err || !vp->gpu_mma, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_vertexpatch_gpu_kernel mma could not be set up: %s (it needs FP64 tensor cores, compute capability 8.0 or newer); allowed: shared, global, auto", VPCudaErrorString(err));
     PetscCheck(err != (int)cudaErrorNotSupported || !vp->gpu_shared, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_vertexpatch_gpu_kernel shared: the patch does not fit this device's shared memory per block (%s); allowed: global, auto",
@@ -86,7 +85,8 @@ static PetscErrorCode PCVertexPatchGetGPU(PC pc, VPCudaSmoother *sm)
     PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaSmootherSetLines: %s", VPCudaErrorString(err));
     for (int single = 0; single < 2; single++)
       if (vp->gpu_lines > 0 && VPCudaSmootherGetLines((VPCudaSmoother)vp->gpu, single) == 0)
-        PetscCall(PetscInfo(pc, "-pc_vertexpatch_gpu_lines %" PetscInt_FMT ": the kernel does not fit this device's shared memory per block in %s precision; the generic one-line kernel runs those steps (PCView says which runs)\n", vp->gpu_lines, single ? "single" : "double"));
+        PetscCall(PetscInfo(pc, "-pc_vertexpatch_gpu_lines %" PetscInt_FMT ": the kernel does not fit this device's shared memory per block in %s precision; the generic one-line kernel runs those steps (PCView says which runs)\n", vp->gpu_lines,
+                            single ? "single" : "double"));
     for (int single = 0; single < 2; single++) {
       const double rf = VPCudaSmootherResidualFlops((VPCudaSmoother)vp->gpu, single);
       vp->gpu_flops[single] = vp->flops_per_patch + (rf >= 0 && vp->residual_flops > 0 ? rf - vp->residual_flops : 0);

@@ -99,13 +99,16 @@ typedef struct {
   /* setup */
   DM               dm;                        /* the brick of the operator */
   PetscInt         npatches;                  /* owned patches (vertices) */
-  PetscInt        *vertex;                    /* vertex index (vx, vy, vz) of each owned patch, in processing order */
-  PetscInt         ncolors, *colorptr;        /* patches of color c: [colorptr[c], colorptr[c+1]) of vertex[] order */
+  VPCudaPatchBox  *box;                       /* the patches in processing order by index arithmetic: nbox lattice boxes and a sentinel (vpsetup.c) */
+  PetscInt         nbox;                      /* (at most 7 per color: no per-patch array) */
+  PetscInt        *vertex;                    /* -pc_vertexpatch_ordering zcurve or hierarchical: the vertex (vx, vy, vz) of each owned patch in that order; NULL: the boxes' order */
+  PetscInt         ncolors, *colorptr;        /* patches of color c: [colorptr[c], colorptr[c+1]) of the processing order */
   PetscInt         nbatches;                  /* batched schedule: batches per color (the last ones may be empty); split: 2 */
   PetscBool        split;                     /* colored on several ranks: batch 0 of a color the patches reaching shared nodes */
   PetscInt        *batchptr;                  /* batch b of color c: [batchptr[c*(nbatches+1)+b], ...+b+1) */
   PetscInt         nlanes;                    /* host steps: patches per SIMD group (VP_LANES_D or _F), or 1: one patch at a time */
-  PetscInt        *lanegrp;                   /* nlanes > 1: the groups, nlanes patch indices (vertex[] order) each, -1 in empty lanes */
+  PetscBool        lanes_ready;               /* the groups below are made (PCVertexPatchSetUpLanes: at setup on host levels, at the first host step on GPU ones) */
+  PetscInt        *lanegrp;                   /* nlanes > 1: the groups, nlanes patch indices (processing order) each, -1 in empty lanes */
   PetscInt        *laneptr;                   /* groups of batch b of color c: [laneptr[c*(nbatches+1)+b], ...+b+1) */
   size_t           lanework_bytes;            /* per-thread scratch of a group (a multiple of 64 bytes) */
   char            *lanework, *lanework_alloc; /* nthreads scratches, 64-byte aligned, and the allocation they lie in */
@@ -135,6 +138,19 @@ typedef struct {
   VPEvenOdd_f     *eo_f;
 } PC_VertexPatch;
 
+/* vertex v of patch p of the processing order (PCVertexPatchSetUpSchedule) */
+static inline void PCVertexPatchGetVertex(const PC_VertexPatch *vp, PetscInt p, PetscInt v[3])
+{
+  if (vp->vertex) {
+    for (PetscInt d = 0; d < 3; d++) v[d] = vp->vertex[3 * p + d];
+  } else {
+    int iv[3];
+    VPCudaPatchVertex(vp->box, (int)vp->nbox, (int)p, iv);
+    for (PetscInt d = 0; d < 3; d++) v[d] = iv[d];
+  }
+}
+
+PETSC_INTERN PetscInt       PCVertexPatchLatticeBox(PetscInt, PetscBool, PetscBool, PetscInt, const PetscInt[3], const PetscInt[3], VPCudaPatchBox *);
 PETSC_INTERN PetscErrorCode PCVertexPatchSetUpPatchOperator(PC);
 PETSC_INTERN PetscErrorCode PCVertexPatchSetUpSchedule(PC);
 PETSC_INTERN PetscErrorCode PCVertexPatchSmooth(PC, Vec, Vec, PetscBool);
@@ -179,7 +195,7 @@ PETSC_INTERN void           VPPatchSolveFDMLanes_d(const VPPatchOp_d *, const VP
 PETSC_INTERN void           VPPatchSolveFDMLanes_f(const VPPatchOp_f *, const VPEvenOdd_f *, const int[], const VPLaneF *, VPLaneF *, VPLaneF *);
 PETSC_INTERN int            VPProcessLanes(const PC_VertexPatch *, const VPLayout *, const PetscInt[], const PetscScalar *, const PetscScalar *, PetscBool, PetscScalar *, char *);
 PETSC_INTERN size_t         PCVertexPatchLaneWorkBytes(const PC_VertexPatch *);
-PETSC_INTERN PetscErrorCode PCVertexPatchSetUpLanes(PC);
+PETSC_INTERN PetscErrorCode PCVertexPatchSetUpLanes(PC_VertexPatch *, PetscBool);
 PETSC_INTERN PetscErrorCode PCVertexPatchSetUpEvenOdd(PC);
 PETSC_INTERN PetscLogDouble PCVertexPatchFlops(const PC_VertexPatch *, const int[]);
 

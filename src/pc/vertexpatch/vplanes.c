@@ -61,7 +61,8 @@ size_t PCVertexPatchLaneWorkBytes(const PC_VertexPatch *vp)
         for (PetscInt i = 0; i < nc; i++) xs[i * W + l] = 0; \
       continue; \
     } \
-    VPClosureOffsets(L, &vp->vertex[3 * grp[l]], off, m); \
+    PCVertexPatchGetVertex(vp, grp[l], v); \
+    VPClosureOffsets(L, v, off, m); \
     ibase[l] = off[0][first] + off[1][first] + (dim == 3 ? off[2][first] : 0); \
     for (PetscInt z = 0, i = 0; z < (dim == 3 ? ni : 1); z++) \
       for (PetscInt y = 0; y < ni; y++) { \
@@ -103,13 +104,14 @@ size_t PCVertexPatchLaneWorkBytes(const PC_VertexPatch *vp)
 int VPProcessLanes(const PC_VertexPatch *vp, const VPLayout *L, const PetscInt grp[], const PetscScalar *xa, const PetscScalar *ba, PetscBool local, PetscScalar *target, char *work)
 {
   const PetscInt ni = 2 * L->k - 1, dim = L->dim, ilo = vp->op_d.inner_lo, ihi = vp->op_d.inner_hi, first = (L->g - 1) * L->k + 1, W = vp->nlanes;
-  PetscInt       nc, n, off[3][VP_MAX_NE], m[3];
+  PetscInt       nc, n, off[3][VP_MAX_NE], m[3], v[3];
   const PetscInt nvec = VPLaneVectors(vp, &nc, &n);
   PetscScalar   *dense = (PetscScalar *)(work + (size_t)nvec * sizeof(VPLaneD));
   PetscInt       ibase[VP_LANES_F];
   int            cls[3] = {0, 0, 0};
 
-  for (PetscInt d = 0; d < dim; d++) cls[d] = (int)PCVertexPatchClass(vp->vertex[3 * grp[0] + d], L->nk[d] / L->k);
+  PCVertexPatchGetVertex(vp, grp[0], v);
+  for (PetscInt d = 0; d < dim; d++) cls[d] = (int)PCVertexPatchClass(v[d], L->nk[d] / L->k);
   if (vp->precision == PC_VERTEXPATCH_DOUBLE) {
     VPLaneD *xbar = (VPLaneD *)work, *bint = xbar + nc, *r = bint + n, *delta = r + n, *kw = delta + n;
     double  *xs = (double *)xbar, *bs = (double *)bint, *ds = (double *)delta;
@@ -148,19 +150,24 @@ int VPProcessLanes(const PC_VertexPatch *vp, const VPLayout *L, const PetscInt g
 
 /* The SIMD groups of every batch of every color (a color's groups are its batches' groups, in batch order): the batch's
    patches sorted by position class, keeping their order within a class, cut into groups of nlanes; a class's last group
-   may have empty lanes. Used by the host steps of the colored and batched schedules when -pc_vertexpatch_simd is on. */
-PetscErrorCode PCVertexPatchSetUpLanes(PC pc)
+   may have empty lanes. Used by the host steps of the colored and batched schedules when -pc_vertexpatch_simd is on.
+   An index per patch: made by the host steps' setup (make true; false: the setup's reset, they are freed) or their
+   first step, never for a level whose steps all run on the GPU. */
+PetscErrorCode PCVertexPatchSetUpLanes(PC_VertexPatch *vp, PetscBool make)
 {
-  PC_VertexPatch *vp    = (PC_VertexPatch *)pc->data;
   DM_Brick       *brick = (DM_Brick *)vp->dm->data;
   const PetscInt  nb = vp->nbatches, nr = vp->ncolors * (nb + 1);
   PetscInt        ngroups = 0, *count, *next;
 
   PetscFunctionBegin;
+  if (make && vp->lanes_ready) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscFree(vp->lanegrp));
   PetscCall(PetscFree(vp->laneptr));
+  PetscCall(PetscFree(vp->lanework_alloc));
+  vp->lanework    = NULL;
   vp->nlanes = 1;
-  if (!vp->simd || vp->schedule == PC_VERTEXPATCH_SINGLE) PetscFunctionReturn(PETSC_SUCCESS);
+  vp->lanes_ready = make;
+  if (!make || !vp->simd || vp->schedule == PC_VERTEXPATCH_SINGLE) PetscFunctionReturn(PETSC_SUCCESS);
   vp->nlanes = vp->precision == PC_VERTEXPATCH_DOUBLE ? VP_LANES_D : VP_LANES_F;
   PetscCall(PetscMalloc1(nr, &vp->laneptr));
   PetscCall(PetscMalloc2(27, &count, 27, &next));
@@ -174,8 +181,9 @@ PetscErrorCode PCVertexPatchSetUpLanes(PC pc)
         if (b == nb) continue;
         for (PetscInt key = 0; key < 27; key++) count[key] = 0;
         for (PetscInt p = vp->batchptr[r]; p < vp->batchptr[r + 1]; p++) {
-          PetscInt key = 0;
-          for (PetscInt d = brick->dim - 1; d >= 0; d--) key = 3 * key + PCVertexPatchClass(vp->vertex[3 * p + d], brick->cells[d]);
+          PetscInt key = 0, v[3];
+          PCVertexPatchGetVertex(vp, p, v);
+          for (PetscInt d = brick->dim - 1; d >= 0; d--) key = 3 * key + PCVertexPatchClass(v[d], brick->cells[d]);
           count[key]++;
         }
         for (PetscInt key = 0; key < 27; key++) {
@@ -185,8 +193,9 @@ PetscErrorCode PCVertexPatchSetUpLanes(PC pc)
         if (pass == 1) {
           for (PetscInt i = next[0]; i < g * vp->nlanes; i++) vp->lanegrp[i] = -1;
           for (PetscInt p = vp->batchptr[r]; p < vp->batchptr[r + 1]; p++) {
-            PetscInt key = 0;
-            for (PetscInt d = brick->dim - 1; d >= 0; d--) key = 3 * key + PCVertexPatchClass(vp->vertex[3 * p + d], brick->cells[d]);
+            PetscInt key = 0, v[3];
+            PCVertexPatchGetVertex(vp, p, v);
+            for (PetscInt d = brick->dim - 1; d >= 0; d--) key = 3 * key + PCVertexPatchClass(v[d], brick->cells[d]);
             vp->lanegrp[next[key]++] = p;
           }
         }
@@ -197,5 +206,8 @@ PetscErrorCode PCVertexPatchSetUpLanes(PC pc)
     }
   }
   PetscCall(PetscFree2(count, next));
+  vp->lanework_bytes = PCVertexPatchLaneWorkBytes(vp);
+  PetscCall(PetscMalloc1(vp->nthreads * vp->lanework_bytes + 64, &vp->lanework_alloc));
+  vp->lanework = vp->lanework_alloc + (64 - (size_t)((uintptr_t)vp->lanework_alloc % 64)) % 64; /* the lane vectors' alignment */
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -286,86 +286,177 @@ static PetscErrorCode VPSortItemsByKey(PetscInt n, VPSortItem items[])
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The lexicographic order grouped by color: the sort of the other orderings would be a stable split by color, so two
-   passes do it, one counting the patches of each color and one placing them. */
-static PetscErrorCode VPScheduleLexicographic(PC_VertexPatch *vp, const DM_Brick *brick, const PetscInt lo[], const PetscInt hi[])
+/* Along direction d, the owned patches' vertices [lo, hi] whose closure stays clear of the bands of the owned box's faces
+   toward other ranks (see VPScheduleBoxes): an interval [*a, *b] (empty: *a > *b), since the others lie near such a
+   face. */
+static void VPScheduleInner(const DM_Brick *brick, PetscInt d, PetscInt lo, PetscInt hi, PetscInt *a, PetscInt *b)
 {
-  PetscInt *next;
+  const PetscInt  g = brick->op.ghost_cells, k = brick->degree, w = g * k;
+  const PetscBool below = (PetscBool)(brick->cstart[d] > 0), above = (PetscBool)(brick->cend[d] < brick->cells[d]);
 
-  PetscFunctionBegin;
-  PetscCall(PetscMalloc1(3 * vp->npatches, &vp->vertex));
-  PetscCall(PetscCalloc1(vp->ncolors + 1, &vp->colorptr));
-  PetscCall(PetscMalloc1(vp->ncolors, &next));
-  for (PetscInt z = lo[2]; z <= hi[2]; z++)
-    for (PetscInt y = lo[1]; y <= hi[1]; y++)
-      for (PetscInt x = lo[0]; x <= hi[0]; x++) {
-        const PetscInt v[3] = {x, y, z};
-        vp->colorptr[(vp->schedule != PC_VERTEXPATCH_SINGLE ? VPColor(brick, v) : 0) + 1]++;
-      }
-  for (PetscInt c = 0; c < vp->ncolors; c++) {
-    vp->colorptr[c + 1] += vp->colorptr[c];
-    next[c] = vp->colorptr[c];
-  }
-  for (PetscInt z = lo[2]; z <= hi[2]; z++)
-    for (PetscInt y = lo[1]; y <= hi[1]; y++)
-      for (PetscInt x = lo[0]; x <= hi[0]; x++) {
-        const PetscInt v[3] = {x, y, z};
-        const PetscInt q    = next[vp->schedule != PC_VERTEXPATCH_SINGLE ? VPColor(brick, v) : 0]++;
-        for (PetscInt d = 0; d < 3; d++) vp->vertex[3 * q + d] = v[d];
-      }
-  PetscCall(PetscFree(next));
-  PetscFunctionReturn(PETSC_SUCCESS);
+  /* the closure along d, interior numbering: (v - g) k - 1 .. (v + g) k - 1, against the bands of the owned box's faces
+     that have a rank beyond them (a diagonal neighbour lies beyond a face too) */
+  *a = lo;
+  *b = hi;
+  while (*a <= hi && below && (*a - g) * k - 1 < brick->ostart[d] + w) (*a)++;
+  while (*b >= *a && above && (*b + g) * k - 1 > brick->ostart[d] + brick->owidth[d] - 1 - w) (*b)--;
 }
 
-/* Several ranks, colored schedule: each color's patches whose closure reaches a shared node (a ghost, or an owned node
-   within the ghost width of a face toward another rank: what the ghost exchange writes or sends) first, as batch 0,
-   the others as batch 1, each part in the ordering's order. The host sweep starts a color's exchange after batch 0
-   and works on batch 1 while the messages travel; batch 1 neither reads nor writes anything the exchange touches. The
-   order inside a color does not change the result (a color's patches have disjoint interiors and read none of each
-   other's). */
-static PetscErrorCode VPScheduleSplitShared(PC_VertexPatch *vp, const DM_Brick *brick)
+/* The patches of color `color` (colored: its parity class v mod 2 in the dim directions, and with red-black the parity
+   of sum_d floor(v_d/2) as bit dim, VPColor; not colored: every vertex) among the vertices of the box [a, b] (a = b = 0
+   beyond dim): one lattice box (cuda/vpatch_cuda.h), in lexicographic order. Returns its patch count; box->first is the
+   caller's. */
+PetscInt PCVertexPatchLatticeBox(PetscInt dim, PetscBool redblack, PetscBool colored, PetscInt color, const PetscInt a[3], const PetscInt b[3], VPCudaPatchBox *box)
 {
-  const PetscInt g = brick->op.ghost_cells, k = brick->degree, w = g * k;
-  PetscInt      *tmp;
+  PetscInt half = 0;
+
+  box->cb = -1;
+  if (!colored) {
+    box->step = 1;
+    for (PetscInt d = 0; d < 3; d++) box->lo[d] = (int)a[d], box->n[d] = (int)PetscMax(b[d] - a[d] + 1, 0);
+    return (PetscInt)box->n[0] * box->n[1] * box->n[2];
+  }
+  box->step = 2;
+  for (PetscInt d = 0; d < 3; d++) {
+    const PetscInt par = d < dim ? (color >> d) & 1 : 0, o = a[d] + ((par + a[d]) & 1); /* the class's first vertex */
+    box->lo[d] = (int)o;
+    box->n[d]  = (int)(o <= b[d] ? (b[d] - o) / 2 + 1 : 0);
+    half += o / 2;
+  }
+  /* floor(v_d/2) = floor(lo_d/2) + i_d on the lattice: the red-black bit is that of half + i + j + l */
+  if (redblack) box->cb = (int)(((color >> dim) + half) & 1);
+  return box->n[0] && box->n[1] && box->n[2] ? VPCudaPatchBoxCount(box) : 0;
+}
+
+/* The schedule's boxes: per color (and per batch of the split schedule) the lattice boxes of its patches, with colorptr
+   and, for the split schedule, batchptr; vp->box ends with the sentinel. Index arithmetic only: at most 7 boxes per
+   color for any number of patches.
+   The split schedule (several ranks, colored): each color's patches whose closure reaches a shared node (a ghost, or an
+   owned node within the ghost width of a face toward another rank: what the ghost exchange writes or sends) first, as
+   batch 0, the others as batch 1. The host sweep starts a color's exchange after batch 0 and works on batch 1 while the
+   messages travel; batch 1 neither reads nor writes anything the exchange touches. Batch 1 is the inner box of
+   VPScheduleInner, batch 0 the owned box minus it, as up to six slabs. The order inside a color does not change the
+   result (a color's patches have disjoint interiors and read none of each other's). */
+static PetscErrorCode VPScheduleBoxes(PC_VertexPatch *vp, const DM_Brick *brick, const PetscInt lo[], const PetscInt hi[])
+{
+  const PetscBool colored = (PetscBool)(vp->schedule != PC_VERTEXPATCH_SINGLE);
+  PetscInt        in[2][3], p = 0, empty = 0;
 
   PetscFunctionBegin;
-  vp->nbatches = 2;
-  PetscCall(PetscMalloc1(3 * vp->ncolors, &vp->batchptr));
-  PetscCall(PetscMalloc1(3 * PetscMax(vp->npatches, 1), &tmp));
+  PetscCall(PetscMalloc1(7 * vp->ncolors + 1, &vp->box));
+  PetscCall(PetscMalloc1(vp->ncolors + 1, &vp->colorptr));
+  if (vp->split) PetscCall(PetscMalloc1(3 * vp->ncolors, &vp->batchptr));
+  vp->nbox = 0;
+  for (PetscInt d = 0; d < 3; d++) {
+    in[0][d] = lo[d];
+    in[1][d] = hi[d];
+    if (d < brick->dim && vp->split) VPScheduleInner(brick, d, lo[d], hi[d], &in[0][d], &in[1][d]);
+    if (in[0][d] > in[1][d]) empty = 1;
+  }
   for (PetscInt c = 0; c < vp->ncolors; c++) {
-    PetscInt nb = vp->colorptr[c], ni = 0;
-    for (PetscInt pass = 0; pass < 2; pass++)
-      for (PetscInt p = vp->colorptr[c]; p < vp->colorptr[c + 1]; p++) {
-        const PetscInt *v      = &vp->vertex[3 * p];
-        PetscBool       shared = PETSC_FALSE;
-        /* the closure along d, interior numbering: (v - g) k - 1 .. (v + g) k - 1, against the bands of the owned box's
-           faces that have a rank beyond them (a diagonal neighbour lies beyond a face too) */
-        for (PetscInt d = 0; d < brick->dim; d++) {
-          const PetscBool below = (PetscBool)(brick->cstart[d] > 0), above = (PetscBool)(brick->cend[d] < brick->cells[d]);
-          if ((below && (v[d] - g) * k - 1 < brick->ostart[d] + w) || (above && (v[d] + g) * k - 1 > brick->ostart[d] + brick->owidth[d] - 1 - w)) shared = PETSC_TRUE;
+    PetscInt region[7][2][3], nregion = 0;
+    vp->colorptr[c] = p;
+    if (!vp->split) {
+      for (PetscInt d = 0; d < 3; d++) region[0][0][d] = lo[d], region[0][1][d] = hi[d];
+      nregion = 1;
+    } else if (empty) { /* every patch is shared: batch 1 is empty */
+      for (PetscInt d = 0; d < 3; d++) region[0][0][d] = lo[d], region[0][1][d] = hi[d];
+      nregion = 1;
+    } else {
+      /* the slabs of the owned box around the inner one: below in z (whole xy planes), within the inner z range below
+         in y (whole x rows), within the inner y and z ranges below in x, then above in x, y and z; then the inner box */
+      const PetscInt slab[6][2] = {{2, 0}, {1, 0}, {0, 0}, {0, 1}, {1, 1}, {2, 1}};
+      for (PetscInt s = 0; s < 6; s++) {
+        const PetscInt d = slab[s][0], above = slab[s][1];
+        for (PetscInt e = 0; e < 3; e++) {
+          region[s][0][e] = e < d ? lo[e] : in[0][e];
+          region[s][1][e] = e < d ? hi[e] : in[1][e];
         }
-        if (shared != (PetscBool)(pass == 0)) continue;
-        for (PetscInt d = 0; d < 3; d++) tmp[3 * (pass ? ni + nb : nb) + d] = v[d];
-        if (pass) ni++;
-        else nb++;
+        region[s][0][d] = above ? in[1][d] + 1 : lo[d];
+        region[s][1][d] = above ? hi[d] : in[0][d] - 1;
       }
-    vp->batchptr[3 * c]     = vp->colorptr[c];
-    vp->batchptr[3 * c + 1] = nb;
-    vp->batchptr[3 * c + 2] = vp->colorptr[c + 1];
+      for (PetscInt d = 0; d < 3; d++) region[6][0][d] = in[0][d], region[6][1][d] = in[1][d];
+      nregion = 7;
+    }
+    for (PetscInt r = 0; r < nregion; r++) {
+      VPCudaPatchBox *box = &vp->box[vp->nbox];
+      PetscInt        n;
+      if (vp->split && !empty && r == 6) vp->batchptr[3 * c + 1] = p; /* batch 1: the inner box */
+      n = PCVertexPatchLatticeBox(brick->dim, brick->op.redblack, colored, c, region[r][0], region[r][1], box);
+      if (!n) continue;
+      box->first = (int)p;
+      p += n;
+      vp->nbox++;
+    }
+    if (vp->split && empty) vp->batchptr[3 * c + 1] = p; /* every patch is in batch 0 */
+    if (vp->split) vp->batchptr[3 * c] = vp->colorptr[c], vp->batchptr[3 * c + 2] = p;
   }
-  PetscCall(PetscArraycpy(vp->vertex, tmp, 3 * vp->npatches));
-  PetscCall(PetscFree(tmp));
+  vp->colorptr[vp->ncolors] = p;
+  PetscCheck(p == vp->npatches, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the schedule's boxes hold %" PetscInt_FMT " patches, not the %" PetscInt_FMT " owned ones", p, vp->npatches);
+  PetscCall(PetscMemzero(&vp->box[vp->nbox], sizeof(VPCudaPatchBox)));
+  vp->box[vp->nbox].first = (int)p; /* the sentinel */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Owned vertices (patches) in the processing order of the schedule: ordered by -pc_vertexpatch_ordering,
-   then grouped by color keeping that order (not for the single loop), then cut into batches. */
+/* The Z-curve and hierarchical orderings of the patches, a permutation index arithmetic does not give: the explicit
+   list vp->vertex, each color's patches (the ranges colorptr of the boxes) sorted by their key, and for the split
+   schedule each color's shared patches first, as the boxes have them. */
+static PetscErrorCode VPScheduleSorted(PC_VertexPatch *vp, const DM_Brick *brick, const PetscInt lo[], const PetscInt hi[])
+{
+  const PetscInt n = vp->npatches;
+  PetscInt       p = 0, *vtx, in[2][3];
+  VPSortItem    *items;
+
+  PetscFunctionBegin;
+  for (PetscInt d = 0; d < 3; d++) {
+    in[0][d] = lo[d];
+    in[1][d] = hi[d];
+    if (d < brick->dim && vp->split) VPScheduleInner(brick, d, lo[d], hi[d], &in[0][d], &in[1][d]);
+  }
+  PetscCall(PetscMalloc1(3 * n, &vtx));
+  PetscCall(PetscMalloc1(n, &items));
+  for (PetscInt z = lo[2]; z <= hi[2]; z++)
+    for (PetscInt y = lo[1]; y <= hi[1]; y++)
+      for (PetscInt x = lo[0]; x <= hi[0]; x++, p++) {
+        const PetscInt v[3]  = {x, y, z};
+        PetscInt64     key   = 0;
+        PetscBool      inner = PETSC_TRUE;
+        vtx[3 * p]           = x;
+        vtx[3 * p + 1]       = y;
+        vtx[3 * p + 2]       = z;
+        if (vp->ordering == PC_VERTEXPATCH_ZCURVE) key = VPMortonKey(v);
+        else { /* hierarchical: vertices that exist on coarser levels first (more trailing zero bits), Z-curve within a level */ PetscInt tz = 31;
+          for (PetscInt d = 0; d < brick->dim; d++) {
+            PetscInt t = 0;
+            while (t < 31 && !((v[d] >> t) & 1)) t++;
+            tz = PetscMin(tz, t);
+          }
+          key = ((PetscInt64)(31 - tz) << 54) | VPMortonKey(v); /* level in bits 54..58 */
+        }
+        for (PetscInt d = 0; d < 3; d++) inner = (PetscBool)(inner && v[d] >= in[0][d] && v[d] <= in[1][d]);
+        if (vp->split && inner) key |= (PetscInt64)1 << 59;                                         /* after the color's shared patches */
+        if (vp->schedule != PC_VERTEXPATCH_SINGLE) key = (PetscInt64)VPColor(brick, v) << 60 | key; /* color in bits 60..63, above every ordering key */
+        items[p].key   = key;
+        items[p].index = p;
+      }
+  PetscCall(VPSortItemsByKey(n, items));
+  PetscCall(PetscMalloc1(3 * n, &vp->vertex));
+  for (PetscInt q = 0; q < n; q++)
+    for (PetscInt d = 0; d < 3; d++) vp->vertex[3 * q + d] = vtx[3 * items[q].index + d];
+  PetscCall(PetscFree(items));
+  PetscCall(PetscFree(vtx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Owned vertices (patches) in the processing order of the schedule: grouped by color (not for the single loop), then
+   cut into batches; within a color (a batch of the split schedule) lexicographic, or ordered by -pc_vertexpatch_ordering.
+   The lexicographic order is the boxes of index arithmetic alone; the GPU steps take the boxes for every ordering (they
+   run colors, and the order within a color does not change the iterates). */
 PetscErrorCode PCVertexPatchSetUpSchedule(PC pc)
 {
   PC_VertexPatch *vp    = (PC_VertexPatch *)pc->data;
   DM_Brick       *brick = (DM_Brick *)vp->dm->data;
-  PetscInt        lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}, n = 1, *vtx, maxbatches = 0;
-  VPSortItem     *items;
+  PetscInt        lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}, n = 1, maxbatches = 0;
 
   PetscFunctionBegin;
   /* vertex v (interior: 1..N-1) belongs to the rank that owns its node v k, i.e. owns cell v */
@@ -374,50 +465,19 @@ PetscErrorCode PCVertexPatchSetUpSchedule(PC pc)
     hi[d] = PetscMin(brick->cend[d], brick->cells[d]) - 1;
     n *= PetscMax(hi[d] - lo[d] + 1, 0);
   }
+  PetscCheck((PetscInt64)n < 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "PCVERTEXPATCH: %" PetscInt_FMT " patches on one rank; the schedule numbers them in int: use more ranks", n);
   vp->npatches = n;
   vp->ncolors  = vp->schedule == PC_VERTEXPATCH_SINGLE ? 1 : (PetscInt)1 << (brick->dim + (brick->op.redblack ? 1 : 0));
+  vp->split    = (PetscBool)(vp->overlap && vp->schedule == PC_VERTEXPATCH_COLORED && brick->nactive > 1);
   PetscCall(PetscFree(vp->vertex));
+  PetscCall(PetscFree(vp->box));
   PetscCall(PetscFree(vp->colorptr));
   PetscCall(PetscFree(vp->batchptr));
-  if (vp->ordering == PC_VERTEXPATCH_LEXICOGRAPHIC) PetscCall(VPScheduleLexicographic(vp, brick, lo, hi));
-  else {
-    PetscInt p = 0;
-    PetscCall(PetscMalloc1(3 * n, &vtx));
-    PetscCall(PetscMalloc1(n, &items));
-    for (PetscInt z = lo[2]; z <= hi[2]; z++)
-      for (PetscInt y = lo[1]; y <= hi[1]; y++)
-        for (PetscInt x = lo[0]; x <= hi[0]; x++, p++) {
-          const PetscInt v[3] = {x, y, z};
-          PetscInt64     key  = 0;
-          vtx[3 * p]          = x;
-          vtx[3 * p + 1]      = y;
-          vtx[3 * p + 2]      = z;
-          if (vp->ordering == PC_VERTEXPATCH_ZCURVE) key = VPMortonKey(v);
-          else { /* hierarchical: vertices that exist on coarser levels first (more trailing zero bits), Z-curve within a level */
-            PetscInt tz = 31;
-            for (PetscInt d = 0; d < brick->dim; d++) {
-              PetscInt t = 0;
-              while (t < 31 && !((v[d] >> t) & 1)) t++;
-              tz = PetscMin(tz, t);
-            }
-            key = ((PetscInt64)(31 - tz) << 54) | VPMortonKey(v); /* level in bits 54..58 */
-          }
-          if (vp->schedule != PC_VERTEXPATCH_SINGLE) key = (PetscInt64)VPColor(brick, v) << 59 | key; /* color in bits 59..62, above every ordering key */
-          items[p].key   = key;
-          items[p].index = p;
-        }
-    PetscCall(VPSortItemsByKey(n, items));
-    PetscCall(PetscMalloc1(3 * n, &vp->vertex));
-    PetscCall(PetscCalloc1(vp->ncolors + 1, &vp->colorptr));
-    for (PetscInt p = 0; p < n; p++) {
-      const PetscInt *v = &vtx[3 * items[p].index];
-      for (PetscInt d = 0; d < 3; d++) vp->vertex[3 * p + d] = v[d];
-      if (vp->schedule != PC_VERTEXPATCH_SINGLE) vp->colorptr[VPColor(brick, v) + 1]++;
-      else vp->colorptr[1]++;
-    }
-    for (PetscInt c = 0; c < vp->ncolors; c++) vp->colorptr[c + 1] += vp->colorptr[c];
-    PetscCall(PetscFree(items));
-    PetscCall(PetscFree(vtx));
+  PetscCall(VPScheduleBoxes(vp, brick, lo, hi));
+  if (vp->ordering != PC_VERTEXPATCH_LEXICOGRAPHIC) PetscCall(VPScheduleSorted(vp, brick, lo, hi));
+  if (vp->split) {
+    vp->nbatches = 2;
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
 
   /* batches of batch_size patches per color; batch b of every color is processed before batch b+1 */
@@ -429,11 +489,6 @@ PetscErrorCode PCVertexPatchSetUpSchedule(PC pc)
       maxbatches           = PetscMax(maxbatches, count / bs + (count % bs != 0));
     }
     vp->nbatches = PetscMax(maxbatches, 1);
-  }
-  vp->split = (PetscBool)(vp->overlap && vp->schedule == PC_VERTEXPATCH_COLORED && brick->nactive > 1);
-  if (vp->split) {
-    PetscCall(VPScheduleSplitShared(vp, brick));
-    PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PetscMalloc1(vp->ncolors * (vp->nbatches + 1), &vp->batchptr));
   for (PetscInt c = 0; c < vp->ncolors; c++)
