@@ -118,6 +118,53 @@ static inline VPC_HD int VPCudaPatchBoxOf(const VPCudaPatchBox *box, int nbox, i
   return lo;
 }
 
+/* A walk through the patches of a list of boxes in processing order without divisions (the host sweeps): init at patch
+   p, then VPCudaPatchCursorNext after each patch; v is the current patch's vertex. */
+typedef struct {
+  const VPCudaPatchBox *box;
+  int                   b, i, j, l, v[3];
+} VPCudaPatchCursor;
+
+static inline void VPCudaPatchCursorVertex(VPCudaPatchCursor *c)
+{
+  const VPCudaPatchBox *b = &c->box[c->b];
+  c->v[0]                 = b->lo[0] + b->step * c->i;
+  c->v[1]                 = b->lo[1] + b->step * c->j;
+  c->v[2]                 = b->lo[2] + b->step * c->l;
+}
+
+static inline void VPCudaPatchCursorInit(VPCudaPatchCursor *c, const VPCudaPatchBox *box, int nbox, int p)
+{
+  const int b = VPCudaPatchBoxOf(box, nbox, p);
+  int       v[3];
+  VPCudaPatchBoxVertex(&box[b], p - box[b].first, v);
+  c->box = box;
+  c->b   = b;
+  c->i   = (v[0] - box[b].lo[0]) / box[b].step;
+  c->j   = (v[1] - box[b].lo[1]) / box[b].step;
+  c->l   = (v[2] - box[b].lo[2]) / box[b].step;
+  VPCudaPatchCursorVertex(c);
+}
+
+/* to the next patch (past the last one it stands on the sentinel's box: do not read v there) */
+static inline void VPCudaPatchCursorNext(VPCudaPatchCursor *c)
+{
+  const VPCudaPatchBox *b = &c->box[c->b];
+  c->i += b->cb < 0 ? 1 : 2;
+  while (c->i >= b->n[0]) { /* the next row with a point (a checkerboard row of one point may have none) */
+    if (++c->j >= b->n[1]) {
+      c->j = 0;
+      if (++c->l >= b->n[2]) { /* the next box: its boxes are never empty */
+        c->l = 0;
+        b    = &c->box[++c->b];
+        if (b->n[0] == 0) return; /* the sentinel */
+      }
+    }
+    c->i = b->cb < 0 ? 0 : (b->cb + c->j + c->l) & 1;
+  }
+  VPCudaPatchCursorVertex(c);
+}
+
 /* vertex v of patch p of a list of boxes (and its sentinel) */
 static inline void VPCudaPatchVertex(const VPCudaPatchBox *box, int nbox, int p, int v[3])
 {

@@ -252,16 +252,35 @@ static PetscErrorCode CheckPatchBoxes(void)
             boxes++;
           }
   {
-    /* a list of three boxes and the sentinel: patch p of the list is in its box */
-    const VPCudaPatchBox list[4] = {{0, {1, 1, 0}, 2, {3, 2, 1}, -1}, {6, {2, 1, 3}, 2, {4, 3, 5}, 1}, {36, {4, 2, 1}, 1, {5, 2, 1}, 0}, {41, {0, 0, 0}, 0, {0, 0, 0}, 0}};
-    for (int p = 0; p < 41; p++) {
-      int v[3], w[3];
-      VPCudaPatchVertex(list, 3, p, v);
-      VPCudaPatchBoxVertex(&list[p < 6 ? 0 : (p < 36 ? 1 : 2)], p - (p < 6 ? 0 : (p < 36 ? 6 : 36)), w);
+    /* a list of four boxes and the sentinel (a checkerboard with rows of no point among them): patch p of the list is
+       in its box, and a cursor started anywhere walks the same vertices */
+    VPCudaPatchBox list[5] = {{0, {1, 1, 0}, 2, {3, 2, 1}, -1}, {0, {2, 1, 3}, 2, {4, 3, 5}, 1}, {0, {4, 2, 1}, 1, {5, 2, 1}, 0}, {0, {1, 1, 1}, 2, {1, 3, 2}, 1}, {0, {0, 0, 0}, 0, {0, 0, 0}, 0}};
+    int            np = 0, at[4] = {0, 0, 0, 0};
+    for (int b = 0; b < 4; b++) {
+      list[b].first = at[b] = np;
+      np += VPCudaPatchBoxCount(&list[b]);
+    }
+    list[4].first = np;
+    bad += np != 44;
+    for (int p = 0; p < np; p++) {
+      int v[3], w[3], b = 3;
+      while (at[b] > p) b--;
+      VPCudaPatchVertex(list, 4, p, v);
+      VPCudaPatchBoxVertex(&list[b], p - at[b], w);
       bad += v[0] != w[0] || v[1] != w[1] || v[2] != w[2];
     }
+    for (int p0 = 0; p0 < np; p0 += 5) {
+      VPCudaPatchCursor c;
+      VPCudaPatchCursorInit(&c, list, 4, p0);
+      for (int p = p0; p < np; p++, VPCudaPatchCursorNext(&c)) {
+        int v[3];
+        VPCudaPatchVertex(list, 4, p, v);
+        bad += v[0] != c.v[0] || v[1] != c.v[1] || v[2] != c.v[2];
+      }
+      bad += c.b != 4; /* on the sentinel */
+    }
   }
-  PetscCall(CheckTrue(bad ? "patch boxes: wrong vertices or counts" : "patch boxes: counts and vertices of every box of up to 5 points per direction = brute force", (PetscBool)(bad == 0)));
+  PetscCall(CheckTrue(bad ? "patch boxes: wrong vertices or counts" : "patch boxes: counts and vertices of every box of up to 5 points per direction = brute force; a list and its cursor", (PetscBool)(bad == 0)));
   (void)boxes;
   PetscFunctionReturn(0);
 }

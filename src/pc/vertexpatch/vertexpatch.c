@@ -410,8 +410,6 @@ static PetscErrorCode PCReset_VertexPatch(PC pc)
   PetscCall(PetscFree(vp->batchptr));
   for (PetscInt i = 0; i < 27; i++) PetscCall(PetscFree(vp->dense[i]));
   PetscCall(PetscFree(vp->work));
-  PetscCall(PetscFree(vp->lanegrp));
-  PetscCall(PetscFree(vp->laneptr));
   PetscCall(PetscFree(vp->lanework_alloc));
   PetscCall(PetscFree(vp->eo_d));
   PetscCall(PetscFree(vp->eo_f));

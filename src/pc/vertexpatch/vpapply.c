@@ -107,38 +107,49 @@ static PetscErrorCode VPProcessRange(PC_VertexPatch *vp, const VPLayout *L, Pets
   PetscFunctionBegin;
   PetscCall(PCVertexPatchSetUpLanes(vp, PETSC_TRUE));
   if (vp->nlanes > 1) {
-    const PetscInt g0 = vp->laneptr[r0], g1 = vp->laneptr[r1];
+    /* each thread a contiguous share of the range, grouped as its patches come */
 #if defined(_OPENMP)
-  #pragma omp parallel for num_threads(vp->nthreads) schedule(static) reduction(max : info) if (threads)
-#endif
-    for (PetscInt g = g0; g < g1; g++) {
-#if defined(_OPENMP)
-      char *work = vp->lanework + (size_t)omp_get_thread_num() * vp->lanework_bytes;
-#else
-      char *work = vp->lanework;
-#endif
-      const int e = VPProcessLanes(vp, L, &vp->lanegrp[g * vp->nlanes], xa, ba, local, target, work);
+  #pragma omp parallel num_threads(vp->nthreads) reduction(max : info) if (threads)
+    {
+      const PetscInt t = omp_get_thread_num(), nt = omp_get_num_threads(), n = end - start;
+      const int      e = VPProcessLanesRange(vp, L, start + n * t / nt, start + n * (t + 1) / nt, xa, ba, local, target, vp->lanework + (size_t)t * vp->lanework_bytes);
       if (e > info) info = e;
     }
+#else
+    info = VPProcessLanesRange(vp, L, start, end, xa, ba, local, target, vp->lanework);
+#endif
   } else {
 #if defined(_OPENMP)
     if (threads) {
-      /* exactly the threads the work buffers were made for */
-  #pragma omp parallel for num_threads(vp->nthreads) schedule(static) reduction(max : info)
-      for (PetscInt p = start; p < end; p++) {
-        PetscInt v[3];
-        PCVertexPatchGetVertex(vp, p, v);
-        const int e = VPProcessPatch(vp, L, v, xa, ba, local, target, vp->work + omp_get_thread_num() * wsize);
-        if (e > info) info = e;
+      /* exactly the threads the work buffers were made for, each a contiguous share of the range */
+  #pragma omp parallel num_threads(vp->nthreads) reduction(max : info)
+      {
+        const PetscInt t = omp_get_thread_num(), nt = omp_get_num_threads(), n = end - start, p0 = start + n * t / nt, p1 = start + n * (t + 1) / nt;
+        VPPatchWalk    w;
+        if (p0 < p1) VPPatchWalkInit(&w, vp, p0);
+        for (PetscInt p = p0; p < p1; p++, VPPatchWalkNext(&w)) {
+          PetscInt v[3];
+          VPPatchWalkVertex(&w, v);
+          const int e = VPProcessPatch(vp, L, v, xa, ba, local, target, vp->work + t * wsize);
+          if (e > info) info = e;
+        }
       }
     } else
 #endif
-    {
-      (void)threads;
-      for (PetscInt i = start; i < end && !info; i++) {
-        const PetscInt p = vp->reverse ? start + end - 1 - i : i;
-        PetscInt       v[3];
+      if (vp->reverse && vp->schedule == PC_VERTEXPATCH_SINGLE) {
+      /* the single loop's backward sweep (a color's patches are independent: their order does not matter) */
+      for (PetscInt p = end - 1; p >= start && !info; p--) {
+        PetscInt v[3];
         PCVertexPatchGetVertex(vp, p, v);
+        info = VPProcessPatch(vp, L, v, xa, ba, local, target, vp->work);
+      }
+    } else {
+      VPPatchWalk w;
+      (void)threads;
+      if (start < end) VPPatchWalkInit(&w, vp, start);
+      for (PetscInt p = start; p < end && !info; p++, VPPatchWalkNext(&w)) {
+        PetscInt v[3];
+        VPPatchWalkVertex(&w, v);
         info = VPProcessPatch(vp, L, v, xa, ba, local, target, vp->work);
       }
     }

@@ -55,9 +55,7 @@ typedef struct {
   PetscInt     gstride[3];      /* cell strides of the ghosted local array */
   PetscScalar *dense[64];       /* Cholesky factors of the restricted patch matrices by class triple (dense solver) */
   PetscInt     pstride;         /* values of a patch, (2(k+1))^d: the length of each scratch array */
-  PetscInt     nlanes;          /* host steps: patches per SIMD group (BRICK_LANES_D, -pc_vertexpatch_simd) or 1 */
-  PetscInt    *lanegrp;         /* nlanes > 1: groups of nlanes patch indices of one class triple, -1 in empty lanes */
-  PetscInt     laneptr[9];      /* the groups of color c: [laneptr[c], laneptr[c+1]) */
+  PetscInt     nlanes;          /* host steps: patches per SIMD group of one class triple (BRICK_LANES_D, -pc_vertexpatch_simd) or 1 */
   size_t       workbytes;       /* one thread's scratch: VPDG_ARRAYS arrays of values (lanes: vectors) and a dense solve's */
   char        *work;            /* nthreads scratches, 64-byte aligned (lane vectors) */
   char        *workalloc;
@@ -267,7 +265,6 @@ PetscErrorCode PCVertexPatchDestroyDG(PC pc)
 #endif
   PetscCall(PetscFree(dg->rel));
   PetscCall(PetscFree(dg->workalloc));
-  PetscCall(PetscFree(dg->lanegrp));
   for (PetscInt i = 0; i < 64; i++) PetscCall(PetscFree(dg->dense[i]));
   PetscCall(VecDestroy(&dg->ul));
   PetscCall(VecDestroy(&dg->bl));
@@ -298,50 +295,6 @@ static PetscErrorCode VPDGCheckOptions(PC pc, const DM_Brick *brick)
   PetscCheck(vp->ordering == PC_VERTEXPATCH_LEXICOGRAPHIC, comm, PETSC_ERR_SUP, "-pc_vertexpatch_ordering %s with -dm_brick_operator sipg: patches of a color share no cell, so their order does not matter; allowed: lexicographic",
              PCVertexPatchOrderings[vp->ordering]);
   PetscCheck(vp->solver != PC_VERTEXPATCH_SEPARABLE_DENSE, comm, PETSC_ERR_SUP, "-pc_vertexpatch_local_solver separable_dense with -dm_brick_operator sipg: the DG patch matrix is separable, so fdm is exact; allowed: fdm, dense");
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* The SIMD groups of each color (-pc_vertexpatch_simd): its patches by class triple, in their order within a triple, cut
-   into groups of BRICK_LANES_D; a triple's last group may have empty lanes (-1). */
-static PetscErrorCode VPDGSetUpLanes(const PC_VertexPatch *vp, VPDG *dg, const DM_Brick *brick)
-{
-  PetscInt ngroups = 0, count[64], next[64];
-
-  PetscFunctionBegin;
-  PetscCall(PetscFree(dg->lanegrp));
-  dg->nlanes = vp->simd ? BRICK_LANES_D : 1;
-  if (dg->nlanes == 1) PetscFunctionReturn(PETSC_SUCCESS);
-  for (PetscInt pass = 0; pass < 2; pass++) {
-    PetscInt g = 0;
-    for (PetscInt c = 0; c < dg->ncolors; c++) {
-      dg->laneptr[c] = g;
-      for (PetscInt key = 0; key < 64; key++) count[key] = 0;
-      for (PetscInt p = dg->colorptr[c]; p < dg->colorptr[c + 1]; p++) {
-        PetscInt cls[3], base, key = 0;
-        VPDGPatchWhere(dg, brick, p, cls, &base);
-        for (PetscInt d = 0; d < 3; d++) key += cls[d] << (2 * d);
-        count[key]++;
-      }
-      for (PetscInt key = 0; key < 64; key++) {
-        next[key] = g * dg->nlanes;
-        g += (count[key] + dg->nlanes - 1) / dg->nlanes;
-      }
-      if (pass == 1) {
-        for (PetscInt i = dg->laneptr[c] * dg->nlanes; i < g * dg->nlanes; i++) dg->lanegrp[i] = -1;
-        for (PetscInt p = dg->colorptr[c]; p < dg->colorptr[c + 1]; p++) {
-          PetscInt cls[3], base, key = 0;
-          VPDGPatchWhere(dg, brick, p, cls, &base);
-          for (PetscInt d = 0; d < 3; d++) key += cls[d] << (2 * d);
-          dg->lanegrp[next[key]++] = p;
-        }
-      }
-    }
-    dg->laneptr[dg->ncolors] = g;
-    if (pass == 0) {
-      ngroups = g;
-      PetscCall(PetscMalloc1(PetscMax(ngroups, 1) * dg->nlanes, &dg->lanegrp));
-    }
-  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -405,7 +358,7 @@ PetscErrorCode PCVertexPatchSetUpDG(PC pc)
     }
     vp->nthreads = vp->threads > 0 ? vp->threads : 1; /* the host steps' threads: the patches of one color */
     dg->pstride  = npd;
-    PetscCall(VPDGSetUpLanes(vp, dg, brick));
+    dg->nlanes   = vp->simd ? BRICK_LANES_D : 1; /* the groups are formed as the patches come (VPDGPatchesLanes) */
     /* per thread: the arrays (scalars, or lane vectors) and one lane's dense solve, 64-byte aligned */
     dg->workbytes = ((size_t)VPDG_ARRAYS * npd * (dg->nlanes > 1 ? sizeof(BrickLaneD) : sizeof(PetscScalar)) + (size_t)npd * sizeof(PetscScalar) + 63) / 64 * 64;
     PetscCall(PetscMalloc1(vp->nthreads * dg->workbytes + 64, &dg->workalloc));
@@ -532,6 +485,34 @@ static int VPDGPatchLanes(const PC_VertexPatch *vp, const VPDG *dg, const DM_Bri
   return 0;
 }
 
+/* Patches [p0, p1) of one color in SIMD groups of one class triple: the patches go in order into one pending group per
+   triple, which runs when full; the triples' last groups run with empty lanes at the end. No list of groups is kept:
+   the grouping does not change any patch's arithmetic. Plain C, for OpenMP regions: returns 0 or LAPACK's error. */
+static int VPDGPatchesLanes(const PC_VertexPatch *vp, const VPDG *dg, const DM_Brick *brick, PetscInt p0, PetscInt p1, const PetscScalar *ul, const PetscScalar *bl, const PetscScalar *rl, PetscScalar *dl, char *work)
+{
+  const PetscInt W = BRICK_LANES_D;
+  PetscInt       pending[64][BRICK_LANES_D], count[64] = {0};
+
+  for (PetscInt p = p0; p < p1; p++) {
+    PetscInt cls[3], base, key = 0;
+    VPDGPatchWhere(dg, brick, p, cls, &base);
+    for (PetscInt d = 0; d < 3; d++) key += cls[d] << (2 * d);
+    pending[key][count[key]++] = p;
+    if (count[key] == W) {
+      const int e = VPDGPatchLanes(vp, dg, brick, pending[key], ul, bl, rl, dl, work);
+      if (e) return e;
+      count[key] = 0;
+    }
+  }
+  for (PetscInt key = 0; key < 64; key++)
+    if (count[key]) {
+      for (PetscInt l = count[key]; l < W; l++) pending[key][l] = -1;
+      const int e = VPDGPatchLanes(vp, dg, brick, pending[key], ul, bl, rl, dl, work);
+      if (e) return e;
+    }
+  return 0;
+}
+
 /* The corrections of the patches of color c into dl (zeroed by the caller): from the ghosted residual rl (global
    residual) or from ul and bl (local residual). The patches of one color share no cell, so they run on vp->nthreads
    threads and in SIMD groups with the result of one patch at a time on one thread, bit for bit. */
@@ -544,18 +525,17 @@ static PetscErrorCode VPDGPatches(PC pc, PetscInt c, const PetscScalar *ul, cons
 
   PetscFunctionBegin;
   if (dg->nlanes > 1) {
+    /* each thread a contiguous share of the color, grouped as its patches come */
 #if defined(_OPENMP)
-  #pragma omp parallel for num_threads(vp->nthreads) schedule(static) if (vp->nthreads > 1) reduction(max : info)
-#endif
-    for (PetscInt g = dg->laneptr[c]; g < dg->laneptr[c + 1]; g++) {
-#if defined(_OPENMP)
-      char *work = dg->work + (size_t)omp_get_thread_num() * dg->workbytes;
-#else
-      char *work = dg->work;
-#endif
-      const int e = VPDGPatchLanes(vp, dg, brick, dg->lanegrp + g * dg->nlanes, ul, bl, rl, dl, work);
+  #pragma omp parallel num_threads(vp->nthreads) if (vp->nthreads > 1) reduction(max : info)
+    {
+      const PetscInt t = omp_get_thread_num(), nt = omp_get_num_threads(), p0 = dg->colorptr[c], n = dg->colorptr[c + 1] - p0;
+      const int      e = VPDGPatchesLanes(vp, dg, brick, p0 + n * t / nt, p0 + n * (t + 1) / nt, ul, bl, rl, dl, dg->work + (size_t)t * dg->workbytes);
       if (e > info) info = e;
     }
+#else
+    info = VPDGPatchesLanes(vp, dg, brick, dg->colorptr[c], dg->colorptr[c + 1], ul, bl, rl, dl, dg->work);
+#endif
   } else {
 #if defined(_OPENMP)
   #pragma omp parallel for num_threads(vp->nthreads) schedule(static) if (vp->nthreads > 1) reduction(max : info)

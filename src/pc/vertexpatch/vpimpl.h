@@ -107,9 +107,7 @@ typedef struct {
   PetscBool        split;                     /* colored on several ranks: batch 0 of a color the patches reaching shared nodes */
   PetscInt        *batchptr;                  /* batch b of color c: [batchptr[c*(nbatches+1)+b], ...+b+1) */
   PetscInt         nlanes;                    /* host steps: patches per SIMD group (VP_LANES_D or _F), or 1: one patch at a time */
-  PetscBool        lanes_ready;               /* the groups below are made (PCVertexPatchSetUpLanes: at setup on host levels, at the first host step on GPU ones) */
-  PetscInt        *lanegrp;                   /* nlanes > 1: the groups, nlanes patch indices (processing order) each, -1 in empty lanes */
-  PetscInt        *laneptr;                   /* groups of batch b of color c: [laneptr[c*(nbatches+1)+b], ...+b+1) */
+  PetscBool        lanes_ready;               /* nlanes and the scratch below are set (PCVertexPatchSetUpLanes: at setup on host levels, at the first host step on GPU ones) */
   size_t           lanework_bytes;            /* per-thread scratch of a group (a multiple of 64 bytes) */
   char            *lanework, *lanework_alloc; /* nthreads scratches, 64-byte aligned, and the allocation they lie in */
   VPPatchOp_d      op_d;
@@ -148,6 +146,32 @@ static inline void PCVertexPatchGetVertex(const PC_VertexPatch *vp, PetscInt p, 
     VPCudaPatchVertex(vp->box, (int)vp->nbox, (int)p, iv);
     for (PetscInt d = 0; d < 3; d++) v[d] = iv[d];
   }
+}
+
+/* A forward walk through the patches of the processing order from patch p (p < npatches): the list of the sorted
+   orderings, or a cursor on the boxes (no divisions per patch) */
+typedef struct {
+  const PC_VertexPatch *vp;
+  PetscInt              p;
+  VPCudaPatchCursor     c;
+} VPPatchWalk;
+
+static inline void VPPatchWalkInit(VPPatchWalk *w, const PC_VertexPatch *vp, PetscInt p)
+{
+  w->vp = vp;
+  w->p  = p;
+  if (!vp->vertex) VPCudaPatchCursorInit(&w->c, vp->box, (int)vp->nbox, (int)p);
+}
+
+static inline void VPPatchWalkVertex(const VPPatchWalk *w, PetscInt v[3])
+{
+  for (PetscInt d = 0; d < 3; d++) v[d] = w->vp->vertex ? w->vp->vertex[3 * w->p + d] : w->c.v[d];
+}
+
+static inline void VPPatchWalkNext(VPPatchWalk *w)
+{
+  w->p++;
+  if (!w->vp->vertex) VPCudaPatchCursorNext(&w->c);
 }
 
 PETSC_INTERN PetscInt       PCVertexPatchLatticeBox(PetscInt, PetscBool, PetscBool, PetscInt, const PetscInt[3], const PetscInt[3], VPCudaPatchBox *);
@@ -193,7 +217,8 @@ PETSC_INTERN void           VPPatchResidualLanes_d(const VPPatchOp_d *, const VP
 PETSC_INTERN void           VPPatchResidualLanes_f(const VPPatchOp_f *, const VPEvenOdd_f *, const int[], const VPLaneF *, const VPLaneF *, VPLaneF *, VPLaneF *);
 PETSC_INTERN void           VPPatchSolveFDMLanes_d(const VPPatchOp_d *, const VPEvenOdd_d *, const int[], const VPLaneD *, VPLaneD *, VPLaneD *);
 PETSC_INTERN void           VPPatchSolveFDMLanes_f(const VPPatchOp_f *, const VPEvenOdd_f *, const int[], const VPLaneF *, VPLaneF *, VPLaneF *);
-PETSC_INTERN int            VPProcessLanes(const PC_VertexPatch *, const VPLayout *, const PetscInt[], const PetscScalar *, const PetscScalar *, PetscBool, PetscScalar *, char *);
+PETSC_INTERN int            VPProcessLanes(const PC_VertexPatch *, const VPLayout *, const PetscInt[][3], const PetscScalar *, const PetscScalar *, PetscBool, PetscScalar *, char *);
+PETSC_INTERN int            VPProcessLanesRange(const PC_VertexPatch *, const VPLayout *, PetscInt, PetscInt, const PetscScalar *, const PetscScalar *, PetscBool, PetscScalar *, char *);
 PETSC_INTERN size_t         PCVertexPatchLaneWorkBytes(const PC_VertexPatch *);
 PETSC_INTERN PetscErrorCode PCVertexPatchSetUpLanes(PC_VertexPatch *, PetscBool);
 PETSC_INTERN PetscErrorCode PCVertexPatchSetUpEvenOdd(PC);

@@ -55,14 +55,13 @@ size_t PCVertexPatchLaneWorkBytes(const PC_VertexPatch *vp)
 #define VP_GATHER_LANES(T) \
   for (PetscInt l = 0; l < W; l++) { \
     const PetscInt s1 = L->gw[0], s2 = L->gw[0] * L->gw[1]; \
-    if (grp[l] < 0) { \
+    if (grp[l][0] < 0) { \
       for (PetscInt i = 0; i < n; i++) bs[i * W + l] = 0; \
       if (local) \
         for (PetscInt i = 0; i < nc; i++) xs[i * W + l] = 0; \
       continue; \
     } \
-    PCVertexPatchGetVertex(vp, grp[l], v); \
-    VPClosureOffsets(L, v, off, m); \
+    VPClosureOffsets(L, grp[l], off, m); \
     ibase[l] = off[0][first] + off[1][first] + (dim == 3 ? off[2][first] : 0); \
     for (PetscInt z = 0, i = 0; z < (dim == 3 ? ni : 1); z++) \
       for (PetscInt y = 0; y < ni; y++) { \
@@ -98,20 +97,19 @@ size_t PCVertexPatchLaneWorkBytes(const PC_VertexPatch *vp)
       } \
   } while (0)
 
-/* One group (grp: vp->nlanes patch indices of one class, -1 in empty lanes): r = local residual (or R_j of the global
-   residual in ba), delta = A_j^-1 r, target[interior] += omega delta, for every patch of the group. Plain C, for OpenMP
-   regions: returns 0 or LAPACK's error code of a dense solve. */
-int VPProcessLanes(const PC_VertexPatch *vp, const VPLayout *L, const PetscInt grp[], const PetscScalar *xa, const PetscScalar *ba, PetscBool local, PetscScalar *target, char *work)
+/* One group (grp: the vertices of vp->nlanes patches of one class, grp[l][0] = -1 in empty lanes): r = local residual
+   (or R_j of the global residual in ba), delta = A_j^-1 r, target[interior] += omega delta, for every patch of the
+   group. Plain C, for OpenMP regions: returns 0 or LAPACK's error code of a dense solve. */
+int VPProcessLanes(const PC_VertexPatch *vp, const VPLayout *L, const PetscInt grp[][3], const PetscScalar *xa, const PetscScalar *ba, PetscBool local, PetscScalar *target, char *work)
 {
   const PetscInt ni = 2 * L->k - 1, dim = L->dim, ilo = vp->op_d.inner_lo, ihi = vp->op_d.inner_hi, first = (L->g - 1) * L->k + 1, W = vp->nlanes;
-  PetscInt       nc, n, off[3][VP_MAX_NE], m[3], v[3];
+  PetscInt       nc, n, off[3][VP_MAX_NE], m[3];
   const PetscInt nvec = VPLaneVectors(vp, &nc, &n);
   PetscScalar   *dense = (PetscScalar *)(work + (size_t)nvec * sizeof(VPLaneD));
   PetscInt       ibase[VP_LANES_F];
   int            cls[3] = {0, 0, 0};
 
-  PCVertexPatchGetVertex(vp, grp[0], v);
-  for (PetscInt d = 0; d < dim; d++) cls[d] = (int)PCVertexPatchClass(v[d], L->nk[d] / L->k);
+  for (PetscInt d = 0; d < dim; d++) cls[d] = (int)PCVertexPatchClass(grp[0][d], L->nk[d] / L->k);
   if (vp->precision == PC_VERTEXPATCH_DOUBLE) {
     VPLaneD *xbar = (VPLaneD *)work, *bint = xbar + nc, *r = bint + n, *delta = r + n, *kw = delta + n;
     double  *xs = (double *)xbar, *bs = (double *)bint, *ds = (double *)delta;
@@ -124,7 +122,7 @@ int VPProcessLanes(const PC_VertexPatch *vp, const VPLayout *L, const PetscInt g
     else {
       const PetscInt key = vp->clsmap[0][cls[0]] + 3 * vp->clsmap[1][cls[1]] + 9 * vp->clsmap[2][cls[2]];
       const double  *rs  = (const double *)r;
-      for (PetscInt l = 0; l < W && grp[l] >= 0; l++) {
+      for (PetscInt l = 0; l < W && grp[l][0] >= 0; l++) {
         int info;
         for (PetscInt i = 0; i < n; i++) dense[i] = rs[i * W + l];
         info = VPPatchSolveDense(n, vp->dense[key], dense);
@@ -132,7 +130,7 @@ int VPProcessLanes(const PC_VertexPatch *vp, const VPLayout *L, const PetscInt g
         for (PetscInt i = 0; i < n; i++) ds[i * W + l] = dense[i];
       }
     }
-    for (PetscInt l = 0; l < W && grp[l] >= 0; l++) VP_SCATTER_LANE();
+    for (PetscInt l = 0; l < W && grp[l][0] >= 0; l++) VP_SCATTER_LANE();
   } else {
     /* single precision: each patch rounded to float, worked on in float, its correction added in double */
     VPLaneF *xbar = (VPLaneF *)work, *bint = xbar + nc, *r = bint + n, *delta = r + n, *kw = delta + n;
@@ -143,69 +141,57 @@ int VPProcessLanes(const PC_VertexPatch *vp, const VPLayout *L, const PetscInt g
     else
       for (PetscInt i = 0; i < n; i++) r[i] = bint[i];
     VPPatchSolveFDMLanes_f(&vp->op_f, vp->eo_f, cls, r, delta, kw);
-    for (PetscInt l = 0; l < W && grp[l] >= 0; l++) VP_SCATTER_LANE();
+    for (PetscInt l = 0; l < W && grp[l][0] >= 0; l++) VP_SCATTER_LANE();
   }
   return 0;
 }
 
-/* The SIMD groups of every batch of every color (a color's groups are its batches' groups, in batch order): the batch's
-   patches sorted by position class, keeping their order within a class, cut into groups of nlanes; a class's last group
-   may have empty lanes. Used by the host steps of the colored and batched schedules when -pc_vertexpatch_simd is on.
-   An index per patch: made by the host steps' setup (make true; false: the setup's reset, they are freed) or their
-   first step, never for a level whose steps all run on the GPU. */
-PetscErrorCode PCVertexPatchSetUpLanes(PC_VertexPatch *vp, PetscBool make)
+/* The patches [start, end) of one batch (they write disjoint nodes) in SIMD groups of one position class each: the
+   patches go in processing order into one pending group per class, and a group runs when it is full; the classes'
+   last groups run with empty lanes at the end. No list of groups is kept: the grouping does not change any patch's
+   arithmetic, so every grouping gives the same iterate. Plain C, for OpenMP regions: returns 0 or LAPACK's error. */
+int VPProcessLanesRange(const PC_VertexPatch *vp, const VPLayout *L, PetscInt start, PetscInt end, const PetscScalar *xa, const PetscScalar *ba, PetscBool local, PetscScalar *target, char *work)
 {
-  DM_Brick       *brick = (DM_Brick *)vp->dm->data;
-  const PetscInt  nb = vp->nbatches, nr = vp->ncolors * (nb + 1);
-  PetscInt        ngroups = 0, *count, *next;
+  const PetscInt W = vp->nlanes;
+  PetscInt       pending[27][VP_LANES_F][3], count[27] = {0};
+  VPPatchWalk    w;
 
-  PetscFunctionBegin;
-  if (make && vp->lanes_ready) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscFree(vp->lanegrp));
-  PetscCall(PetscFree(vp->laneptr));
-  PetscCall(PetscFree(vp->lanework_alloc));
-  vp->lanework    = NULL;
-  vp->nlanes = 1;
-  vp->lanes_ready = make;
-  if (!make || !vp->simd || vp->schedule == PC_VERTEXPATCH_SINGLE) PetscFunctionReturn(PETSC_SUCCESS);
-  vp->nlanes = vp->precision == PC_VERTEXPATCH_DOUBLE ? VP_LANES_D : VP_LANES_F;
-  PetscCall(PetscMalloc1(nr, &vp->laneptr));
-  PetscCall(PetscMalloc2(27, &count, 27, &next));
-  /* two passes over the batches: count the groups, then fill them */
-  for (PetscInt pass = 0; pass < 2; pass++) {
-    PetscInt g = 0;
-    for (PetscInt c = 0; c < vp->ncolors; c++)
-      for (PetscInt b = 0; b <= nb; b++) {
-        const PetscInt r = c * (nb + 1) + b;
-        vp->laneptr[r]   = g;
-        if (b == nb) continue;
-        for (PetscInt key = 0; key < 27; key++) count[key] = 0;
-        for (PetscInt p = vp->batchptr[r]; p < vp->batchptr[r + 1]; p++) {
-          PetscInt key = 0, v[3];
-          PCVertexPatchGetVertex(vp, p, v);
-          for (PetscInt d = brick->dim - 1; d >= 0; d--) key = 3 * key + PCVertexPatchClass(v[d], brick->cells[d]);
-          count[key]++;
-        }
-        for (PetscInt key = 0; key < 27; key++) {
-          next[key] = g * vp->nlanes; /* first slot of the class's groups */
-          g += (count[key] + vp->nlanes - 1) / vp->nlanes;
-        }
-        if (pass == 1) {
-          for (PetscInt i = next[0]; i < g * vp->nlanes; i++) vp->lanegrp[i] = -1;
-          for (PetscInt p = vp->batchptr[r]; p < vp->batchptr[r + 1]; p++) {
-            PetscInt key = 0, v[3];
-            PCVertexPatchGetVertex(vp, p, v);
-            for (PetscInt d = brick->dim - 1; d >= 0; d--) key = 3 * key + PCVertexPatchClass(v[d], brick->cells[d]);
-            vp->lanegrp[next[key]++] = p;
-          }
-        }
-      }
-    if (pass == 0) {
-      ngroups = g;
-      PetscCall(PetscMalloc1(PetscMax(ngroups, 1) * vp->nlanes, &vp->lanegrp));
+  if (start < end) VPPatchWalkInit(&w, vp, start);
+  for (PetscInt p = start; p < end; p++, VPPatchWalkNext(&w)) {
+    PetscInt key = 0, v[3];
+    VPPatchWalkVertex(&w, v);
+    for (PetscInt d = L->dim - 1; d >= 0; d--) key = 3 * key + PCVertexPatchClass(v[d], L->nk[d] / L->k);
+    for (PetscInt d = 0; d < 3; d++) pending[key][count[key]][d] = v[d];
+    count[key]++;
+    if (count[key] == W) {
+      const int e = VPProcessLanes(vp, L, pending[key], xa, ba, local, target, work);
+      if (e) return e;
+      count[key] = 0;
     }
   }
-  PetscCall(PetscFree2(count, next));
+  for (PetscInt key = 0; key < 27; key++)
+    if (count[key]) {
+      for (PetscInt l = count[key]; l < W; l++) pending[key][l][0] = -1; /* an empty lane */
+      const int e = VPProcessLanes(vp, L, pending[key], xa, ba, local, target, work);
+      if (e) return e;
+    }
+  return 0;
+}
+
+/* The SIMD groups' lane count and per-thread scratch of the host steps of the colored and batched schedules when
+   -pc_vertexpatch_simd is on (the groups themselves are formed as the patches come, VPProcessLanesRange): made by the
+   host steps' setup (make true; false: the setup's reset, freed) or their first step, never for a level whose steps all
+   run on the GPU. */
+PetscErrorCode PCVertexPatchSetUpLanes(PC_VertexPatch *vp, PetscBool make)
+{
+  PetscFunctionBegin;
+  if (make && vp->lanes_ready) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscFree(vp->lanework_alloc));
+  vp->lanework    = NULL;
+  vp->nlanes      = 1;
+  vp->lanes_ready = make;
+  if (!make || !vp->simd || vp->schedule == PC_VERTEXPATCH_SINGLE) PetscFunctionReturn(PETSC_SUCCESS);
+  vp->nlanes         = vp->precision == PC_VERTEXPATCH_DOUBLE ? VP_LANES_D : VP_LANES_F;
   vp->lanework_bytes = PCVertexPatchLaneWorkBytes(vp);
   PetscCall(PetscMalloc1(vp->nthreads * vp->lanework_bytes + 64, &vp->lanework_alloc));
   vp->lanework = vp->lanework_alloc + (64 - (size_t)((uintptr_t)vp->lanework_alloc % 64)) % 64; /* the lane vectors' alignment */
