@@ -126,7 +126,7 @@ static PetscErrorCode VPProcessRange(PC_VertexPatch *vp, const VPLayout *L, Pets
       {
         const PetscInt t = omp_get_thread_num(), nt = omp_get_num_threads(), n = end - start, p0 = start + n * t / nt, p1 = start + n * (t + 1) / nt;
         VPPatchWalk    w;
-        if (p0 < p1) VPPatchWalkInit(&w, vp, p0);
+        VPPatchWalkInit(&w, vp, p0);
         for (PetscInt p = p0; p < p1; p++, VPPatchWalkNext(&w)) {
           PetscInt v[3];
           VPPatchWalkVertex(&w, v);
@@ -146,7 +146,7 @@ static PetscErrorCode VPProcessRange(PC_VertexPatch *vp, const VPLayout *L, Pets
     } else {
       VPPatchWalk w;
       (void)threads;
-      if (start < end) VPPatchWalkInit(&w, vp, start);
+      VPPatchWalkInit(&w, vp, start);
       for (PetscInt p = start; p < end && !info; p++, VPPatchWalkNext(&w)) {
         PetscInt v[3];
         VPPatchWalkVertex(&w, v);

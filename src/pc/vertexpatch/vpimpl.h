@@ -148,8 +148,8 @@ static inline void PCVertexPatchGetVertex(const PC_VertexPatch *vp, PetscInt p, 
   }
 }
 
-/* A forward walk through the patches of the processing order from patch p (p < npatches): the list of the sorted
-   orderings, or a cursor on the boxes (no divisions per patch) */
+/* A forward walk through the patches of the processing order from patch p: the list of the sorted orderings, or a
+   cursor on the boxes (no divisions per patch); from p = npatches on there is nothing to read */
 typedef struct {
   const PC_VertexPatch *vp;
   PetscInt              p;
@@ -158,9 +158,12 @@ typedef struct {
 
 static inline void VPPatchWalkInit(VPPatchWalk *w, const PC_VertexPatch *vp, PetscInt p)
 {
+  const VPCudaPatchCursor none = {NULL, 0, 0, 0, 0, {0, 0, 0}};
+
   w->vp = vp;
   w->p  = p;
-  if (!vp->vertex) VPCudaPatchCursorInit(&w->c, vp->box, (int)vp->nbox, (int)p);
+  w->c  = none;
+  if (!vp->vertex && p < vp->npatches) VPCudaPatchCursorInit(&w->c, vp->box, (int)vp->nbox, (int)p);
 }
 
 static inline void VPPatchWalkVertex(const VPPatchWalk *w, PetscInt v[3])

@@ -156,7 +156,7 @@ int VPProcessLanesRange(const PC_VertexPatch *vp, const VPLayout *L, PetscInt st
   PetscInt       pending[27][VP_LANES_F][3], count[27] = {0};
   VPPatchWalk    w;
 
-  if (start < end) VPPatchWalkInit(&w, vp, start);
+  VPPatchWalkInit(&w, vp, start);
   for (PetscInt p = start; p < end; p++, VPPatchWalkNext(&w)) {
     PetscInt key = 0, v[3];
     VPPatchWalkVertex(&w, v);
