@@ -15,7 +15,8 @@
 // out = B applied along dir of in (extents ext, x fastest; B is mout x ext[dir], row-major), or out += that; the
 // whole block takes part, the caller synchronizes afterwards
 // a square (N x N) matrix along dir of an N^dim tensor: the operator's and the transfer's contractions, unrolled
-template <typename T, int N> __device__ void VPDGApplyN(int dir, int dim, const T *B, const T *in, T *out, bool accumulate)
+template <typename T, int N>
+__device__ void VPDGApplyN(int dir, int dim, const T *B, const T *in, T *out, bool accumulate)
 {
   const int total = dim == 3 ? N * N * N : N * N, sdir = dir == 0 ? 1 : (dir == 1 ? N : N * N);
   for (int idx = threadIdx.x; idx < total; idx += blockDim.x) {
@@ -28,7 +29,8 @@ template <typename T, int N> __device__ void VPDGApplyN(int dir, int dim, const 
   }
 }
 
-template <typename T, int NMAX> __device__ void VPDGApply1D(int dir, const int ext[3], int mout, const T *B, const T *in, T *out, bool accumulate)
+template <typename T, int NMAX>
+__device__ void VPDGApply1D(int dir, const int ext[3], int mout, const T *B, const T *in, T *out, bool accumulate)
 {
   int       oe[3] = {ext[0], ext[1], ext[2]};
   oe[dir]         = mout;
@@ -61,7 +63,8 @@ struct VPDGArgs {
   int dim, n, nd, c0[3], cells[3], grid[3], xlo[3], xm[3];
 };
 
-template <typename T, int N> __global__ void VPDGApplyKernel(VPDGArgs a, const T *__restrict__ line, const double *__restrict__ x, double *__restrict__ y)
+template <typename T, int N>
+__global__ void VPDGApplyKernel(VPDGArgs a, const T *__restrict__ line, const double *__restrict__ x, double *__restrict__ y)
 {
   extern __shared__ unsigned char vpdg_smem[];
   constexpr int nn = N * N;
@@ -120,32 +123,15 @@ static int VPDGThreads(int nd)
 // the degree as a template argument: N = k + 1
 #define VPDG_DISPATCH(k, CALL) \
   switch (k) { \
-  case 1: \
-    CALL(2); \
-    break; \
-  case 2: \
-    CALL(3); \
-    break; \
-  case 3: \
-    CALL(4); \
-    break; \
-  case 4: \
-    CALL(5); \
-    break; \
-  case 5: \
-    CALL(6); \
-    break; \
-  case 6: \
-    CALL(7); \
-    break; \
-  case 7: \
-    CALL(8); \
-    break; \
-  case 8: \
-    CALL(9); \
-    break; \
-  default: \
-    return (int)cudaErrorInvalidValue; \
+  case 1: CALL(2); break; \
+  case 2: CALL(3); break; \
+  case 3: CALL(4); break; \
+  case 4: CALL(5); break; \
+  case 5: CALL(6); break; \
+  case 6: CALL(7); break; \
+  case 7: CALL(8); break; \
+  case 8: CALL(9); break; \
+  default: return (int)cudaErrorInvalidValue; \
   }
 
 extern "C" int VPCudaDGCreate(int dim, int k, const int grid[3], const int c0[3], const int cells[3], const VPCudaBox *xbox, const double *line, VPCudaDG *op)
@@ -236,8 +222,8 @@ struct VPDGSmoothArgs {
 };
 
 template <typename T, int N>
-__global__ void VPDGPatchKernel(VPDGSmoothArgs a, const int *__restrict__ vertex, const int *__restrict__ base, const int *__restrict__ rel, const T *__restrict__ data, const double *ul, const double *__restrict__ bl, const double *__restrict__ rl,
-                                double *target)
+__global__ void VPDGPatchKernel(VPDGSmoothArgs a, const int *__restrict__ vertex, const int *__restrict__ base, const int *__restrict__ rel, const T *__restrict__ data, const double *ul, const double *__restrict__ bl,
+                                const double *__restrict__ rl, double *target)
 {
   extern __shared__ unsigned char vpdg_smem[];
   constexpr int NP = 2 * N, np2 = NP * NP, slot = 4 * np2 + NP;
@@ -401,7 +387,8 @@ struct VPCudaDGTransfer_s {
   float  *mat_f;
 };
 
-template <typename T, int N> __global__ void VPDGTransferKernel(int dim, int nd, int restrict_, const int *__restrict__ parent, const int *__restrict__ child, const T *__restrict__ mat, const double *__restrict__ in, double *out)
+template <typename T, int N>
+__global__ void VPDGTransferKernel(int dim, int nd, int restrict_, const int *__restrict__ parent, const int *__restrict__ child, const T *__restrict__ mat, const double *__restrict__ in, double *out)
 {
   extern __shared__ unsigned char vpdg_smem[];
   constexpr int nn = N * N;

@@ -29,7 +29,8 @@ struct VPCudaSmoother_s {
 };
 
 // out = A (nrows x ncols) along dir on in's nodes [off, off + ncols); all threads of the block, then a barrier
-template <typename T> __device__ void VPContract(int dir, const int ext[3], int nrows, int off, int ncols, const T *A, const T *in, T *out)
+template <typename T>
+__device__ void VPContract(int dir, const int ext[3], int nrows, int off, int ncols, const T *A, const T *in, T *out)
 {
   int inner = 1, outer = 1;
   for (int d = 0; d < dir; d++) inner *= ext[d];
@@ -65,7 +66,8 @@ __device__ inline int VPClass(int v, int N)
 }
 
 // One patch: residual from the closure of x and b, FDM solve, then target[interior] += omega delta (atomic for the additive step).
-template <typename T, typename Op> __device__ void VPPatch(const Op *op, const VPCudaBox &bx, int k, int g, const int *v, const double *b, const double *x, double *target, double omega, bool atomic, T *w)
+template <typename T, typename Op>
+__device__ void VPPatch(const Op *op, const VPCudaBox &bx, int k, int g, const int *v, const double *b, const double *x, double *target, double omega, bool atomic, T *w)
 {
   const int dim = op->dim, ne = op->ne, ni = op->ni, nz = dim == 3 ? ne : 1, niz = dim == 3 ? ni : 1;
   const int nc = ne * ne * nz, nint = ni * ni * niz, nx = ni * ne * nz;

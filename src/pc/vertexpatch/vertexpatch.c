@@ -71,8 +71,7 @@ static PetscErrorCode PCSetFromOptions_VertexPatch(PC pc, PetscOptionItems *Pets
   if (set) PetscCall(PCVertexPatchSetGPUKernel(pc, (PCVertexPatchGPUKernel)e));
   {
     PetscInt lines = vp->gpu_lines;
-    PetscCall(PetscOptionsInt("-pc_vertexpatch_gpu_lines", "Shared kernel, 3D laplace, degree >= 2: patch lines per thread, 1 or 2 (terms combined), 0 the generic one-line kernel, -1 by degree and precision", "PCVertexPatchSetGPULines", lines,
-                              &lines, &set));
+    PetscCall(PetscOptionsInt("-pc_vertexpatch_gpu_lines", "Shared kernel, 3D laplace, degree >= 2: patch lines per thread, 1 or 2 (terms combined), 0 the generic one-line kernel, -1 by degree and precision", "PCVertexPatchSetGPULines", lines, &lines, &set));
     if (set) PetscCall(PCVertexPatchSetGPULines(pc, lines));
   }
   e = (PetscEnum)vp->schedule;
@@ -272,8 +271,7 @@ static PetscErrorCode PCSetUp_VertexPatch(PC pc)
 #endif
   PetscCall(PetscFree(vp->work));
   PetscCall(PetscMalloc1(vp->nthreads * PCVertexPatchWorkSize(vp), &vp->work));
-  vp->lanes_ready = PETSC_FALSE; /* the SIMD groups of the host steps: below, or at the first host step */
-  PetscCall(PCVertexPatchSetUpLanes(vp, PETSC_FALSE));
+  PetscCall(PCVertexPatchSetUpLanes(vp, PETSC_FALSE)); /* the SIMD groups of the host steps: below, or at the first host step */
   PetscCall(PCVertexPatchEstimateDamping(pc));
   PetscCall(PCVertexPatchSetUpGPU(pc));
   {

@@ -134,7 +134,11 @@ static void VPDGBasisClamped(PetscInt k, const PetscReal nodes[], PetscInt c, Pe
 static const struct {
   VPDGCellBasis basis;
   PetscInt      removed;
-} VPDGSpaces[] = {{VPDGBasisFull, 0}, {VPDGBasisDirichlet, 1}, {VPDGBasisClamped, 2}};
+} VPDGSpaces[] = {
+  {VPDGBasisFull,      0},
+  {VPDGBasisDirichlet, 1},
+  {VPDGBasisClamped,   2}
+};
 
 static PetscErrorCode VPDGLocalBasis(PCVertexPatchLocalSpace space, PetscInt k, const PetscReal nodes[], PetscInt cls, PetscInt *m, PetscReal E[])
 {
@@ -282,18 +286,15 @@ static PetscErrorCode VPDGCheckOptions(PC pc, const DM_Brick *brick)
   MPI_Comm        comm = PetscObjectComm((PetscObject)pc);
 
   PetscFunctionBegin;
-  PetscCheck(
-      vp->space != PC_VERTEXPATCH_SPACE_FULL || !vp->residual_set || vp->residual == PC_VERTEXPATCH_RESIDUAL_GLOBAL, comm, PETSC_ERR_ARG_INCOMP,
+  PetscCheck(vp->space != PC_VERTEXPATCH_SPACE_FULL || !vp->residual_set || vp->residual == PC_VERTEXPATCH_RESIDUAL_GLOBAL, comm, PETSC_ERR_ARG_INCOMP,
              "-pc_vertexpatch_residual local with -pc_vertexpatch_local_space full: the full space's residual reads the patch's face neighbours; allowed: -pc_vertexpatch_residual global (the default), or -pc_vertexpatch_local_space dirichlet|clamped");
   /* per cell, the patches around it give x^2 P_{k-2} and (1-x)^2 P_{k-2} along each direction: all of P_k only for k >= 3
      (for k = 2 the bubble x(1-x) is missing, and the smoother never reduces that part of the error) */
   PetscCheck(vp->space != PC_VERTEXPATCH_SPACE_CLAMPED || brick->degree >= 3, comm, PETSC_ERR_ARG_OUTOFRANGE,
-             "-pc_vertexpatch_local_space clamped with -dm_brick_degree %" PetscInt_FMT ": the clamped patch spaces do not span Q_%" PetscInt_FMT
-             " on a cell (x^2 P_{k-2} + (1-x)^2 P_{k-2} is P_k only for k >= 3), so the smoother cannot converge; allowed: degree >= 3, or -pc_vertexpatch_local_space full|dirichlet",
+             "-pc_vertexpatch_local_space clamped with -dm_brick_degree %" PetscInt_FMT ": the clamped patch spaces do not span Q_%" PetscInt_FMT " on a cell (x^2 P_{k-2} + (1-x)^2 P_{k-2} is P_k only for k >= 3), so the smoother cannot converge; allowed: degree >= 3, or -pc_vertexpatch_local_space full|dirichlet",
              brick->degree, brick->degree);
   PetscCheck(vp->schedule == PC_VERTEXPATCH_COLORED, comm, PETSC_ERR_SUP, "-pc_vertexpatch_schedule %s with -dm_brick_operator sipg: allowed: colored", PCVertexPatchSchedules[vp->schedule]);
-  PetscCheck(vp->ordering == PC_VERTEXPATCH_LEXICOGRAPHIC, comm, PETSC_ERR_SUP, "-pc_vertexpatch_ordering %s with -dm_brick_operator sipg: patches of a color share no cell, so their order does not matter; allowed: lexicographic",
-             PCVertexPatchOrderings[vp->ordering]);
+  PetscCheck(vp->ordering == PC_VERTEXPATCH_LEXICOGRAPHIC, comm, PETSC_ERR_SUP, "-pc_vertexpatch_ordering %s with -dm_brick_operator sipg: patches of a color share no cell, so their order does not matter; allowed: lexicographic", PCVertexPatchOrderings[vp->ordering]);
   PetscCheck(vp->solver != PC_VERTEXPATCH_SEPARABLE_DENSE, comm, PETSC_ERR_SUP, "-pc_vertexpatch_local_solver separable_dense with -dm_brick_operator sipg: the DG patch matrix is separable, so fdm is exact; allowed: fdm, dense");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -584,8 +585,8 @@ static PetscErrorCode VPDGUseGPU(PC pc, Vec b, Vec x, PetscBool *gpu)
     PetscCheck(vp->solver == PC_VERTEXPATCH_FDM, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "-%spc_vertexpatch_local_solver %s has no GPU implementation; with VECCUDA vectors (-dm_vec_type cuda) use -%spc_vertexpatch_local_solver fdm",
                prefix ? prefix : "", PCVertexPatchLocalSolvers[vp->solver], prefix ? prefix : "");
   else
-    PetscCheck(vp->precision == PC_VERTEXPATCH_DOUBLE, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "-%spc_vertexpatch_precision single with -dm_brick_operator sipg is implemented on the GPU only (-dm_vec_type cuda); on the host allowed: double",
-               prefix ? prefix : "");
+    PetscCheck(vp->precision == PC_VERTEXPATCH_DOUBLE, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
+               "-%spc_vertexpatch_precision single with -dm_brick_operator sipg is implemented on the GPU only (-dm_vec_type cuda); on the host allowed: double", prefix ? prefix : "");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

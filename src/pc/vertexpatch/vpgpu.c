@@ -85,8 +85,7 @@ static PetscErrorCode PCVertexPatchGetGPU(PC pc, VPCudaSmoother *sm)
     PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaSmootherSetLines: %s", VPCudaErrorString(err));
     for (int single = 0; single < 2; single++)
       if (vp->gpu_lines > 0 && VPCudaSmootherGetLines((VPCudaSmoother)vp->gpu, single) == 0)
-        PetscCall(PetscInfo(pc, "-pc_vertexpatch_gpu_lines %" PetscInt_FMT ": the kernel does not fit this device's shared memory per block in %s precision; the generic one-line kernel runs those steps (PCView says which runs)\n", vp->gpu_lines,
-                            single ? "single" : "double"));
+        PetscCall(PetscInfo(pc, "-pc_vertexpatch_gpu_lines %" PetscInt_FMT ": the kernel does not fit this device's shared memory per block in %s precision; the generic one-line kernel runs those steps (PCView says which runs)\n", vp->gpu_lines, single ? "single" : "double"));
     for (int single = 0; single < 2; single++) {
       const double rf = VPCudaSmootherResidualFlops((VPCudaSmoother)vp->gpu, single);
       vp->gpu_flops[single] = vp->flops_per_patch + (rf >= 0 && vp->residual_flops > 0 ? rf - vp->residual_flops : 0);

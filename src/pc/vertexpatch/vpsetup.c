@@ -286,20 +286,26 @@ static PetscErrorCode VPSortItemsByKey(PetscInt n, VPSortItem items[])
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Along direction d, the owned patches' vertices [lo, hi] whose closure stays clear of the bands of the owned box's faces
-   toward other ranks (see VPScheduleBoxes): an interval [*a, *b] (empty: *a > *b), since the others lie near such a
-   face. */
-static void VPScheduleInner(const DM_Brick *brick, PetscInt d, PetscInt lo, PetscInt hi, PetscInt *a, PetscInt *b)
+/* The split schedule's inner box [in[0], in[1]] of the owned patches' vertices [lo, hi]: those whose closure stays
+   clear of the bands of the owned box's faces toward other ranks (see VPScheduleBoxes). Per direction an interval,
+   since the others lie near such a face; without the split schedule the whole box. Returns whether it is empty. */
+static PetscBool VPScheduleInner(const PC_VertexPatch *vp, const DM_Brick *brick, const PetscInt lo[], const PetscInt hi[], PetscInt in[2][3])
 {
-  const PetscInt  g = brick->op.ghost_cells, k = brick->degree, w = g * k;
-  const PetscBool below = (PetscBool)(brick->cstart[d] > 0), above = (PetscBool)(brick->cend[d] < brick->cells[d]);
+  const PetscInt g = brick->op.ghost_cells, k = brick->degree, w = g * k;
+  PetscBool      empty = PETSC_FALSE;
 
-  /* the closure along d, interior numbering: (v - g) k - 1 .. (v + g) k - 1, against the bands of the owned box's faces
-     that have a rank beyond them (a diagonal neighbour lies beyond a face too) */
-  *a = lo;
-  *b = hi;
-  while (*a <= hi && below && (*a - g) * k - 1 < brick->ostart[d] + w) (*a)++;
-  while (*b >= *a && above && (*b + g) * k - 1 > brick->ostart[d] + brick->owidth[d] - 1 - w) (*b)--;
+  for (PetscInt d = 0; d < 3; d++) {
+    const PetscBool below = (PetscBool)(d < brick->dim && vp->split && brick->cstart[d] > 0), above = (PetscBool)(d < brick->dim && vp->split && brick->cend[d] < brick->cells[d]);
+    PetscInt       *a = &in[0][d], *b = &in[1][d];
+    /* the closure along d, interior numbering: (v - g) k - 1 .. (v + g) k - 1, against the bands of the owned box's
+       faces that have a rank beyond them (a diagonal neighbour lies beyond a face too) */
+    *a = lo[d];
+    *b = hi[d];
+    while (*a <= hi[d] && below && (*a - g) * k - 1 < brick->ostart[d] + w) (*a)++;
+    while (*b >= *a && above && (*b + g) * k - 1 > brick->ostart[d] + brick->owidth[d] - 1 - w) (*b)--;
+    if (*a > *b) empty = PETSC_TRUE;
+  }
+  return empty;
 }
 
 /* The patches of color `color` (colored: its parity class v mod 2 in the dim directions, and with red-black the parity
@@ -340,19 +346,14 @@ PetscInt PCVertexPatchLatticeBox(PetscInt dim, PetscBool redblack, PetscBool col
 static PetscErrorCode VPScheduleBoxes(PC_VertexPatch *vp, const DM_Brick *brick, const PetscInt lo[], const PetscInt hi[])
 {
   const PetscBool colored = (PetscBool)(vp->schedule != PC_VERTEXPATCH_SINGLE);
-  PetscInt        in[2][3], p = 0, empty = 0;
+  PetscInt        in[2][3], p = 0;
+  const PetscBool empty = VPScheduleInner(vp, brick, lo, hi, in);
 
   PetscFunctionBegin;
   PetscCall(PetscMalloc1(7 * vp->ncolors + 1, &vp->box));
   PetscCall(PetscMalloc1(vp->ncolors + 1, &vp->colorptr));
   if (vp->split) PetscCall(PetscMalloc1(3 * vp->ncolors, &vp->batchptr));
   vp->nbox = 0;
-  for (PetscInt d = 0; d < 3; d++) {
-    in[0][d] = lo[d];
-    in[1][d] = hi[d];
-    if (d < brick->dim && vp->split) VPScheduleInner(brick, d, lo[d], hi[d], &in[0][d], &in[1][d]);
-    if (in[0][d] > in[1][d]) empty = 1;
-  }
   for (PetscInt c = 0; c < vp->ncolors; c++) {
     PetscInt region[7][2][3], nregion = 0;
     vp->colorptr[c] = p;
@@ -408,11 +409,7 @@ static PetscErrorCode VPScheduleSorted(PC_VertexPatch *vp, const DM_Brick *brick
   VPSortItem    *items;
 
   PetscFunctionBegin;
-  for (PetscInt d = 0; d < 3; d++) {
-    in[0][d] = lo[d];
-    in[1][d] = hi[d];
-    if (d < brick->dim && vp->split) VPScheduleInner(brick, d, lo[d], hi[d], &in[0][d], &in[1][d]);
-  }
+  (void)VPScheduleInner(vp, brick, lo, hi, in);
   PetscCall(PetscMalloc1(3 * n, &vtx));
   PetscCall(PetscMalloc1(n, &items));
   for (PetscInt z = lo[2]; z <= hi[2]; z++)
