@@ -5,8 +5,10 @@
 #    one line per thread with the terms combined (1) and two (2), double and single precision;
 # 2. solves: tutorials/ex1, 3D Poisson, f = 1, relative residual 1e-9, k = 2..7 (11-56 million DoFs): the vertex-patch
 #    V-cycle with the default choice per degree and precision and with the generic kernel, in double and in mixed
-#    precision, beside PCMG with Chebyshev/Jacobi on the same operators.
-# Usage: bench/gpu_lines.sh [steps] [solves]; prints markdown tables. LOG_DIR: where the logs go.
+#    precision, beside PCMG with Chebyshev/Jacobi on the same operators;
+# 3. mma: the FP64 tensor-core kernel (-pc_vertexpatch_gpu_kernel mma; one patch per warp at k = 2, 3, one per block
+#    above) against the default in one step (k = 2..8, same process) and in the double solves of 2. (k = 2..4).
+# Usage: bench/gpu_lines.sh [steps] [solves] [mma]; prints markdown tables. LOG_DIR: where the logs go.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 parts=${*:-steps solves}
@@ -46,6 +48,27 @@ for p in $parts; do
       ./tutorials/ex1 $o -smoother chebyshev >"$LOG/solve_k${k}_cheb.log" 2>&1
       echo "| $k | $n | $(g "$LOG/solve_k${k}_double.log"); $(g "$LOG/solve_k${k}_double_generic.log") | $(g "$LOG/solve_k${k}_mixed.log"); $(g "$LOG/solve_k${k}_mixed_generic.log") | $(g "$LOG/solve_k${k}_cheb.log") |"
     done ;;
-  *) echo "unknown part $p: allowed steps, solves" >&2; exit 1 ;;
+  mma)
+    echo
+    echo "| k | DoFs | double step ms: default / mma | mma / default |"
+    echo "|---|---|---|---|"
+    for k in 2 3 4 5 6 7 8; do
+      r=$(awk -v k=$k 'BEGIN{r = int(log(215/k)/log(2)) - 1; print r}')
+      ./bench/bench_gpu -dm_vec_type cuda -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree $k -dm_brick_refine $r -reps 10 >"$LOG/mma_step_k$k.log" 2>&1
+      awk -v k=$k '/^dim/{for (i = 1; i <= NF; i++) {if ($i == "DoFs") n = $(i + 1); if ($i == "smooth_shared_double") d = $(i + 1); if ($i == "smooth_mma_double") m = $(i + 1)}} END{printf "| %s | %s | %.3f / %.3f | %.2f |\n", k, n, 1e3 * d, 1e3 * m, m / d}' "$LOG/mma_step_k$k.log"
+    done
+    echo
+    echo "| k | DoFs | double solve: default (its, s) | mma (its, s) |"
+    echo "|---|---|---|---|"
+    for k in 2 3 4; do
+      r=$(awk -v k=$k 'BEGIN{print int(log(400/k)/log(2)) - 1}')
+      n=$(awk -v k=$k -v r=$r 'BEGIN{n = k * 2^(r+1) - 1; printf "%.0f", n^3}')
+      o="-dm_vec_type cuda -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree $k -dm_brick_refine $r -rhs one -ksp_rtol 1e-9 -mg_coarse_ksp_type richardson -mg_coarse_ksp_max_it 1 -mg_coarse_pc_type vertexpatch -fmg 0"
+      g() { awk '/iterations [0-9]/{for (i = 1; i < NF; i++) if ($i == "iterations") it = $(i+1)} /^solve time/{t = $3} END{printf "%s, %s", it, t}' "$1"; }
+      ./tutorials/ex1 $o >"$LOG/mma_solve_k${k}_default.log" 2>&1
+      ./tutorials/ex1 $o -mg_levels_pc_vertexpatch_gpu_kernel mma >"$LOG/mma_solve_k${k}_mma.log" 2>&1
+      echo "| $k | $n | $(g "$LOG/mma_solve_k${k}_default.log") | $(g "$LOG/mma_solve_k${k}_mma.log") |"
+    done ;;
+  *) echo "unknown part $p: allowed steps, solves, mma" >&2; exit 1 ;;
   esac
 done

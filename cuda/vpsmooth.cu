@@ -147,6 +147,13 @@ __device__ void VPPatch(const Op *op, const VPCudaBox &bx, int k, int g, const i
   __syncthreads();
 }
 
+// the double steps of VPC_KERNEL_MMA: one patch per warp (vpsmooth_mmawarp.cu) for the 3D Laplacian of degree 2 and 3,
+// one patch per block (vpsmooth_mma.cu) otherwise
+static bool VPMmaUseWarp(int dim, int k, bool pairable)
+{
+  return pairable && VPMmaWarpSupported(dim, k);
+}
+
 template <typename T, typename Op>
 __global__ void VPSmoothKernel(const Op *op, VPCudaBox bx, int k, int g, const int *vertex, int start, int end, const double *b, const double *x, double *target, double omega, bool atomic, char *scratch, size_t block_scratch)
 {
@@ -196,7 +203,7 @@ extern "C" int VPCudaSmootherCreate(const VPCudaPatchOp_d *op_d, const VPCudaPat
     size_t bytes_d, bytes_f;
     VPTileLayoutCreate(op_d, k, &sm->tile);
     VP_CHECK((cudaError_t)VPTilePrepare(&sm->tile, &bytes_d, &bytes_f));
-    if (kernel == VPC_KERNEL_MMA) VP_CHECK((cudaError_t)VPMmaPrepare(dim, k, &bytes_d));
+    if (kernel == VPC_KERNEL_MMA) VP_CHECK((cudaError_t)(VPMmaUseWarp(dim, k, sm->tile.pairable) ? VPMmaWarpPrepare(k, &bytes_d) : VPMmaPrepare(dim, k, &bytes_d)));
     sm->tile_blocks = 32 * nsm; // enough resident blocks to fill the GPU; each loops over its share of patches
   } else VP_CHECK(cudaMalloc(&sm->scratch, sm->block_scratch * sm->nblocks));
   *out = sm;
@@ -207,6 +214,7 @@ static int VPLaunch(VPCudaSmoother sm, int start, int end, int single, double om
 {
   if (end <= start) return 0;
   if (sm->c0ip) return VPC0ipLaunch(&sm->c0ip_layout, single, single ? (const void *)sm->op_f : (const void *)sm->op_d, &sm->box, sm->vertex, start, end, b, x, target, omega, atomic, sm->tile_blocks);
+  if (sm->kernel == VPC_KERNEL_MMA && !single && VPMmaUseWarp(sm->dim, sm->k, sm->tile.pairable)) return VPMmaWarpLaunch(&sm->tile.pl, sm->op_d, &sm->box, sm->vertex, start, end, b, x, target, omega, atomic, sm->tile_blocks);
   if (sm->kernel == VPC_KERNEL_MMA && !single) return VPMmaLaunch(sm->dim, sm->k, sm->op_d, &sm->box, sm->vertex, start, end, b, x, target, omega, atomic, sm->tile_blocks);
   if (sm->kernel != VPC_KERNEL_GLOBAL) return VPTileLaunch(&sm->tile, single, single ? (const void *)sm->op_f : (const void *)sm->op_d, &sm->box, sm->vertex, start, end, b, x, target, omega, atomic, sm->tile_blocks);
   const int blocks = end - start < sm->nblocks ? end - start : sm->nblocks, threads = 128;

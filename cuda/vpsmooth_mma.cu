@@ -23,16 +23,6 @@
 #include <cuda_runtime.h>
 #include <type_traits>
 
-// D (8 x 8) += A (8 x 4) B (4 x 8). Lane l holds A[l/4][l%4], B[l%4][l/4], and D[l/4][2(l%4) + {0, 1}].
-__device__ inline void VPDmma(double &d0, double &d1, double a, double b)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};" : "+d"(d0), "+d"(d1) : "d"(a), "d"(b));
-#else
-  __trap(); // never launched: VPMmaSupported refuses older devices
-#endif
-}
-
 template <int K, int DIM>
 struct VPMma {
   static constexpr int NE = 2 * K + 1, NI = 2 * K - 1;

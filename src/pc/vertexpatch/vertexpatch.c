@@ -468,7 +468,8 @@ static PetscErrorCode PCDestroy_VertexPatch(PC pc)
                                                        with conflict-free access (laplace, and c0ip in 3D with degree 2..5; auto
                                                        picks it where it applies), the
                                                        same with the double-precision contractions as FP64 tensor-core products
-                                                       (mma; compute capability 8.0 or newer; float steps use shared), or the
+                                                       (mma; compute capability 8.0 or newer; one patch per warp for the 3D
+                                                       Laplacian of degree 2, 3, per block otherwise; float steps use shared), or the
                                                        patch in a per-block scratch in global memory (any operator)
 -  -pc_vertexpatch_gpu_lines <n>                      - shared kernel, 3D laplace with degree 2..8: lines of the patch per thread,
                                                        1 or 2 (each load then feeds two FMAs; both combine the three terms before
