@@ -16,8 +16,9 @@
 // The terms are combined as in vpsmooth_pair.cu: X_K and X_M from one read of the closure, W = c_0 M_y X_K + c_1 K_y X_M
 // and V = c_2 M_y X_M, then r = b - M_z W - K_z V: 138 MMAs a patch at k = 3. One patch per warp needs no block barrier
 // (__syncwarp between contractions), and the next patch's vertex, right-hand side and closure are fetched during the
-// current one. The cost: columns padded to 8 along G (5 of 8 used where G has 2k - 1 = 5 points), and 17.8 KB of
-// shared memory per warp at k = 3 (12 resident warps per multiprocessor).
+// current one (the closure into its one buffer once the residual is done: a second buffer cost more resident warps than
+// it saved). The cost: columns padded to 8 along G (5 of 8 used where G has 2k - 1 = 5 points), and 14.2 KB of shared
+// memory per warp at k = 3 (13 resident warps per multiprocessor with the 149 registers).
 #include "vpsmooth_mma.h"
 #include "vpsmooth_pair.h"
 #include "vpcuda_check.h"
@@ -104,9 +105,9 @@ struct VPMw {
     static constexpr int of(int f1, int f2) { return Ways(1, f1) + Ways(2 * f1, 1) + Ways(f1, 1) + Ways(2, f1) + Ways(f2, 1) + Ways(2, f2) + Ways(2 * f1, f2); }
   };
   static constexpr int F1 = Strides<CF>::search(8, 8, false), F2 = Strides<CF>::search(8, 8, true), FW = F2 * 8;
-  // words per warp: two buffers of the closure (the next patch's is copied during this one); X_K and X_M, then the fast
-  // diagonalization's second array; W and V, then its first array
-  static constexpr int RB = Max(2 * XW, FW), RC = Max(2 * YW, FW), WORDS = 2 * XSW + RB + RC;
+  // words per warp: the closure (the next patch's is copied into it during this one's fast diagonalization); X_K and X_M,
+  // then the fast diagonalization's second array; W and V, then its first array
+  static constexpr int RB = Max(2 * XW, FW), RC = Max(2 * YW, FW), WORDS = XSW + RB + RC;
 };
 
 // f(h, p) for the tiles (h, p), h < HT, p < NP
@@ -162,12 +163,11 @@ __global__ void __launch_bounds__(32, 12) VPMwKernel(const VPCudaPatchOp_d *__re
   constexpr int NE = P::NE, NI = P::NI, KTE = P::KTE, KTI = P::KTI, HE = P::HE;
   constexpr int F1 = P::F1, F2 = P::F2;
   extern __shared__ __align__(16) unsigned char vp_mw_smem[];
-  double      *mem = reinterpret_cast<double *>(vp_mw_smem), *A[2] = {mem, mem + P::XSW}, *XK = mem + 2 * P::XSW, *W = XK + P::RB, *G1 = W, *G2 = XK;
+  double      *mem = reinterpret_cast<double *>(vp_mw_smem), *xs = mem, *XK = mem + P::XSW, *W = XK + P::RB, *G1 = W, *G2 = XK;
   const int    lane = threadIdx.x, g = lane >> 2, t = lane & 3;
   const bool   row = g < NI; // this lane's D rows are stored
   const size_t s1 = (size_t)bx.m[0], s2 = (size_t)bx.m[0] * (size_t)bx.m[1];
   const double c0 = op->coef[pa.term[0]], c1 = op->coef[pa.term[1]], c2 = op->coef[pa.term[2]];
-  int          buf = 0;
 
   // padding must hold finite values: zero everything once
   for (int i = lane; i < P::WORDS; i += 32) mem[i] = 0.0;
@@ -177,7 +177,7 @@ __global__ void __launch_bounds__(32, 12) VPMwKernel(const VPCudaPatchOp_d *__re
   // columns y = 2t + w, tiles x; bn), and its closure of x (strides 1, XS1, XS2; boundary nodes zero) by cp.async.
   int    vn[3];
   double bn[NI][2];
-  auto   fetch = [&](int q, double *xs) {
+  auto   fetch = [&](int q) {
     const int *v = vertex + 3 * q;
     for (int d = 0; d < 3; d++) vn[d] = v[d];
     const int    b0 = (vn[0] - 1) * K, b1 = (vn[1] - 1) * K, b2 = (vn[2] - 1) * K;
@@ -196,9 +196,8 @@ __global__ void __launch_bounds__(32, 12) VPMwKernel(const VPCudaPatchOp_d *__re
     }
     VPCopyCommit();
   };
-  if (start + (int)blockIdx.x < end) fetch(start + blockIdx.x, A[0]);
-  for (int p = start + blockIdx.x; p < end; p += gridDim.x, buf ^= 1) {
-    double *xs = A[buf];
+  if (start + (int)blockIdx.x < end) fetch(start + blockIdx.x);
+  for (int p = start + blockIdx.x; p < end; p += gridDim.x) {
     int     cls[3], base[3];
     double  r[NI][2];
     for (int d = 0; d < 3; d++) {
@@ -213,14 +212,13 @@ __global__ void __launch_bounds__(32, 12) VPMwKernel(const VPCudaPatchOp_d *__re
     for (int j = 0; j < NI; j++) ly[j] = op->lambda[1][cls[1]][j];
     const double lz = g < NI ? op->lambda[2][cls[2]][g] : 1.0, lx0 = 2 * t < NI ? op->lambda[0][cls[0]][2 * t] : 1.0, lx1 = 2 * t + 1 < NI ? op->lambda[0][cls[0]][2 * t + 1] : 1.0;
     const bool   ok0 = g < NI && 2 * t < NI, ok1 = g < NI && 2 * t + 1 < NI, more = p + (int)gridDim.x < end;
-    if (!x && more) fetch(p + gridDim.x, nullptr);
+    if (!x && more) fetch(p + gridDim.x);
     if (x) {
       double a0[KTE], a1[KTE], a2[KTE];
       VPMwLoadA<KTE, NI, NE>(op->R[pa.kk][0][cls[0]], 1.0, lane, a0);
       VPMwLoadA<KTE, NI, NE>(op->R[pa.km][0][cls[0]], 1.0, lane, a1);
       VPCopyWait();
-      __syncwarp(); // this patch's closure is in; the other buffer is free
-      if (more) fetch(p + gridDim.x, A[buf ^ 1]);
+      __syncwarp(); // this patch's closure is in
       // x: xs (DIR x, G y, T z) -> X_K, X_M (rows x), each B word feeding both kinds
       {
         double b0[KTE], b1[KTE], b2[KTE];
@@ -299,7 +297,8 @@ __global__ void __launch_bounds__(32, 12) VPMwKernel(const VPCudaPatchOp_d *__re
     double f[KTI], fn[KTI];
     VPMwLoadA<KTI, NI, NI>(op->St[0][cls[0]], 1.0, lane, f);
     VPMwLoadA<KTI, NI, NI>(op->St[1][cls[1]], 1.0, lane, fn);
-    __syncwarp(); // every lane is past its reads of W and V
+    __syncwarp(); // every lane is past its reads of W and V (and of xs)
+    if (x && more) fetch(p + gridDim.x); // the next patch's closure into xs, during the fast diagonalization
     {
       double *rl = G1 + g * F2 + 2 * t * F1;
 #pragma unroll
