@@ -20,8 +20,10 @@
 // first line and stores nothing of it.
 //
 // Shared memory per patch (x fastest): the closure xs (NE^3), X_K and X_M (NI x NE x NE each); the fast
-// diagonalization's F1 and F2 (NI^3 each) reuse xs and X_K. The barrier after a step is the only one that separates
-// a shared array's reads from its next writes (see each step), so a patch takes six barriers.
+// diagonalization's F1 and F2 (NI^3 each) reuse xs and X_K, or, in the double steps with one line (ONE), X_M and X_K,
+// so that xs is free once the x step is done and the next patch's closure is copied into it by cp.async during the rest
+// of this patch. The barrier after a step is the only one that separates a shared array's reads from its next writes
+// (see each step), so a patch takes six barriers (seven with ONE: F1 = X_M waits for the y/z step's reads).
 #include "vpsmooth_pair.h"
 #include "vpcuda_check.h"
 #include "vpcopyasync.h"
@@ -43,20 +45,21 @@ struct VPPair {
   static constexpr int OFFXS   = 2 * NI * NE * NE + MATS;             // where the closure buffers start
 };
 
-// Words per patch: X_K, X_M, the matrices, and the closure; in double at k = 3 and 5 two closure buffers, so that the
-// next patch's closure is copied by cp.async (no registers, compute capability 8.0) while this one runs. Elsewhere the
-// patch gathers synchronously into one buffer: float steps convert the double vector entries on the way, which cp.async
-// cannot; at k = 2 and 4 the second buffer cost more (fewer blocks per multiprocessor) than it saved, and at k >= 6 it
-// would leave room for one block per multiprocessor (one H100: bench/results/gpu-pair-h100-2026-11-26.md).
-template <typename T, int K, int L>
+// Words per patch: X_K, X_M, the matrices, and the closure. The next patch's closure is copied by cp.async (no
+// registers, compute capability 8.0) while this one runs: with ONE (double, one line) into the one closure buffer once
+// the x step is done, 4-15 % faster than the two buffers of before at k = 3 and 5 and than the synchronous gather
+// elsewhere (one H100: bench/results/gpu-pair-onebuffer-h100-2026-11-26.md); with two lines in double at k = 3 and 5
+// into a second buffer. Float steps gather synchronously: they convert the double vector entries on the way, which
+// cp.async cannot.
+template <typename T, int K, int L, bool ONE = false>
 struct VPPairWords {
-  static constexpr bool ASYNC = sizeof(T) == 8 && (K == 3 || K == 5);
-  static constexpr int  value = VPPair<K, L>::OFFXS + (ASYNC ? 2 : 1) * VPPair<K, L>::XS;
+  static constexpr bool ASYNC = sizeof(T) == 8 && (ONE || K == 3 || K == 5);
+  static constexpr int  value = VPPair<K, L>::OFFXS + (ASYNC && !ONE ? 2 : 1) * VPPair<K, L>::XS;
 };
 
 // Blocks per multiprocessor asked of the compiler (__launch_bounds__): it caps the registers, which the unrolled loops
 // would otherwise spend on loads hoisted far ahead (double, k = 4: 254 registers, two blocks of four warps). The
-// values keep the spills small (ptxas -v, CUDA 13.0, sm_90): none in the defaults but 68 bytes at double k = 7 (one line;
+// values keep the spills small (ptxas -v, CUDA 13.0, sm_90): none in the defaults but 76 bytes at double k = 7 (one line;
 // asking for one block of seven warps per multiprocessor instead of two would remove them, not tried) and 12 bytes at
 // float k = 3 (one line, 40 registers: twelve blocks, as many as the generic kernel, which made it 8 % faster than at
 // 64 registers), 16-164 bytes in double with two lines at k = 3, 5, 7, 8.
@@ -203,14 +206,14 @@ __device__ inline void VPPairX(const T (&row0)[NI], const T (&row1)[NI], int q, 
 // One 3D patch. mem: this patch's shared words; lt: the thread's index in the patch; b, x, target lie in box bx.
 // xs: this patch's closure buffer (ASYNC: its copy is under way); vn, an, xn: the next patch of this slot, whether it
 // is active, its closure buffer; prev: the class triple whose matrices M holds (c_x + 3 c_y + 9 c_z; -1: none).
-template <typename T, int K, int L, typename Op>
+template <typename T, int K, int L, typename Op, bool ONE>
 __device__ void VPPairPatch(const Op *__restrict__ op, const VPCudaBox &bx, const int *v, bool active, int lt, const double *__restrict__ b, const double *x, double *target, double omega, bool atomic, T *mem, T *xs, const int *vn, bool an, T *xn, int &prev, const VPPairArgs &pa)
 {
   using P             = VPPair<K, L>;
   constexpr int  NE   = P::NE, NI = P::NI, H = P::H, NX = NI * NE * NE, NI2 = NI * NI;
   constexpr bool TWO  = L == 2;
-  constexpr bool ASYNC = VPPairWords<T, K, L>::ASYNC;
-  T             *XK = mem, *XM = XK + NX, *M = XM + NX, *F1 = xs, *F2 = XK;
+  constexpr bool ASYNC = VPPairWords<T, K, L, ONE>::ASYNC;
+  T             *XK = mem, *XM = XK + NX, *M = XM + NX, *F1 = ONE ? XM : xs, *F2 = XK;
   // the staged matrices (VPPairStage)
   const T *Kx = M, *Mx = M + NI * NE, *Ky = M + 2 * NI * NE, *My = M + 3 * NI * NE, *Kz = M + 4 * NI * NE, *Mz = M + 5 * NI * NE;
   const T *Stx = M + 6 * NI * NE, *Sty = Stx + NI2, *Stz = Sty + NI2, *Sx = Stz + NI2, *Sy = Sx + NI2, *Sz = Sy + NI2;
@@ -250,7 +253,7 @@ __device__ void VPPairPatch(const Op *__restrict__ op, const VPCudaBox &bx, cons
   if (x && ASYNC) VPCopyWait();
   __syncthreads(); // the closure is in xs, the matrices in M
   // the next patch's closure, into the buffer that the previous patch (past the barrier above) is done with
-  if (x && ASYNC && an) VPPairGather<T, K, L, true>(bx, vn, true, lt, x, xn);
+  if (!ONE && x && ASYNC && an) VPPairGather<T, K, L, true>(bx, vn, true, lt, x, xn);
 
   if (x) {
     // x step, row pairs, all threads (rq < NE): X_K and X_M at (a, rq, z) for a = rh, rh + H
@@ -285,6 +288,7 @@ __device__ void VPPairPatch(const Op *__restrict__ op, const VPCudaBox &bx, cons
       }
     }
     __syncthreads(); // X_K, X_M complete; xs is read no more
+    if (ONE && an) VPPairGather<T, K, L, true>(bx, vn, true, lt, x, xs); // the next patch's closure, into the same buffer
     // y step and the z contraction, column pairs: r -= M_z (c_0 M_y X_K + c_1 K_y X_M) + K_z (c_2 M_y X_M)
     if (pairthr) {
       const T  c0 = op->coef[pa.term[0]], c1 = op->coef[pa.term[1]], c2 = op->coef[pa.term[2]];
@@ -322,7 +326,9 @@ __device__ void VPPairPatch(const Op *__restrict__ op, const VPCudaBox &bx, cons
   }
 
   // fast diagonalization S_x S_y S_z diag^-1 S_z^T S_y^T S_x^T r, F = x + NI y + NI^2 z
-  // step 1, column pairs: S_z^T on the thread's lines into F1 (xs: its reads ended at the x step's barrier)
+  if constexpr (ONE) __syncthreads(); // F1 is X_M: every thread is past its reads of it
+  // step 1, column pairs: S_z^T on the thread's lines into F1 (xs: its reads ended at the x step's barrier; X_M: past
+  // the barrier above)
   if (pairthr) {
     T u0[NI], u1[NI];
     VPPairZ<T, NI>(Stz, r0, r1, u0, u1);
@@ -380,24 +386,25 @@ __device__ void VPPairPatch(const Op *__restrict__ op, const VPCudaBox &bx, cons
       }
     }
   }
-  // no barrier: the next patch writes xs (F1, last read in step 4) and M before its first barrier, X_K (F2) after it
+  // no barrier: the next patch writes xs (F1, last read in step 4; with ONE xs is being filled since the x step) and M
+  // before its first barrier, X_K (F2) and X_M after it
 }
 
-template <typename T, int K, int L, typename Op>
+template <typename T, int K, int L, typename Op, bool ONE>
 __global__ void __launch_bounds__(VPPair<K, L>::BLOCK, (VPPairMinBlocks<T, K, L>::value)) VPPairKernel(const Op *__restrict__ op, VPCudaBox bx, const int *__restrict__ vertex, int start, int end, const double *__restrict__ b, const double *x, double *target, double omega, bool atomic, int stride, VPPairArgs pa)
 {
   using P              = VPPair<K, L>;
-  constexpr bool ASYNC = VPPairWords<T, K, L>::ASYNC;
+  constexpr bool ASYNC = VPPairWords<T, K, L, ONE>::ASYNC;
   extern __shared__ __align__(16) unsigned char vp_pair_smem[];
   const int pp = threadIdx.x / P::THREADS, lt = threadIdx.x % P::THREADS, step = gridDim.x * P::PATCHES;
-  T        *mem = reinterpret_cast<T *>(vp_pair_smem) + pp * stride, *cur = mem + P::OFFXS, *nxt = cur + (ASYNC ? P::XS : 0);
+  T        *mem = reinterpret_cast<T *>(vp_pair_smem) + pp * stride, *cur = mem + P::OFFXS, *nxt = cur + (ASYNC && !ONE ? P::XS : 0);
   int       prev = -1;
 
   if (x && ASYNC && start + (int)blockIdx.x * P::PATCHES + pp < end) VPPairGather<T, K, L, true>(bx, vertex + 3 * (start + blockIdx.x * P::PATCHES + pp), true, lt, x, cur);
   for (int first = start + blockIdx.x * P::PATCHES; first < end; first += step) {
     const int  p = first + pp, pn = p + step;
     const bool active = p < end, an = pn < end;
-    VPPairPatch<T, K, L, Op>(op, bx, vertex + 3 * (active ? p : start), active, lt, b, x, target, omega, atomic, mem, cur, vertex + 3 * (an ? pn : start), an, nxt, prev, pa);
+    VPPairPatch<T, K, L, Op, ONE>(op, bx, vertex + 3 * (active ? p : start), active, lt, b, x, target, omega, atomic, mem, cur, vertex + 3 * (an ? pn : start), an, nxt, prev, pa);
     T *t = cur; // the buffers swap
     cur  = nxt;
     nxt  = t;
@@ -413,8 +420,9 @@ struct VPPairEntry {
 template <typename T, typename Op, int K>
 static VPPairEntry<T, Op> VPPairMake(int lines)
 {
-  if (lines == 2) return {VPPairKernel<T, K, 2, Op>, VPPair<K, 2>::BLOCK, VPPair<K, 2>::PATCHES, VPPairWords<T, K, 2>::value};
-  return {VPPairKernel<T, K, 1, Op>, VPPair<K, 1>::BLOCK, VPPair<K, 1>::PATCHES, VPPairWords<T, K, 1>::value};
+  constexpr bool ONE = sizeof(T) == 8; // the one-line double steps refill their one closure buffer (VPPairWords)
+  if (lines == 2) return {VPPairKernel<T, K, 2, Op, false>, VPPair<K, 2>::BLOCK, VPPair<K, 2>::PATCHES, VPPairWords<T, K, 2>::value};
+  return {VPPairKernel<T, K, 1, Op, ONE>, VPPair<K, 1>::BLOCK, VPPair<K, 1>::PATCHES, VPPairWords<T, K, 1, ONE>::value};
 }
 
 template <typename T, typename Op>
