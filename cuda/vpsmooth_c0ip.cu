@@ -21,9 +21,11 @@
 //
 // Threads: the x step has NI x NE items (a, q), a < NI the x index, q < NE the y closure index, one per thread (at
 // k = 3 thread 0 takes a second one, so that a patch is two whole warps); the y/z step uses groups of NI x NI threads
-// (a, b), and the fast diagonalization the first two groups (half of each line's outputs per thread). The closure
-// comes by cp.async in double. The 1D matrices are zero-padded to NE columns (a table made once per smoother), so
-// every row starts at closure index 0.
+// (a, b), and the fast diagonalization the first two groups (half of each line's outputs per thread). In double the
+// closure comes by cp.async, copied during the previous patch once its x step is done (the fast diagonalization's
+// arrays then live in the x-kinds' words, not in the closure's): 9 % faster at k = 3 than copying it at the patch's
+// start (bench/results/gpu-c0ip-prefetch-h100-2026-11-26.md). The 1D matrices are zero-padded to NE columns (a table
+// made once per smoother), so every row starts at closure index 0.
 #include "vpsmooth_c0ip.h"
 #include "vpcuda_check.h"
 #include "vpcopyasync.h"
@@ -324,16 +326,39 @@ __device__ inline void VPC0ipLoadLines(T *dst, const double *x, const VPCudaBox 
   }
 }
 
+// The cross of x at the patch whose closure starts at full-grid node base (nodes outside the brick zero), slab by slab,
+// x fastest, into xs; in double by cp.async, committed as one group (the caller waits for it)
+template <typename T, int K>
+__device__ inline void VPC0ipGather(T *xs, const double *x, const VPCudaBox &bx, const int base[3], bool active, int lt)
+{
+  using C = VPC0ip<K>;
+  constexpr int NC = C::NC, NE = C::NE;
+  VPC0ipLoadLines<T, K, NE, 0, NC * NC>(xs, x, bx, base, active, lt, [](int l, int &c1, int &c2) {
+    c1 = K + l % NC;
+    c2 = K + l / NC;
+  });
+  VPC0ipLoadLines<T, K, NC, K, C::NA * NC>(xs + C::OFF_SY, x, bx, base, active, lt, [](int l, int &c1, int &c2) {
+    c1 = VPC0ipArm<K>(l % C::NA);
+    c2 = K + l / C::NA;
+  });
+  VPC0ipLoadLines<T, K, NC, K, NC * C::NA>(xs + C::OFF_SZ, x, bx, base, active, lt, [](int l, int &c1, int &c2) {
+    c1 = K + l % NC;
+    c2 = VPC0ipArm<K>(l / NC);
+  });
+  if (sizeof(T) == 8) VPCopyCommit();
+}
+
 // One patch. mem: this patch's shared words (XWORDS for the closure, then the x-kinds' arrays at L.Off(kind)); R: the
 // padded 1D matrices, R[((kind * 3 + dir) * 3 + cls) * NI * NE + row * NE + column]. (Keeping the patch's matrices in
 // shared memory, as the laplace kernel does, cost blocks per multiprocessor and was slower at every k but the first
 // k = 3 layout: bench/results/gpu-c0ip-h100-2026-11-26.md.)
 template <typename T, int K, typename Op>
-__device__ void VPC0ipPatch(const Op *__restrict__ op, const T *__restrict__ R, const VPC0ipBits &L, const VPCudaBox &bx, const int *v, bool active, int lt, const double *__restrict__ b, const double *x, double *target, double omega, bool atomic, T *mem)
+__device__ void VPC0ipPatch(const Op *__restrict__ op, const T *__restrict__ R, const VPC0ipBits &L, const VPCudaBox &bx, const int *v, bool active, int lt, const double *__restrict__ b, const double *x, double *target, double omega, bool atomic, T *mem, const int *vn, bool an)
 {
-  using C          = VPC0ip<K>;
-  constexpr int NE = C::NE, NC = C::NC, NI = C::NI, MAT = C::MAT;
-  const int     a = lt % NI, q = lt / NI; // q < NE (the item of thread lt)
+  using C           = VPC0ip<K>;
+  constexpr int  NE  = C::NE, NI = C::NI, MAT = C::MAT;
+  constexpr bool PRE = sizeof(T) == 8; // the next patch's closure is copied into xs during this patch (after the x step)
+  const int      a = lt % NI, q = lt / NI; // q < NE (the item of thread lt)
   T            *xs = mem, *Xs = mem + C::XWORDS;
   int           cls[3] = {1, 1, 1}, base[3] = {0, 0, 0};
   T             r[NI];
@@ -346,27 +371,12 @@ __device__ void VPC0ipPatch(const Op *__restrict__ op, const T *__restrict__ R, 
   // matrix (kind, dir) of this patch's class along dir
   auto Mat = [&](int kind, int dir) -> const T * { return R + ((kind * 3 + dir) * 3 + (dir == 0 ? cls[0] : (dir == 1 ? cls[1] : cls[2]))) * MAT; };
 
-  // the cross of x (nodes outside the brick zero), slab by slab, x fastest; and the line of b
-  if (x) {
-    VPC0ipLoadLines<T, K, NE, 0, NC * NC>(xs, x, bx, base, active, lt, [](int l, int &c1, int &c2) {
-      c1 = K + l % NC;
-      c2 = K + l / NC;
-    });
-    VPC0ipLoadLines<T, K, NC, K, C::NA * NC>(xs + C::OFF_SY, x, bx, base, active, lt, [](int l, int &c1, int &c2) {
-      c1 = VPC0ipArm<K>(l % C::NA);
-      c2 = K + l / C::NA;
-    });
-    VPC0ipLoadLines<T, K, NC, K, NC * C::NA>(xs + C::OFF_SZ, x, bx, base, active, lt, [](int l, int &c1, int &c2) {
-      c1 = K + l % NC;
-      c2 = VPC0ipArm<K>(l / NC);
-    });
-  }
+  // the cross of x: in double already under way (copied by cp.async since the previous patch's x step, or before the
+  // first patch); in float gathered here. And the line of b.
+  if (x && !PRE) VPC0ipGather<T, K>(xs, x, bx, base, active, lt);
 #pragma unroll
   for (int z = 0; z < NI; z++) r[z] = (active && q < NI) ? (T)b[VPC0ipIndex(bx, base[0] + K + a, base[1] + K + q, base[2] + K + z)] : (T)0;
-  if (sizeof(T) == 8 && x) { // the closure's cp.async copies
-    VPCopyCommit();
-    VPCopyWait();
-  }
+  if (PRE && x) VPCopyWait();
   __syncthreads();
 
   if (x) {
@@ -387,6 +397,11 @@ __device__ void VPC0ipPatch(const Op *__restrict__ op, const T *__restrict__ R, 
         }
     }
     __syncthreads();
+    if (PRE && an) { // xs is read no more: the next patch's closure, in flight during the rest of this patch
+      int nbase[3];
+      for (int d = 0; d < 3; d++) nbase[d] = (vn[d] - 2) * K;
+      VPC0ipGather<T, K>(xs, x, bx, nbase, true, lt);
+    }
     // the terms are shared out to G groups of NI x NI threads (a, b) (thread lt = a + NI b + NI^2 group), so that the
     // threads with q >= NI work too; a group's terms come by z kind (L.order), and the terms of one z kind share one
     // z contraction of their summed y results. Group 0's r starts from b; the groups' partial residuals are summed in
@@ -421,13 +436,14 @@ __device__ void VPC0ipPatch(const Op *__restrict__ op, const T *__restrict__ R, 
   // Fast diagonalization, F = S (Lambda^-1) S^T r, on 2 NI^2 threads: thread (fa, fq, grp) computes the outputs
   // [i0, i0 + ni) of the line (fa, fq) of each 1D step (grp = 0: the first half, 1: the rest), through shared memory;
   // P: the residual's partial sums of the thread groups of the y/z step (NI^3 words each, x + NI y + NI^2 z); F1 and
-  // F2 the steps' arrays (F1 in the x-kinds' array, F2 after P in the closure's).
+  // F2 the steps' arrays: F1 in the x-kinds' arrays, P and F2 after it in double (the closure's buffer is receiving the
+  // next patch), in the closure's buffer in float.
   constexpr int N3 = NI * NI * NI, N2 = NI * NI, H0 = (NI + 1) / 2;
-  static_assert(2 * C::PAIRS <= C::THREADS && (C::G + 1) * N3 <= C::XWORDS, "the fast diagonalization's threads and arrays fit the patch's");
+  static_assert(2 * C::PAIRS <= C::THREADS && (C::G + 1) * N3 <= C::XWORDS && (C::G + 2) * N3 <= C::KWORDS, "the fast diagonalization's threads and arrays fit the patch's");
   const int     grp = lt / C::PAIRS, fp = lt % C::PAIRS, fa = fp % NI, fq = fp / NI;
   const bool    fdm = lt < 2 * C::PAIRS;
   const int     i0 = grp * H0, ni = grp ? NI - H0 : H0, line = fa + NI * fq;
-  T            *P = xs, *F1 = Xs, *F2 = xs + C::G * N3;
+  T            *P = PRE ? Xs + N3 : xs, *F1 = Xs, *F2 = P + C::G * N3;
   __syncthreads(); // the residual's reads of xs and Xs are done
   if (grp < C::G) VPC0ipStore<T, NI>(r, P + grp * N3 + line, N2);
   __syncthreads();
@@ -492,11 +508,16 @@ __global__ void __launch_bounds__(VPC0ip<K>::BLOCK, VPC0ip<K>::MINBLOCKS) VPC0ip
   const int pp = threadIdx.x / C::THREADS, lt = threadIdx.x % C::THREADS;
   T        *mem = reinterpret_cast<T *>(vp_c0ip_smem) + pp * L.stride;
 
-  for (int first = start + blockIdx.x * C::PATCHES; first < end; first += gridDim.x * C::PATCHES) {
-    const int  p      = first + pp;
-    const bool active = p < end;
-    const int *v      = vertex + 3 * (active ? p : start);
-    VPC0ipPatch<T, K, Op>(op, R, L, bx, v, active, lt, b, x, target, omega, atomic, mem);
+  const int step = gridDim.x * C::PATCHES, p0 = start + blockIdx.x * C::PATCHES + pp;
+  if (sizeof(T) == 8 && x && p0 < end) { // the first patch's closure (each later one is copied during the patch before it)
+    int base[3];
+    for (int d = 0; d < 3; d++) base[d] = (vertex[3 * p0 + d] - 2) * K;
+    VPC0ipGather<T, K>(mem, x, bx, base, true, lt);
+  }
+  for (int first = start + blockIdx.x * C::PATCHES; first < end; first += step) {
+    const int  p = first + pp, pn = p + step;
+    const bool active = p < end, an = pn < end;
+    VPC0ipPatch<T, K, Op>(op, R, L, bx, vertex + 3 * (active ? p : start), active, lt, b, x, target, omega, atomic, mem, vertex + 3 * (an ? pn : start), an);
   }
 }
 
@@ -510,7 +531,8 @@ template <typename T, typename Op, int K>
 static VPC0ipEntry<T, Op> VPC0ipMake(int xwords)
 {
   using C         = VPC0ip<K>;
-  const int words = C::XWORDS + (xwords > C::NI * C::NI * C::NI ? xwords : C::NI * C::NI * C::NI);
+  const int fdm   = (sizeof(T) == 8 ? C::G + 2 : 1) * C::NI * C::NI * C::NI; // the fast diagonalization's arrays in the x-kinds' words
+  const int words = C::XWORDS + (xwords > fdm ? xwords : fdm);
   return {VPC0ipKernel<T, K, Op>, C::BLOCK, C::PATCHES, words, C::G};
 }
 
