@@ -230,6 +230,8 @@ double VPCudaSmootherResidualFlops(VPCudaSmoother sm, int single);
 int VPCudaSmootherSetLines(VPCudaSmoother sm, int lines);
 /* the lines per thread of the steps of one precision as VPCudaSmootherSetLines sets them; -1 where it does not apply */
 int VPCudaSmootherGetLines(VPCudaSmoother sm, int single);
+/* 1 when the double steps of an mma smoother run one patch per warp (the 3D laplace layout at k = 2, 3), else 0 */
+int VPCudaSmootherMmaWarp(VPCudaSmoother sm);
 /* caps the grid of the shared-memory and mma kernels at blocks (0: the default, 32 per multiprocessor), so that on a
    small mesh every block runs several patches of a color, one after the other (the checks of tests/gpu_smoother.c) */
 int VPCudaSmootherSetMaxBlocks(VPCudaSmoother sm, int blocks);

@@ -262,6 +262,11 @@ extern "C" int VPCudaSmootherGetLines(VPCudaSmoother sm, int single)
   return sm->tile.pl.lines[single ? 1 : 0];
 }
 
+extern "C" int VPCudaSmootherMmaWarp(VPCudaSmoother sm)
+{
+  return sm->kernel == VPC_KERNEL_MMA && VPMmaUseWarp(sm->dim, sm->k, sm->tile.pairable);
+}
+
 extern "C" double VPCudaSmootherResidualFlops(VPCudaSmoother sm, int single)
 {
   const bool tile = sm->kernel == VPC_KERNEL_SHARED || (sm->kernel == VPC_KERNEL_MMA && single);

@@ -50,6 +50,10 @@ static PetscErrorCode CheckOne(DM dm, Mat A, const char *op, PetscInt dim, Petsc
     PetscCall(CheckTrue(what, (PetscBool)(((PC_VertexPatch *)pc->data)->gpu_shared == expect)));
     PetscCall(PetscSNPrintf(what, sizeof(what), "%s %" PetscInt_FMT "D Q%" PetscInt_FMT " [%s]: tensor-core kernel %s", op, dim, k, opts, strstr(opts, "gpu_kernel mma") ? "on" : "off"));
     PetscCall(CheckTrue(what, (PetscBool)(((PC_VertexPatch *)pc->data)->gpu_mma == (strstr(opts, "gpu_kernel mma") != NULL))));
+    /* the mma double steps of the 3D laplace at k = 2, 3 run one patch per warp (cuda/vpsmooth_mmawarp.cu); elsewhere a patch per block */
+    const PetscBool warp = (PetscBool)(strstr(opts, "gpu_kernel mma") && op[0] == 'l' && dim == 3 && (k == 2 || k == 3));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "%s %" PetscInt_FMT "D Q%" PetscInt_FMT " [%s]: mma one patch per warp %s", op, dim, k, opts, warp ? "on" : "off"));
+    PetscCall(CheckTrue(what, (PetscBool)(((PC_VertexPatch *)pc->data)->gpu && VPCudaSmootherMmaWarp((VPCudaSmoother)((PC_VertexPatch *)pc->data)->gpu) == (int)warp)));
   }
   PetscCall(DMCreateGlobalVector(dm, &bg));
   PetscCall(VecDuplicate(bg, &xg));

@@ -351,6 +351,7 @@ static PetscErrorCode PCView_VertexPatch(PC pc, PetscViewer viewer)
     const int lines = VPCudaSmootherGetLines((VPCudaSmoother)vp->gpu, vp->precision == PC_VERTEXPATCH_SINGLE_PRECISION);
     if (lines > 0) PetscCall(PetscViewerASCIIPrintf(viewer, " (terms combined, %d line%s per thread)", lines, lines > 1 ? "s" : ""));
     else if (lines == 0) PetscCall(PetscViewerASCIIPrintf(viewer, " (generic one-line kernel)"));
+    if (VPCudaSmootherMmaWarp((VPCudaSmoother)vp->gpu)) PetscCall(PetscViewerASCIIPrintf(viewer, " (double steps: one patch per warp)"));
   }
 #endif
   PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
