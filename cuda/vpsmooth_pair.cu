@@ -373,6 +373,20 @@ __device__ void VPPairPatch(const Op *__restrict__ op, const VPCudaBox &bx, cons
   if (pairthr && active) {
     const size_t i0 = (size_t)(base[0] + rh - bx.lo[0]) + (size_t)(base[1] + rq - bx.lo[1]) * s1 + (size_t)(base[2] - bx.lo[2]) * s2;
     T            u0[NI], u1[NI];
+    double       old0[NI], old1[NI];
+    // EARLY: the values to update (not atomically: no other patch of this color changes them) loaded together before
+    // the contraction, one round trip instead of one per value (the compiler does not move a load of target above a
+    // store to it). Nsight Compute put 14 % of the double k = 3 stall samples on these waits; the early loads are
+    // 3.5-5 % faster in double at k = 5, 6, 8, but not at k = 4 and 7 (within 1 %), k = 3 (1.5 % slower) and in float
+    // (up to 13 % slower: spills) (bench/results/gpu-update-loads-h100-2026-11-26.md)
+    constexpr bool EARLY = sizeof(T) == 8 && (K == 5 || K == 6 || K == 8);
+    if (EARLY && !atomic) {
+#pragma unroll
+      for (int z = 0; z < NI; z++) {
+        old0[z] = target[i0 + z * s2];
+        old1[z] = rsecond ? target[i0 + z * s2 + H] : 0.0;
+      }
+    }
     VPPairX<T, NI>(sx0, sx1, rq, F2, u0, u1);
 #pragma unroll
     for (int z = 0; z < NI; z++) {
@@ -381,8 +395,13 @@ __device__ void VPPairPatch(const Op *__restrict__ op, const VPCudaBox &bx, cons
         atomicAdd(dst, omega * (double)u0[z]);
         if (rsecond) atomicAdd(dst + H, omega * (double)u1[z]);
       } else {
-        *dst += omega * (double)u0[z];
-        if (rsecond) dst[H] += omega * (double)u1[z];
+        if constexpr (EARLY) {
+          *dst = old0[z] + omega * (double)u0[z];
+          if (rsecond) dst[H] = old1[z] + omega * (double)u1[z];
+        } else {
+          *dst += omega * (double)u0[z];
+          if (rsecond) dst[H] += omega * (double)u1[z];
+        }
       }
     }
   }
