@@ -489,9 +489,9 @@ __device__ void VPC0ipPatch(const Op *__restrict__ op, const T *__restrict__ R, 
   __syncthreads();
   if (fdm && active) { // target += omega S_x F1
     // EARLY: the values to update (not atomically: no other patch of this color changes them) loaded together before
-    // the contraction, one round trip instead of one per value: 1.2-1.9 % faster in double at k = 3, 4 and 3.6-3.8 % in float
-    // at k = 4, 5; not at k = 2 and in float at k = 3 (within 1 %), and 1.5 % slower in double at k = 5 (spills)
-    // (bench/results/gpu-update-loads-h100-2026-11-26.md)
+    // the contraction, one round trip instead of one per value: 1.2-1.9 % faster in double at k = 3, 4 and 3.6-3.8 %
+    // in float at k = 4, 5; not at k = 2 and in float at k = 3 (within 1 %), and 1.5 % slower in double at k = 5
+    // (spills) (bench/results/gpu-update-loads-h100-2026-11-26.md)
     constexpr bool EARLY = sizeof(T) == 8 ? K == 3 || K == 4 : K >= 4;
     double        *dst = target + VPC0ipIndex(bx, base[0] + K + fa, base[1] + K + fq, base[2] + K + i0), old[H0];
     const size_t   zs  = (size_t)bx.m[0] * (size_t)bx.m[1];
