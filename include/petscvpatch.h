@@ -171,6 +171,7 @@ PETSC_EXTERN PetscErrorCode DMBrickSetVerifyConvergence(DM, PetscBool);
 PETSC_EXTERN PetscErrorCode DMBrickSetThreads(DM, PetscInt);
 PETSC_EXTERN PetscErrorCode DMBrickSetSIMD(DM, PetscBool);
 PETSC_EXTERN PetscErrorCode DMBrickSetRankMinDoFs(DM, PetscInt);
+PETSC_EXTERN PetscErrorCode DMBrickSetSlabs(DM, PetscBool);
 PETSC_EXTERN PetscErrorCode DMBrickGetInfo(DM, PetscInt *, PetscInt[], PetscInt *, PetscInt *);
 PETSC_EXTERN PetscErrorCode DMBrickSynchronize(DM);
 PETSC_EXTERN PetscErrorCode DMBrickGetDomain(DM, PetscReal[], PetscReal[]);

@@ -2,7 +2,7 @@
 # GPU check (make gpu-check, on a machine with a GPU and a CUDA PETSc): the CUDA operator kernels against the
 # host (assembled matrices, random vectors), whole solves with VECCUDA vectors against host vectors (same
 # iterations), compute-sanitizer memcheck and racecheck on the kernel checks and on a small mixed-precision solve.
-# GPU_CHECK_SECTIONS: a subset of "kernels solves mixed ranks dg hfem sanitizer setup" (default: all). Last line: "N passed, N failed".
+# GPU_CHECK_SECTIONS: a subset of "kernels solves mixed ranks slabs dg hfem sanitizer setup" (default: all). Last line: "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT_DIR:-tests/out-gpu}
@@ -226,6 +226,63 @@ awk -v a="$h2d" -v b="$d2h" -v i="$(its_of "$OUT/ranks_log_view_auto.log")" 'BEG
 nex=$(awk '$1 == "BrickGPUExchange" {s += $2} END {print s + 0}' "$OUT/ranks_log_view_auto.log")
 [ "${nex:-0}" -gt 0 ] || ok=1
 result ranks_log_view $ok "$(its_of "$OUT/ranks_log_view_auto.log") iterations both; KSPSolve copies (h2d n, MB, d2h n, MB): IPC $h2d $h2dmb $d2h $d2hmb ($nex device exchanges), PetscSF $(copies_of "$OUT/ranks_log_view_mpi.log")"
+fi
+
+# ---- slabs (-dm_brick_slabs): the ranks split along z, the global device vectors stored inside the ghosted local
+# arrays (the sweep and the products skip the copies of the level). Fingerprints of every operation on 2 and 4 GPUs
+# against the host on one rank; whole solves with one GPU's iterations; the vectors made without a host copy; the
+# in-place global-to-local in use (-info); compute-sanitizer memcheck of a 2-rank run ----
+if want slabs; then
+MPIRUN=${MPIRUN:-mpirun}
+NGPU=${NGPU:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')}
+SLAB_RANKS=$([ "$NGPU" -ge 4 ] && echo "2 4" || echo "2")
+slabfp() { # name tol options...
+  local name=$1 tol=$2 ok=0 n; shift 2
+  ./tests/test_ranks "$@" >"$OUT/$name.host1.log" 2>&1 || ok=1
+  for n in $SLAB_RANKS; do
+    $MPIRUN -n $n ./tests/test_ranks -dm_vec_type cuda -dm_brick_slabs "$@" >"$OUT/$name.cuda$n.log" 2>&1 || ok=1
+    paste <(grep ^fingerprint "$OUT/$name.host1.log") <(grep ^fingerprint "$OUT/$name.cuda$n.log") | awk -v tol="$tol" '
+      { n++; if ($2 != $8) bad = 1; a = $4; b = $10; s = a < 0 ? -a : a; d = a - b; if (d < 0) d = -d; if (d > tol * s) bad = 1
+        t = $6 < 0 ? -$6 : $6; if (t < s) t = s; d = $6 - $12; if (d < 0) d = -d; if (d > tol * t) bad = 1 }
+      END { exit (bad || n != 5) }' || ok=1
+    grep -q "as 1 x 1 x $n, .*global vectors stored in the ghosted local arrays" "$OUT/$name.cuda$n.log" || ok=1
+  done
+  result "$name" $ok "slabs on $SLAB_RANKS GPUs = host on 1 rank, 5 operations to $tol"
+}
+slabfp slabs_fp_laplace_3d_k3 1e-12 -dim 3 -degree 3 -cells 2,2,4 -refine 2
+slabfp slabs_fp_laplace_3d_k3_single 1e-5 -dim 3 -degree 3 -cells 2,2,4 -refine 2 -pc_vertexpatch_precision single
+slabfp slabs_fp_c0ip_3d_k2 1e-12 -dm_brick_operator c0ip -dim 3 -degree 2 -cells 2,2,4 -refine 2
+slabfp slabs_fp_sipg_3d_k3_dirichlet 1e-12 -dm_brick_operator sipg -dim 3 -degree 3 -cells 2,2,4 -refine 1 -pc_vertexpatch_local_space dirichlet
+slabfp slabs_fp_laplace_2d_k4 1e-12 -dim 2 -degree 4 -cells 2,4 -refine 3
+slabsolve() { # name program options...
+  local name=$1 prog=$2 ok=0 n its first="" rtol=1e-9; shift 2
+  [ "$prog" != ./tutorials/ex1 ] && rtol=1e-8
+  for n in 1 $SLAB_RANKS; do
+    $MPIRUN -n $n $prog -dm_vec_type cuda -dm_brick_slabs "$@" >"$OUT/$name.n$n.log" 2>&1 || ok=1
+    grep -q "^Linear solve converged" "$OUT/$name.n$n.log" || ok=1
+    t=$(awk '/true residual/{for (i = 1; i <= NF; i++) if ($i == "|b" ) { v = $(i + 4); if (v == "=") v = $(i + 5); gsub(/[()]/, "", v); print v; exit }}' "$OUT/$name.n$n.log")
+    awk -v t="$t" -v r=$rtol 'BEGIN { exit !(t != "" && t + 0 <= r + 0) }' || ok=1
+    its="$its $(its_of "$OUT/$name.n$n.log")"
+    [ -z "$first" ] && first=$(its_of "$OUT/$name.n$n.log")
+    [ "$(its_of "$OUT/$name.n$n.log")" = "$first" ] || ok=1
+  done
+  result "$name" $ok "iterations on 1 $SLAB_RANKS GPUs:$its, true residual <= $rtol"
+}
+slabsolve slabs_solve_ex1_3d_k3_mixed ./tutorials/ex1 -dm_brick_dim 3 -dm_brick_cells 2,2,4 -dm_brick_degree 3 -dm_brick_refine 3 -fmg 0 -mg_levels_pc_vertexpatch_precision single -dm_brick_mg_precision single
+slabsolve slabs_solve_ex1_3d_k3_richardson ./tutorials/ex1 -dm_brick_dim 3 -dm_brick_cells 2,2,4 -dm_brick_degree 3 -dm_brick_refine 3 -fmg 0 -rhs one -ksp_type richardson
+slabsolve slabs_solve_ex2_3d_k2 ./tutorials/ex2 -dm_brick_dim 3 -dm_brick_cells 2,2,4 -dm_brick_degree 2 -dm_brick_refine 2
+slabsolve slabs_solve_ex3_3d_k3 ./tutorials/ex3 -dm_brick_dim 3 -dm_brick_cells 2,2,4 -dm_brick_degree 3 -dm_brick_refine 2 -local_space dirichlet
+$MPIRUN -n 2 ./tests/test_ranks -dm_vec_type cuda -dm_brick_slabs -dim 3 -degree 3 -cells 2,2,4 -refine 2 -info :dm >"$OUT/slabs_vec.log" 2>&1 &&
+  [ "$(grep -c '^new global vector on rank [01]: offload mask PETSC_OFFLOAD_GPU, pinned host copy 0$' "$OUT/slabs_vec.log")" = 2 ] &&
+  [ "$(grep -c '^duplicated global vector on rank [01]: offload mask PETSC_OFFLOAD_GPU, pinned host copy 0, DM the brick$' "$OUT/slabs_vec.log")" = 2 ] &&
+  grep -q "^ok VecDuplicateVecs(): each vector its own storage" "$OUT/slabs_vec.log" &&
+  grep -q "global vectors stored in place (-dm_brick_slabs): DMGlobalToLocal() into their own local vectors fetches the ghosts only" "$OUT/slabs_vec.log" &&
+  ! grep -q "no longer has its storage there" "$OUT/slabs_vec.log"
+result slabs_vec_in_place $? "2 GPUs: no host copy, duplicates their own storage, the in-place global-to-local in use"
+$MPIRUN -n 2 compute-sanitizer --tool memcheck --error-exitcode 9 ./tests/test_ranks -dm_vec_type cuda -dm_brick_slabs -dim 3 -degree 3 -cells 2,2,4 -refine 1 >"$OUT/slabs_memcheck.log" 2>&1
+ok=$?
+[ "$(grep -c 'ERROR SUMMARY: 0 errors' "$OUT/slabs_memcheck.log")" = 2 ] || ok=1
+result slabs_memcheck $ok "compute-sanitizer memcheck, 2 ranks, slabs: $(grep -c 'ERROR SUMMARY: 0 errors' "$OUT/slabs_memcheck.log") of 2 ranks clean"
 fi
 
 # ---- DG (sipg): fingerprints of each operation against the host (each local space, double and float), solves with the

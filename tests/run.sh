@@ -219,6 +219,19 @@ itsranks itsranks_all_agglomerated_laplace_3d_cg_nopc $EX1 -dm_brick_dim 3 -dm_b
 itsranks itsranks_all_agglomerated_c0ip_2d_mvs $EX2 -dm_brick_cells 2,2 -dm_brick_refine 1
 itsranks itsranks_all_agglomerated_c0ip_3d_mvs $EX2 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 2 -dm_brick_refine 1
 itsranks itsranks_all_agglomerated_c0ip_3d_avs $EX2 -smoother avs -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 2 -dm_brick_refine 1
+# -dm_brick_slabs: the ranks split along the last direction only, the global vectors stored inside the ghosted local
+# arrays (a global-to-local fetches the ghosts only): every operation gives the one-rank vector, every solve its iterations
+fingerprints fingerprints_slabs_laplace_3d_k3 1 2 3 4 -- -dim 3 -degree 3 -cells 2,2,4 -refine 2 -dm_brick_slabs
+fingerprints fingerprints_slabs_c0ip_2d_k2 1 2 4 -- -dm_brick_operator c0ip -dim 2 -degree 2 -cells 2,4 -refine 3 -dm_brick_slabs
+fingerprints fingerprints_slabs_sipg_3d_k2 1 2 4 -- -dm_brick_operator sipg -dim 3 -degree 2 -cells 2,2,4 -refine 1 -dm_brick_slabs
+itsranks itsranks_slabs_laplace_3d $EX1 -dm_brick_dim 3 -dm_brick_cells 2,2,4 -dm_brick_degree 3 -dm_brick_refine 2 -fmg 0 -dm_brick_slabs
+itsranks itsranks_slabs_c0ip_2d $EX2 -dm_brick_cells 2,4 -dm_brick_degree 3 -dm_brick_refine 3 -dm_brick_slabs
+itsranks itsranks_slabs_sipg_3d $EX3 -dm_brick_dim 3 -dm_brick_cells 2,2,4 -dm_brick_degree 2 -dm_brick_refine 2 -dm_brick_slabs
+$MPI4 $EX1 -dm_brick_dim 3 -dm_brick_cells 2,2,4 -dm_brick_degree 3 -dm_brick_refine 2 -fmg 0 -dm_brick_slabs -ksp_view -info :dm >"$OUT/slabs_viewed.log" 2>&1
+grep -q "level 2: 1024 cells on 4 of 4 MPI rank(s)" "$OUT/slabs_viewed.log" && grep -q "as 1 x 1 x 4, .*slabs (-dm_brick_slabs): global vectors stored in the ghosted local arrays" "$OUT/slabs_viewed.log" &&
+  grep -q "level 2: global vectors stored in place (-dm_brick_slabs): DMGlobalToLocal() into their own local vectors fetches the ghosts only" "$OUT/slabs_viewed.log" &&
+  ! grep -q "no longer has its storage there" "$OUT/slabs_viewed.log"
+result slabs_viewed $? "4 ranks: the finest level 1 x 1 x 4 with its vectors in place (DMView), the in-place global-to-local in use (-info)"
 # -dm_brick_rank_min_dofs: the small levels on fewer ranks than the cells allow (one rank's iterations all the same)
 itsranks itsranks_rank_min_dofs_laplace_3d $EX1 -dm_brick_dim 3 -dm_brick_cells 2,2,4 -dm_brick_degree 3 -dm_brick_refine 2 -fmg 0 -dm_brick_rank_min_dofs 5000
 itsranks itsranks_rank_min_dofs_sipg_3d $EX3 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 2 -dm_brick_refine 2 -dm_brick_rank_min_dofs 3000

@@ -206,6 +206,23 @@ int main(int argc, char **argv)
     PetscCall(VecGetLocalSize(xc, &cn));
     PetscCall(CheckCreateVecs("operator's MatCreateVecs: the fine brick's vectors", A, dm, bn, dm, bn));
     PetscCall(CheckCreateVecs("transfer's MatCreateVecs: coarse right, fine left", P, dmc, cn, dm, bn));
+  }
+  {
+    /* duplicates have storage of their own (with -dm_brick_slabs the brick's global vectors share ghosted local arrays,
+       and PETSc's own duplicate would hand the original's to the copy) */
+    Vec      *d;
+    PetscReal n[3];
+    PetscInt  N;
+    PetscCall(VecGetSize(b, &N));
+    PetscCall(VecSet(b, 1.0));
+    PetscCall(VecDuplicateVecs(b, 2, &d));
+    PetscCall(VecSet(d[0], 2.0));
+    PetscCall(VecSet(d[1], 3.0));
+    PetscCall(VecNorm(b, NORM_1, &n[0]));
+    PetscCall(VecNorm(d[0], NORM_1, &n[1]));
+    PetscCall(VecNorm(d[1], NORM_1, &n[2]));
+    PetscCall(CheckTrue("VecDuplicateVecs(): each vector its own storage", (PetscBool)(n[0] == N && n[1] == 2.0 * N && n[2] == 3.0 * N)));
+    PetscCall(VecDestroyVecs(2, &d));
     PetscCall(VecDestroy(&xc));
   }
   PetscCall(VecDuplicate(b, &x0));

@@ -370,6 +370,41 @@ PetscErrorCode DMBrickSetRankMinDoFs(DM dm, PetscInt mindofs)
 }
 
 /*@
+   DMBrickSetSlabs - split the MPI ranks along the last direction of the grid only (z in 3D, y in 2D): each rank owns a
+   slab of whole planes, and the brick's global vectors are stored inside ghosted local arrays (-dm_brick_slabs); the
+   bricks made from this one by `DMCoarsen()` and `DMRefine()` (the `PCMG` levels) get the same choice
+
+   Logically Collective
+
+   Input Parameters:
++  dm    - the brick, before `DMSetUp()`
+-  slabs - `PETSC_TRUE` for slabs; `PETSC_FALSE` (the default) for the process grid with the smallest cut
+
+   Notes:
+   In a slab the owned nodes are one contiguous stretch of the ghosted local array, between the ghost planes below and
+   above. A global vector of the brick (`DMCreateGlobalVector()`, `VecDuplicate()` of one) then shares that array:
+   `DMGlobalToLocal()` into it only fetches the ghost planes and `DMLocalToGlobal()` moves nothing, so the vertex-patch
+   sweep (`PCVERTEXPATCH`) and the operators' products on several ranks skip two copies of the level each. The cut is
+   larger than a process grid's (each inner rank has two full cross-sections as neighbours), and a level with fewer
+   cells along the last direction than ranks lives on fewer ranks. `DMView()` says which levels store their vectors in
+   place. Host and CUDA vectors; other vector types keep their own storage.
+
+   Level: intermediate
+
+.seealso: `DMBRICK`, `DMBrickSetRankMinDoFs()`, `DMView()`, `PCVERTEXPATCH`
+@*/
+PetscErrorCode DMBrickSetSlabs(DM dm, PetscBool slabs)
+{
+  DM_Brick *brick;
+
+  PetscFunctionBegin;
+  PetscCall(DMBrickGetImpl_Private(dm, &brick));
+  PetscCheck(!dm->setupcalled, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONGSTATE, "DMBrickSetSlabs() must be called before DMSetUp() on a brick");
+  brick->slabs = slabs;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
    DMBrickGetOperator - the name of the brick's operator
 
    Not Collective
@@ -536,6 +571,11 @@ static PetscErrorCode DMSetFromOptions_Brick(DM dm, PetscOptionItems *PetscOptio
     PetscCall(PetscOptionsInt("-dm_brick_rank_min_dofs", "A level that would give a rank fewer DoFs lives on fewer ranks (this brick and its PCMG levels; 0: only where the cells do not reach every rank)", "DMBrickSetRankMinDoFs", mindofs, &mindofs, &flg));
     if (flg) PetscCall(DMBrickSetRankMinDoFs(dm, mindofs));
   }
+  {
+    PetscBool slabs = brick->slabs;
+    PetscCall(PetscOptionsBool("-dm_brick_slabs", "Split the ranks along the last direction only: the global vectors then live inside ghosted local arrays (this brick and its PCMG levels)", "DMBrickSetSlabs", slabs, &slabs, &flg));
+    if (flg) PetscCall(DMBrickSetSlabs(dm, slabs));
+  }
   PetscCall(PetscStrncpy(mattype, brick->coarse_mattype, sizeof(mattype)));
   PetscCall(PetscOptionsString("-dm_brick_coarse_mat_type", "Matrix type of the coarse grid and coarser levels (level <= 0)", "DMCreateMatrix", mattype, mattype, sizeof(mattype), &flg));
   if (flg) {
@@ -614,6 +654,7 @@ static PetscErrorCode DMView_Brick(DM dm, PetscViewer viewer)
   if (brick->family == DMBRICK_DG) PetscCall(PetscViewerASCIIPrintf(viewer, ", DoFs per rank %" PetscInt_FMT "..%" PetscInt_FMT ", ghost width 1 cell", nmin, nmax));
   else PetscCall(PetscViewerASCIIPrintf(viewer, ", DoFs per rank %" PetscInt_FMT "..%" PetscInt_FMT ", ghost width %" PetscInt_FMT " nodes", nmin, nmax, brick->op.ghost_cells * brick->degree));
   if (brick->rank_min_dofs > 0) PetscCall(PetscViewerASCIIPrintf(viewer, ", at least %" PetscInt_FMT " DoFs a rank on the levels (-dm_brick_rank_min_dofs)", brick->rank_min_dofs));
+  if (brick->slabs) PetscCall(PetscViewerASCIIPrintf(viewer, ", slabs (-dm_brick_slabs): %s", brick->inplace ? "global vectors stored in the ghosted local arrays" : brick->nactive > 1 ? "global vectors with their own storage (vector type)" : "one rank"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
   PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  matrices: %s on this level (%s on levels <= 0), vectors %s\n", brick->level <= 0 ? brick->coarse_mattype : dm->mattype, brick->coarse_mattype, dm->vectype));

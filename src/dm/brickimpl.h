@@ -104,6 +104,7 @@ typedef struct {
   PetscBool          simd;               /* host laplace product on SIMD groups of cells (-dm_brick_simd), given to the other levels */
   DMBrickGPUExchange gpu_exchange;       /* how device vectors' ghosts move between ranks (-dm_brick_gpu_exchange), given to the other levels */
   PetscInt           rank_min_dofs;      /* a level that would give a rank fewer DoFs lives on fewer ranks (-dm_brick_rank_min_dofs), given to the other levels */
+  PetscBool          slabs;              /* ranks split along the last direction only (-dm_brick_slabs), given to the other levels */
   PetscInt           nexchange_ipc;      /* graphs of this level served device to device (CUDA IPC) ... */
   PetscInt           nexchange_mpi;      /* ... and through the host (PetscSF), for DMView */
 
@@ -115,6 +116,8 @@ typedef struct {
   PetscMPIInt            procs[3];             /* process grid of the active ranks on this level */
   PetscMPIInt            nactive;              /* procs[0] procs[1] procs[2] */
   PetscMPIInt            nfit;                 /* the most ranks the cells allow (more than nactive under rank_min_dofs) */
+  PetscBool              inplace;              /* several active ranks, one slab each: global vectors live inside ghosted local arrays (brickinplace.c) */
+  PetscBool              inplace_said;         /* -info has said that a global-to-local fetched the ghosts only */
   struct {
     PetscObjectId    gid;    /* a global vector whose owned values a ghosted local vector l holds (as written from it), */
     PetscObjectState gstate; /* in these states: the next product of the global vector only refreshes l's ghosts */
@@ -243,4 +246,7 @@ PETSC_INTERN PetscErrorCode DMBrickSetUpExchange_Private(DM, PetscSF, PetscInt);
 PETSC_INTERN PetscErrorCode DMBrickSetLocalMirror_Private(DM, Vec, Vec);
 PETSC_INTERN PetscErrorCode DMBrickClearLocalMirror_Private(DM, Vec);
 PETSC_INTERN PetscErrorCode DMBrickGlobalToLocalMirror_Private(DM, Vec, Vec, Vec *);
+PETSC_INTERN PetscErrorCode DMBrickCreateInPlaceVector_Private(DM, Vec *);
+PETSC_INTERN PetscErrorCode DMBrickGetInPlaceLocal_Private(DM, Vec, Vec *);
+PETSC_INTERN PetscErrorCode DMBrickSetUpInPlace_Private(DM);
 PETSC_INTERN PetscErrorCode DMBrickGhostPoints_Private(DM, PetscInt *, PetscInt **, PetscMPIInt **, PetscInt **, PetscInt **);

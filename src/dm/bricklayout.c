@@ -68,6 +68,7 @@ PetscErrorCode DMSetUp_Brick(DM dm)
              brick->op.min_degree, BRICK_MAX_DEGREE);
   PetscCall(DMBrickSetUpPartition_Private(dm));
   PetscCall(DMBrickCreateBoxes_Private(dm));
+  PetscCall(DMBrickSetUpInPlace_Private(dm));
   PetscCall(BrickBasisNodes(brick->degree, brick->nodes));
   PetscCall(DMSetDimension(dm, brick->dim));
   PetscCall(DMKSPGetComputeOperators(dm, &computeops, NULL));
@@ -138,6 +139,10 @@ PetscErrorCode DMCreateGlobalVector_Brick(DM dm, Vec *v)
 
   PetscFunctionBegin;
   PetscCheck(dm->setupcalled, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONGSTATE, "Call DMSetUp() on the brick first");
+  if (brick->inplace) { /* slabs: inside a ghosted local array (brickinplace.c) */
+    PetscCall(DMBrickCreateInPlaceVector_Private(dm, v));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(DMBrickCreateVector_Private(dm, PetscObjectComm((PetscObject)dm), brick->owidth[0] * brick->owidth[1] * brick->owidth[2] * brick->dof, v));
   PetscCall(VecSetDM(*v, dm));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -257,17 +262,76 @@ static PetscErrorCode BrickHaloScatter(DM dm, Vec from, Vec to, PetscBool toglob
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A global vector and its in-place local (brickinplace.c): the owned values are shared, so to local only the ghosts come
+   (INSERT_VALUES), and to global INSERT_VALUES moves nothing (g is marked as changed: its device values are the new
+   ones) while ADD_VALUES sums the ghosts into their owners. */
+static PetscErrorCode BrickInPlaceScatter(DM dm, Vec from, Vec to, PetscBool toglobal, InsertMode mode)
+{
+  DM_Brick          *brick = (DM_Brick *)dm->data;
+  const PetscBool    add   = (PetscBool)(mode == ADD_VALUES);
+  const PetscScalar *a;
+  PetscScalar       *b;
+  PetscBool          device;
+
+  PetscFunctionBegin;
+  PetscCheck(toglobal || !add, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "DMGlobalToLocal() with ADD_VALUES into the in-place local vector of the same global vector");
+  if (!toglobal && !brick->inplace_said) {
+    PetscCall(PetscInfo(dm, "level %" PetscInt_FMT ": global vectors stored in place (-dm_brick_slabs): DMGlobalToLocal() into their own local vectors fetches the ghosts only\n", brick->level));
+    brick->inplace_said = PETSC_TRUE;
+  }
+  PetscCall(DMBrickVecsOnDevice_Private(from, to, &device));
+#if defined(VP_HAVE_CUDA)
+  if (device) {
+    if (toglobal && !add) { /* write access without a transfer: a stale host copy must not come back over the values */
+      PetscCall(VecCUDAGetArrayWrite(to, &b));
+      PetscCall(VecCUDARestoreArrayWrite(to, &b));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    PetscCall(VecCUDAGetArrayRead(from, &a));
+    PetscCall(VecCUDAGetArray(to, &b));
+    PetscCall(DMBrickSFDevice_Private(dm, brick->halo, toglobal, a, b, add));
+    PetscCall(VecCUDARestoreArray(to, &b));
+    PetscCall(VecCUDARestoreArrayRead(from, &a));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
+  (void)device;
+  if (toglobal && !add) {
+    PetscCall(VecGetArrayWrite(to, &b));
+    PetscCall(VecRestoreArrayWrite(to, &b));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(VecGetArrayRead(from, &a));
+  PetscCall(VecGetArray(to, &b));
+  if (toglobal) {
+    PetscCall(PetscSFReduceBegin(brick->halo, MPIU_SCALAR, a, b, MPIU_SUM));
+    PetscCall(PetscSFReduceEnd(brick->halo, MPIU_SCALAR, a, b, MPIU_SUM));
+  } else {
+    PetscCall(PetscSFBcastBegin(brick->halo, MPIU_SCALAR, a, b, MPI_REPLACE));
+    PetscCall(PetscSFBcastEnd(brick->halo, MPIU_SCALAR, a, b, MPI_REPLACE));
+  }
+  PetscCall(VecRestoreArray(to, &b));
+  PetscCall(VecRestoreArrayRead(from, &a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Global to local and back. Several ranks: the owned block as a copy, the ghosts through the halo graph (what a DMDA's
    scatter does, without its O(N) index arrays); local to global with INSERT_VALUES moves the owned values only, with
-   ADD_VALUES also sums the ghosts into their owners. One rank: a copy (the brick's vectors have the same layout there
-   and are empty elsewhere); an inactive rank has nothing to send or receive. All the work is done in the Begin half. */
+   ADD_VALUES also sums the ghosts into their owners. A global vector and its in-place local: the ghosts only. One
+   rank: a copy (the brick's vectors have the same layout there and are empty elsewhere); an inactive rank has nothing
+   to send or receive. All the work is done in the Begin half. */
 static PetscErrorCode BrickScatter(DM dm, Vec from, InsertMode mode, Vec to, PetscBool toglobal)
 {
   DM_Brick *brick = (DM_Brick *)dm->data;
 
   PetscFunctionBegin;
   PetscCheck(mode == INSERT_VALUES || mode == ADD_VALUES, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "brick scatters support INSERT_VALUES and ADD_VALUES, not mode %d", (int)mode);
-  if (brick->halo) PetscCall(BrickHaloScatter(dm, from, to, toglobal, mode));
+  if (brick->halo) {
+    Vec inplace;
+    PetscCall(DMBrickGetInPlaceLocal_Private(dm, toglobal ? to : from, &inplace));
+    if (inplace && inplace == (toglobal ? from : to)) PetscCall(BrickInPlaceScatter(dm, from, to, toglobal, mode));
+    else PetscCall(BrickHaloScatter(dm, from, to, toglobal, mode));
+  }
   else if (brick->activecomm != MPI_COMM_NULL) PetscCall(BrickSingleBoxScatter(from, mode, to));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -300,12 +364,20 @@ PetscErrorCode DMBrickClearLocalMirror_Private(DM dm, Vec l)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the ghosted local form of g for a product: the mirror with refreshed ghosts where it still holds g, else own filled by
+/* the ghosted local form of g for a product: g's in-place local, or the mirror, with refreshed ghosts, else own filled by
    DMGlobalToLocal() */
 PetscErrorCode DMBrickGlobalToLocalMirror_Private(DM dm, Vec g, Vec own, Vec *used)
 {
+  Vec inplace;
+
   PetscFunctionBegin;
   *used = own;
+  PetscCall(DMBrickGetInPlaceLocal_Private(dm, g, &inplace)); /* g stored in place: its own local vector, ghosts fetched */
+  if (inplace) {
+    PetscCall(DMGlobalToLocal(dm, g, INSERT_VALUES, inplace));
+    *used = inplace;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
 #if defined(VP_HAVE_CUDA)
   DM_Brick *brick = (DM_Brick *)dm->data;
   if (brick->mirror.l && brick->halo) {

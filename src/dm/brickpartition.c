@@ -76,7 +76,7 @@ static PetscReal BrickLevelDoFs(const DM_Brick *brick)
 }
 
 /* The process grid of this level: the largest number of ranks whose grid fits the cells and (-dm_brick_rank_min_dofs)
-   gives each rank enough DoFs, then the smallest cut. */
+   gives each rank enough DoFs, then the smallest cut; with -dm_brick_slabs only grids split along the last direction. */
 static PetscErrorCode BrickChooseProcessGrid(DM dm)
 {
   DM_Brick   *brick = (DM_Brick *)dm->data;
@@ -96,6 +96,7 @@ static PetscErrorCode BrickChooseProcessGrid(DM dm)
         PetscBool         fits = PETSC_TRUE;
         PetscReal         cost;
         if ((a / m) % n || (brick->dim == 2 && p[2] != 1)) continue;
+        if (brick->slabs && (p[0] != 1 || (brick->dim == 3 && p[1] != 1))) continue; /* -dm_brick_slabs: the last direction only */
         for (PetscInt d = 0; d < brick->dim; d++) fits = (PetscBool)(fits && BrickSplitFits(brick->cells[d], p[d], brick->op.ghost_cells));
         if (!fits) continue;
         if (!brick->nfit) brick->nfit = a;

@@ -25,6 +25,18 @@ typedef struct {
   PetscInt   nterms, bw, dim;
 } BrickKronGPU;
 
+/* the product's own ghosted local vectors, zeroed (device memory allocated) */
+static PetscErrorCode BrickKronGPULocals(DM dm, BrickKronGPU *g)
+{
+  PetscFunctionBegin;
+  if (g->xl) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(DMCreateLocalVector(dm, &g->xl));
+  PetscCall(VecDuplicate(g->xl, &g->yl));
+  PetscCall(VecZeroEntries(g->xl));
+  PetscCall(VecZeroEntries(g->yl));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The 1D matrices on the nodes the kernel holds: the grid's interior nodes, or those of the ghosted local box (rows
    and columns outside the box dropped: the owned rows only need columns within the ghost width, which the box has). */
 PetscErrorCode BrickKronGPUCreate(DM dm, const BrickKronForm *form, const BrickLine lines[], void **gpu)
@@ -43,12 +55,10 @@ PetscErrorCode BrickKronGPUCreate(DM dm, const BrickKronForm *form, const BrickL
   g->bw     = bw;
   g->dim    = brick->dim;
   BrickGPUBox(brick, PETSC_TRUE, &box);
-  if (g->local) { /* zeroed now: VECCUDA allocates device memory at first use, which would fall into the first product */
-    PetscCall(DMCreateLocalVector(dm, &g->xl));
-    PetscCall(VecDuplicate(g->xl, &g->yl));
-    PetscCall(VecZeroEntries(g->xl));
-    PetscCall(VecZeroEntries(g->yl));
-  }
+  /* zeroed now: VECCUDA allocates device memory at first use, which would fall into the first product; with in-place
+     storage (-dm_brick_slabs) the products use the vectors' own local arrays, and these are made only for a vector
+     that has none */
+  if (g->local && !brick->inplace) PetscCall(BrickKronGPULocals(dm, g));
   if (brick->activecomm != MPI_COMM_NULL) {
     for (PetscInt d = 0; d < brick->dim; d++) {
       const PetscInt ni = box.m[d], first = box.lo[d], w = 2 * bw + 1;
@@ -104,8 +114,13 @@ PetscErrorCode BrickKronGPUMult(DM dm, void *gpu, PetscBool single, Vec x, Vec y
 
   PetscFunctionBegin;
   if (g->local) {
-    PetscCall(DMBrickGlobalToLocalMirror_Private(dm, x, g->xl, &in)); /* the sweep's local vector where it still holds x */
-    out = g->yl;
+    Vec xin, yin;
+    /* x's and y's in-place locals where the brick stores them so (-dm_brick_slabs): no copy of the level in or out */
+    PetscCall(DMBrickGetInPlaceLocal_Private(dm, x, &xin));
+    PetscCall(DMBrickGetInPlaceLocal_Private(dm, y, &yin));
+    if (!xin || !yin) PetscCall(BrickKronGPULocals(dm, g));
+    PetscCall(DMBrickGlobalToLocalMirror_Private(dm, x, g->xl, &in)); /* else the sweep's local vector where it still holds x */
+    out = yin ? yin : g->yl;
   }
   PetscCall(VecGetLocalSize(in, &n));
   PetscCall(VecCUDAGetArrayRead(in, &xa));
@@ -116,7 +131,7 @@ PetscErrorCode BrickKronGPUMult(DM dm, void *gpu, PetscBool single, Vec x, Vec y
   PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in the Kronecker-form operator: %s", VPCudaErrorString(err));
   PetscCall(VecCUDARestoreArrayRead(in, &xa));
   PetscCall(VecCUDARestoreArrayWrite(out, &ya));
-  if (g->local) PetscCall(DMLocalToGlobal(dm, g->yl, INSERT_VALUES, y)); /* the owned rows: a copy on the device */
+  if (g->local) PetscCall(DMLocalToGlobal(dm, out, INSERT_VALUES, y)); /* the owned rows: a copy on the device (in place: nothing) */
   PetscCall(PetscLogGpuFlops((PetscLogDouble)n * g->nterms * g->dim * 2.0 * (2 * g->bw + 1)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

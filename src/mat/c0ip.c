@@ -57,8 +57,8 @@ static PetscErrorCode MatMult_BrickC0IP(Mat A, Vec x, Vec y)
   const PetscScalar *xl;
   PetscScalar       *ya;
   DM_Brick          *brick;
-
-  PetscBool gpu;
+  Vec                xin;
+  PetscBool          gpu;
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &ctx));
@@ -71,10 +71,10 @@ static PetscErrorCode MatMult_BrickC0IP(Mat A, Vec x, Vec y)
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 #endif
-  PetscCall(DMGlobalToLocal(ctx->dm, x, INSERT_VALUES, ctx->xl));
-  PetscCall(VecGetArrayRead(ctx->xl, &xl));
+  PetscCall(DMBrickGlobalToLocalMirror_Private(ctx->dm, x, ctx->xl, &xin)); /* x's in-place local (-dm_brick_slabs) or ctx->xl */
+  PetscCall(VecGetArrayRead(xin, &xl));
   PetscCall(DMBrickLocalToBox_Private(ctx->dm, xl, &ctx->ibox, ctx->in));
-  PetscCall(VecRestoreArrayRead(ctx->xl, &xl));
+  PetscCall(VecRestoreArrayRead(xin, &xl));
   PetscCall(BrickKronApplyBox(brick->dim, &ctx->form, ctx->lines, &ctx->ibox, ctx->in, &ctx->obox, ctx->out, ctx->work, brick->threads));
   PetscCall(VecGetArray(y, &ya));
   PetscCall(DMBrickBoxToGlobal_Private(ctx->dm, &ctx->obox, ctx->out, ya));

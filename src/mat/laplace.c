@@ -156,6 +156,7 @@ static PetscErrorCode MatMult_BrickLaplace(Mat A, Vec x, Vec y)
   PetscInt           nloc, n;
   BrickBox           cells;
   PetscBool          gpu;
+  Vec                xin;
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &ctx));
@@ -173,9 +174,9 @@ static PetscErrorCode MatMult_BrickLaplace(Mat A, Vec x, Vec y)
   nloc = brick->dim == 2 ? n * n : n * n * n;
   PetscCall(DMBrickOwnedCellBox_Private(ctx->dm, &cells));
   PetscCall(BrickLaplaceWorkVectors(ctx));
-  PetscCall(DMGlobalToLocal(ctx->dm, x, INSERT_VALUES, ctx->xl));
+  PetscCall(DMBrickGlobalToLocalMirror_Private(ctx->dm, x, ctx->xl, &xin)); /* x's in-place local (-dm_brick_slabs) or ctx->xl */
   PetscCall(VecZeroEntries(ctx->yl));
-  PetscCall(VecGetArrayRead(ctx->xl, &xl));
+  PetscCall(VecGetArrayRead(xin, &xl));
   PetscCall(VecGetArray(ctx->yl, &yl));
   {
     /* the even planes along the last direction, then the odd ones: the same order on every thread count */
@@ -183,7 +184,7 @@ static PetscErrorCode MatMult_BrickLaplace(Mat A, Vec x, Vec y)
     PetscCall(BrickLaplacePlanes(ctx, &cells, od, cells.lo[od], cells.hi[od], xl, yl));
     PetscCall(BrickLaplacePlanes(ctx, &cells, od, cells.lo[od] + 1, cells.hi[od], xl, yl));
   }
-  PetscCall(VecRestoreArrayRead(ctx->xl, &xl));
+  PetscCall(VecRestoreArrayRead(xin, &xl));
   PetscCall(VecRestoreArray(ctx->yl, &yl));
   PetscCall(VecZeroEntries(y));
   PetscCall(DMLocalToGlobal(ctx->dm, ctx->yl, ADD_VALUES, y));

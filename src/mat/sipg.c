@@ -129,8 +129,7 @@ static PetscErrorCode BrickSIPGGPUMult(BrickSIPG *ctx, Vec x, Vec y)
   if (!ctx->gpu) PetscCall(BrickSIPGGPUCreate(ctx));
   op = (VPCudaDG)ctx->gpu;
   if (brick->nactive > 1) {
-    PetscCall(DMGlobalToLocal(ctx->dm, x, INSERT_VALUES, ctx->xl));
-    in = ctx->xl;
+    PetscCall(DMBrickGlobalToLocalMirror_Private(ctx->dm, x, ctx->xl, &in)); /* x's in-place local (-dm_brick_slabs) or ctx->xl */
   }
   PetscCall(VecCUDAGetArrayRead(in, &xa));
   PetscCall(VecCUDAGetArrayWrite(y, &ya));
@@ -222,6 +221,7 @@ static PetscErrorCode MatMult_BrickSIPG(Mat A, Vec x, Vec y)
   PetscScalar       *ya;
   BrickBox           cells;
   PetscInt           n, ncells;
+  Vec                xin;
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &ctx));
@@ -239,8 +239,8 @@ static PetscErrorCode MatMult_BrickSIPG(Mat A, Vec x, Vec y)
   n     = brick->degree + 1;
   PetscCall(DMBrickOwnedCellBox_Private(ctx->dm, &cells));
   ncells = PetscMax(BrickBoxSize(&cells), 0);
-  PetscCall(DMGlobalToLocal(ctx->dm, x, INSERT_VALUES, ctx->xl));
-  PetscCall(VecGetArrayRead(ctx->xl, &xl));
+  PetscCall(DMBrickGlobalToLocalMirror_Private(ctx->dm, x, ctx->xl, &xin)); /* x's in-place local (-dm_brick_slabs) or ctx->xl */
+  PetscCall(VecGetArrayRead(xin, &xl));
   PetscCall(VecGetArrayWrite(y, &ya));
   if (ncells > 0) {
     const PetscInt nloc = brick->dof, nx = cells.hi[0] - cells.lo[0] + 1, ny = cells.hi[1] - cells.lo[1] + 1, nrows = ny * (cells.hi[2] - cells.lo[2] + 1);
@@ -267,7 +267,7 @@ static PetscErrorCode MatMult_BrickSIPG(Mat A, Vec x, Vec y)
       }
     }
   }
-  PetscCall(VecRestoreArrayRead(ctx->xl, &xl));
+  PetscCall(VecRestoreArrayRead(xin, &xl));
   PetscCall(VecRestoreArrayWrite(y, &ya));
   /* per direction: three 1D blocks and dim-1 masses, 2 n flops per value each */
   PetscCall(PetscLogFlops(2.0 * n * brick->dof * brick->dim * (3 + brick->dim - 1) * ncells));

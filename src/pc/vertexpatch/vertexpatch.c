@@ -143,35 +143,50 @@ PetscErrorCode PCVertexPatchGetSweepVectors(PC pc)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the ghosted local vector the several-rank in-place sweep works in for the global vector g: g's in-place local where
+   the brick stores g so (-dm_brick_slabs), else the smoother's own (bl for a right-hand side, xl for an iterate) */
+PetscErrorCode PCVertexPatchSweepLocal(PC pc, Vec g, PetscBool rhs, Vec *l)
+{
+  PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCall(DMBrickGetInPlaceLocal_Private(vp->dm, g, l));
+  if (*l) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PCVertexPatchGetSweepVectors(pc));
+  *l = rhs ? vp->bl : vp->xl;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*
-   PCVertexPatchLocalRHS - vp->bl = the ghosted local form of b (a global-to-local with its ghost exchange), unless bl
-   already holds this very b unchanged on every rank: same vector and object state, and bl itself not written since.
-   A V-cycle's post-smoothing on a level has its pre-smoothing's right-hand side, so on several ranks each level and
-   V-cycle saves one ghost exchange and one copy of the level. Collective on the brick.
+   PCVertexPatchLocalRHS - bl = the ghosted local form of b (PCVertexPatchSweepLocal(): b's in-place local or the
+   smoother's own, filled by a global-to-local with its ghost exchange), unless bl already holds this very b unchanged
+   on every rank: same vector and object state, and bl itself not written since. A V-cycle's post-smoothing on a level
+   has its pre-smoothing's right-hand side, so on several ranks each level and V-cycle saves one ghost exchange (and,
+   without in-place storage, one copy of the level). Collective on the brick.
 */
-PetscErrorCode PCVertexPatchLocalRHS(PC pc, Vec b)
+PetscErrorCode PCVertexPatchLocalRHS(PC pc, Vec b, Vec *bl)
 {
   PC_VertexPatch  *vp = (PC_VertexPatch *)pc->data;
   PetscObjectId    bid, blid;
   PetscObjectState bstate, blstate;
 
   PetscFunctionBegin;
-  PetscCall(PCVertexPatchGetSweepVectors(pc));
+  PetscCall(PCVertexPatchSweepLocal(pc, b, PETSC_TRUE, bl));
   PetscCall(PetscObjectGetId((PetscObject)b, &bid));
   PetscCall(PetscObjectStateGet((PetscObject)b, &bstate));
-  PetscCall(PetscObjectGetId((PetscObject)vp->bl, &blid));
-  PetscCall(PetscObjectStateGet((PetscObject)vp->bl, &blstate));
+  PetscCall(PetscObjectGetId((PetscObject)*bl, &blid));
+  PetscCall(PetscObjectStateGet((PetscObject)*bl, &blstate));
   {
     /* decided on all ranks together: b may have changed on some ranks only, and the global-to-local is collective */
     PetscBool same = (PetscBool)(bid == vp->blof && bstate == vp->blofstate && blid == vp->blid && blstate == vp->blstate), all;
     PetscCallMPI(MPIU_Allreduce(&same, &all, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)vp->dm)));
     if (all) PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(DMGlobalToLocal(vp->dm, b, INSERT_VALUES, vp->bl));
+  PetscCall(DMGlobalToLocal(vp->dm, b, INSERT_VALUES, *bl));
   vp->blof      = bid;
   vp->blofstate = bstate;
   vp->blid      = blid;
-  PetscCall(PetscObjectStateGet((PetscObject)vp->bl, &vp->blstate));
+  PetscCall(PetscObjectStateGet((PetscObject)*bl, &vp->blstate));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -218,12 +218,14 @@ PetscErrorCode PCVertexPatchSmooth(PC pc, Vec b, Vec x, PetscBool guesszero)
     /* several ranks: in place in the local vector, exchanging only ghosts between colors (vpghost.c) */
     PetscScalar       *xa;
     const PetscScalar *ba;
+    Vec                xl, bl; /* x's and b's in-place locals (-dm_brick_slabs), else the smoother's own */
     PetscCall(PCVertexPatchSetUpGhostExchange(pc, &L));
-    PetscCall(PCVertexPatchLocalRHS(pc, b));
-    if (guesszero) PetscCall(VecZeroEntries(vp->xl));
-    else PetscCall(DMGlobalToLocal(vp->dm, x, INSERT_VALUES, vp->xl));
-    PetscCall(VecGetArray(vp->xl, &xa));
-    PetscCall(VecGetArrayRead(vp->bl, &ba));
+    PetscCall(PCVertexPatchLocalRHS(pc, b, &bl));
+    PetscCall(PCVertexPatchSweepLocal(pc, x, PETSC_FALSE, &xl));
+    if (guesszero) PetscCall(VecZeroEntries(xl));
+    else PetscCall(DMGlobalToLocal(vp->dm, x, INSERT_VALUES, xl));
+    PetscCall(VecGetArray(xl, &xa));
+    PetscCall(VecGetArrayRead(bl, &ba));
     for (PetscInt ic = 0; ic < vp->ncolors; ic++) {
       const PetscInt  c       = vp->reverse ? vp->ncolors - 1 - ic : ic;
       const PetscBool refresh = (PetscBool)(ic < vp->ncolors - 1);
@@ -233,9 +235,9 @@ PetscErrorCode PCVertexPatchSmooth(PC pc, Vec b, Vec x, PetscBool guesszero)
       if (vp->split) PetscCall(VPProcessRange(vp, &L, c, 1, xa, ba, PETSC_TRUE, xa));
       PetscCall(PCVertexPatchExchangeGhostsEnd(pc, c, refresh, xa));
     }
-    PetscCall(VecRestoreArrayRead(vp->bl, &ba));
-    PetscCall(VecRestoreArray(vp->xl, &xa));
-    PetscCall(DMLocalToGlobal(vp->dm, vp->xl, INSERT_VALUES, x)); /* the owned values; no message */
+    PetscCall(VecRestoreArrayRead(bl, &ba));
+    PetscCall(VecRestoreArray(xl, &xa));
+    PetscCall(DMLocalToGlobal(vp->dm, xl, INSERT_VALUES, x)); /* the owned values (in place: nothing); no message */
   } else {
     /* global residuals: one product per color, its corrections summed into the owners */
     PetscScalar       *da;

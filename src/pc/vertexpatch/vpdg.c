@@ -672,6 +672,21 @@ static PetscErrorCode VPDGPatchesGPU(PC pc, PetscInt p0, PetscInt p1, PetscBool 
 }
 #endif
 
+/* the ghosted local vectors of a sweep with local residuals for b and x: their in-place locals where the brick stores
+   them so (-dm_brick_slabs: the global-to-local of each color then fetches only the ghosts), else the smoother's own */
+static PetscErrorCode VPDGSweepLocals(PC pc, Vec b, Vec x, Vec *bl, Vec *ul)
+{
+  PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
+  VPDG           *dg = (VPDG *)vp->dg;
+
+  PetscFunctionBegin;
+  PetscCall(DMBrickGetInPlaceLocal_Private(vp->dm, b, bl));
+  PetscCall(DMBrickGetInPlaceLocal_Private(vp->dm, x, ul));
+  if (!*bl) *bl = dg->bl;
+  if (!*ul) *ul = dg->ul;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* One multiplicative sweep on x (zero: x starts from zero), colors in order (reverse: backwards). */
 PetscErrorCode PCVertexPatchSmoothDG(PC pc, Vec b, Vec x, PetscBool zero)
 {
@@ -688,15 +703,17 @@ PetscErrorCode PCVertexPatchSmoothDG(PC pc, Vec b, Vec x, PetscBool zero)
   if (gpu) {
     /* one active rank: the local arrays are the global ones, so the patches work on x in place */
     const PetscBool one = (PetscBool)(((DM_Brick *)vp->dm->data)->nactive == 1);
-    if (dg->localres && !one) PetscCall(DMGlobalToLocal(vp->dm, b, INSERT_VALUES, dg->bl));
+    Vec             ul, bl;
+    PetscCall(VPDGSweepLocals(pc, b, x, &bl, &ul));
+    if (dg->localres && !one) PetscCall(DMGlobalToLocal(vp->dm, b, INSERT_VALUES, bl));
     for (PetscInt i = 0; i < dg->ncolors; i++) {
       const PetscInt c = vp->reverse ? dg->ncolors - 1 - i : i;
       if (!dg->localres) PetscCall(VPDGGlobalResidual(pc, b, x));
       if (one) PetscCall(VPDGPatchesGPU(pc, dg->colorptr[c], dg->colorptr[c + 1], PETSC_FALSE, dg->localres ? x : NULL, dg->localres ? b : NULL, dg->localres ? NULL : dg->rl, x));
       else {
-        if (dg->localres) PetscCall(DMGlobalToLocal(vp->dm, x, INSERT_VALUES, dg->ul));
+        if (dg->localres) PetscCall(DMGlobalToLocal(vp->dm, x, INSERT_VALUES, ul));
         PetscCall(VecZeroEntries(dg->dl));
-        PetscCall(VPDGPatchesGPU(pc, dg->colorptr[c], dg->colorptr[c + 1], PETSC_FALSE, dg->localres ? dg->ul : NULL, dg->localres ? dg->bl : NULL, dg->localres ? NULL : dg->rl, dg->dl));
+        PetscCall(VPDGPatchesGPU(pc, dg->colorptr[c], dg->colorptr[c + 1], PETSC_FALSE, dg->localres ? ul : NULL, dg->localres ? bl : NULL, dg->localres ? NULL : dg->rl, dg->dl));
         PetscCall(DMLocalToGlobal(vp->dm, dg->dl, ADD_VALUES, x));
       }
     }
@@ -704,28 +721,32 @@ PetscErrorCode PCVertexPatchSmoothDG(PC pc, Vec b, Vec x, PetscBool zero)
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 #endif
-  if (dg->localres) PetscCall(DMGlobalToLocal(vp->dm, b, INSERT_VALUES, dg->bl));
-  for (PetscInt i = 0; i < dg->ncolors; i++) {
-    const PetscInt     c     = vp->reverse ? dg->ncolors - 1 - i : i;
-    const PetscBool    first = (PetscBool)(zero && i == 0);
-    const PetscScalar *ul = NULL, *bl = NULL, *rl = NULL;
-    PetscScalar       *dl;
-    if (dg->localres) {
-      if (!first) PetscCall(DMGlobalToLocal(vp->dm, x, INSERT_VALUES, dg->ul));
-      if (!first) PetscCall(VecGetArrayRead(dg->ul, &ul));
-      PetscCall(VecGetArrayRead(dg->bl, &bl));
-    } else {
-      PetscCall(VPDGGlobalResidual(pc, b, first ? NULL : x));
-      PetscCall(VecGetArrayRead(dg->rl, &rl));
+  {
+    Vec ulv, blv;
+    PetscCall(VPDGSweepLocals(pc, b, x, &blv, &ulv));
+    if (dg->localres) PetscCall(DMGlobalToLocal(vp->dm, b, INSERT_VALUES, blv));
+    for (PetscInt i = 0; i < dg->ncolors; i++) {
+      const PetscInt     c     = vp->reverse ? dg->ncolors - 1 - i : i;
+      const PetscBool    first = (PetscBool)(zero && i == 0);
+      const PetscScalar *ul = NULL, *bl = NULL, *rl = NULL;
+      PetscScalar       *dl;
+      if (dg->localres) {
+        if (!first) PetscCall(DMGlobalToLocal(vp->dm, x, INSERT_VALUES, ulv));
+        if (!first) PetscCall(VecGetArrayRead(ulv, &ul));
+        PetscCall(VecGetArrayRead(blv, &bl));
+      } else {
+        PetscCall(VPDGGlobalResidual(pc, b, first ? NULL : x));
+        PetscCall(VecGetArrayRead(dg->rl, &rl));
+      }
+      PetscCall(VecZeroEntries(dg->dl));
+      PetscCall(VecGetArray(dg->dl, &dl));
+      PetscCall(VPDGPatches(pc, c, ul, bl, rl, dl));
+      PetscCall(VecRestoreArray(dg->dl, &dl));
+      if (ul) PetscCall(VecRestoreArrayRead(ulv, &ul));
+      if (bl) PetscCall(VecRestoreArrayRead(blv, &bl));
+      if (rl) PetscCall(VecRestoreArrayRead(dg->rl, &rl));
+      PetscCall(DMLocalToGlobal(vp->dm, dg->dl, ADD_VALUES, x));
     }
-    PetscCall(VecZeroEntries(dg->dl));
-    PetscCall(VecGetArray(dg->dl, &dl));
-    PetscCall(VPDGPatches(pc, c, ul, bl, rl, dl));
-    PetscCall(VecRestoreArray(dg->dl, &dl));
-    if (ul) PetscCall(VecRestoreArrayRead(dg->ul, &ul));
-    if (bl) PetscCall(VecRestoreArrayRead(dg->bl, &bl));
-    if (rl) PetscCall(VecRestoreArrayRead(dg->rl, &rl));
-    PetscCall(DMLocalToGlobal(vp->dm, dg->dl, ADD_VALUES, x));
   }
   PetscCall(PetscLogEventEnd(PC_VertexPatchSmooth, pc, b, x, 0));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -54,7 +54,7 @@ PetscErrorCode PCVertexPatchSetUpGhostExchange(PC pc, const VPLayout *L)
   PetscSF         ghostsf; /* the ghost layer from its owners: only to build the graphs below */
   PetscSFNode    *remote, *sub;
   PetscMPIInt    *owner;
-  PetscInt        nl, nxl, nghost, *ghost, *oowned, *oghosted, *subleaf;
+  PetscInt        nl, nghost, *ghost, *oowned, *oghosted, *subleaf;
   char           *marks;
 
   PetscFunctionBegin;
@@ -62,10 +62,7 @@ PetscErrorCode PCVertexPatchSetUpGhostExchange(PC pc, const VPLayout *L)
   PetscCall(PetscLogEventBegin(PC_VertexPatchGhostSetUp, pc, 0, 0, 0));
   PetscCheck(brick->dof == 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the ghost exchange of the CG sweep on a brick with %" PetscInt_FMT " values per point", brick->dof);
   PetscCall(PetscObjectGetComm((PetscObject)vp->dm, &comm));
-  PetscCall(PCVertexPatchGetSweepVectors(pc));
   nl = brick->gwidth[0] * brick->gwidth[1] * brick->gwidth[2];
-  PetscCall(VecGetLocalSize(vp->xl, &nxl));
-  PetscCheck(nl == nxl, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the brick's ghosted box has %" PetscInt_FMT " points, its local vector %" PetscInt_FMT, nl, nxl);
   PetscCall(PetscCalloc1(nl + 1, &marks)); /* set and cleared again color by color, on the patches near the shared layers */
   /* the ghosts and each one's place in its owner's local array, by index arithmetic (the active ranks are the first
      ranks of the communicator) */

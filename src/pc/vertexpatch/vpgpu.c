@@ -143,10 +143,13 @@ PetscErrorCode PCVertexPatchSetUpGPU(PC pc)
         PetscCall(DMBrickSetUpExchange_Private(vp->dm, vp->pushsf[0], 1));
         PetscCall(DMBrickSetUpExchange_Private(vp->dm, vp->pushsf[vp->ncolors - 1], 1));
         /* and the device memory of the sweep's ghosted local vectors, which VECCUDA allocates at their first use: else
-           the first smoothing step of each level in the solve pays for it */
-        PetscCall(PCVertexPatchGetSweepVectors(pc));
-        PetscCall(VecZeroEntries(vp->xl));
-        PetscCall(VecZeroEntries(vp->bl));
+           the first smoothing step of each level in the solve pays for it (none with in-place storage: the sweep works
+           in the local vectors of x and b themselves) */
+        if (!((DM_Brick *)vp->dm->data)->inplace) {
+          PetscCall(PCVertexPatchGetSweepVectors(pc));
+          PetscCall(VecZeroEntries(vp->xl));
+          PetscCall(VecZeroEntries(vp->bl));
+        }
       }
     }
   }
@@ -167,33 +170,35 @@ PetscErrorCode PCVertexPatchSmoothGPU(PC pc, Vec b, Vec x, PetscBool zerolocal)
     VPCudaSmoother  sm;
     PetscCall(PCVertexPatchGetGPU(pc, &sm));
     if (global) PetscCall(PCVertexPatchGetWorkVectors(pc));
-    else if (local) PetscCall(PCVertexPatchGetSweepVectors(pc));
     if (local && !global) {
       /* several ranks, local residuals: in place in the ghosted local vector, as the host sweep (vpghost.c); between
          colors only the ghost layer moves (a push of the corrected ghosts to their owners, a refresh of all ghosts),
-         device to device where -dm_brick_gpu_exchange allows */
+         device to device where -dm_brick_gpu_exchange allows. With in-place storage (-dm_brick_slabs) the local
+         vectors are those of x and b themselves: no copy of the level in or out */
       PetscScalar *xa;
+      Vec          xl, bl;
       PetscCall(PCVertexPatchSetUpHostWork(pc)); /* the ghost SFs (the layout is the host's) */
-      PetscCall(PCVertexPatchLocalRHS(pc, b));
-      if (zerolocal) PetscCall(VecZeroEntries(vp->xl));
-      else PetscCall(DMGlobalToLocal(vp->dm, x, INSERT_VALUES, vp->xl));
+      PetscCall(PCVertexPatchLocalRHS(pc, b, &bl));
+      PetscCall(PCVertexPatchSweepLocal(pc, x, PETSC_FALSE, &xl));
+      if (zerolocal) PetscCall(VecZeroEntries(xl));
+      else PetscCall(DMGlobalToLocal(vp->dm, x, INSERT_VALUES, xl));
       for (PetscInt ic = 0; ic < vp->ncolors; ic++) {
         const PetscInt  c = vp->reverse ? vp->ncolors - 1 - ic : ic, p0 = vp->colorptr[c], p1 = vp->colorptr[c + 1];
         const PetscInt  pm      = vp->split ? vp->batchptr[c * (vp->nbatches + 1) + 1] : p1;
         const PetscBool refresh = (PetscBool)(ic < vp->ncolors - 1);
         /* split schedule: the patches reaching shared nodes, then the exchange's packs, then the others, which run on
            the device while the ranks trade the tokens */
-        PetscCall(VPColorGPU(pc, sm, p0, pm, vp->bl, vp->xl, vp->xl));
-        PetscCall(VecCUDAGetArray(vp->xl, &xa));
+        PetscCall(VPColorGPU(pc, sm, p0, pm, bl, xl, xl));
+        PetscCall(VecCUDAGetArray(xl, &xa));
         PetscCall(PCVertexPatchExchangeGhostsDeviceBegin(pc, c, refresh, xa));
-        PetscCall(VecCUDARestoreArray(vp->xl, &xa));
-        if (pm < p1) PetscCall(VPColorGPU(pc, sm, pm, p1, vp->bl, vp->xl, vp->xl));
-        PetscCall(VecCUDAGetArray(vp->xl, &xa));
+        PetscCall(VecCUDARestoreArray(xl, &xa));
+        if (pm < p1) PetscCall(VPColorGPU(pc, sm, pm, p1, bl, xl, xl));
+        PetscCall(VecCUDAGetArray(xl, &xa));
         PetscCall(PCVertexPatchExchangeGhostsDeviceEnd(pc, c, refresh, xa));
-        PetscCall(VecCUDARestoreArray(vp->xl, &xa));
+        PetscCall(VecCUDARestoreArray(xl, &xa));
       }
-      PetscCall(DMLocalToGlobal(vp->dm, vp->xl, INSERT_VALUES, x)); /* the owned values; no message */
-      PetscCall(DMBrickSetLocalMirror_Private(vp->dm, x, vp->xl));    /* a product of x (PCMG's residual) may read xl */
+      PetscCall(DMLocalToGlobal(vp->dm, xl, INSERT_VALUES, x)); /* the owned values (in place: nothing); no message */
+      if (xl == vp->xl) PetscCall(DMBrickSetLocalMirror_Private(vp->dm, x, xl)); /* a product of x (PCMG's residual) may read xl */
       PetscCall(PetscLogGpuFlops(vp->gpu_flops[vp->precision == PC_VERTEXPATCH_SINGLE_PRECISION] * vp->npatches));
       PetscFunctionReturn(PETSC_SUCCESS);
     }

@@ -117,8 +117,8 @@ typedef struct {
   PetscInt         nthreads;             /* work buffers are per thread */
   PetscScalar     *work;                 /* per-thread scratch */
   Vec              xl, bl, dl;           /* local (ghosted) vectors */
-  PetscObjectId    blof, blid;           /* bl holds the local form of the vector with id blof at its state blofstate, */
-  PetscObjectState blofstate, blstate;   /* provided bl (id blid) is still at blstate (PCVertexPatchLocalRHS()) */
+  PetscObjectId    blof, blid;           /* the local vector with id blid (bl or an in-place local) holds the local form of the vector with id blof at its state blofstate, */
+  PetscObjectState blofstate, blstate;   /* provided it is still at blstate (PCVertexPatchLocalRHS()) */
   Vec              r;                    /* global residual (global residual variant, additive) */
   PetscSF         *pushsf;               /* several active ranks, multiplicative with local residuals: per color the ghosts its patches on this rank correct, pushed to their owners (vpghost.c) */
   PetscSF         *spreadsf;             /* GPU sweep: per color, from the rank that corrected a node to every other rank holding it */
@@ -190,7 +190,8 @@ PETSC_INTERN PetscErrorCode PCVertexPatchDestroyGPU(PC);
 PETSC_INTERN PetscErrorCode PCVertexPatchSetUpGPU(PC);
 PETSC_INTERN PetscErrorCode PCVertexPatchGetWorkVectors(PC);
 PETSC_INTERN PetscErrorCode PCVertexPatchGetSweepVectors(PC);
-PETSC_INTERN PetscErrorCode PCVertexPatchLocalRHS(PC, Vec);
+PETSC_INTERN PetscErrorCode PCVertexPatchLocalRHS(PC, Vec, Vec *);
+PETSC_INTERN PetscErrorCode PCVertexPatchSweepLocal(PC, Vec, PetscBool, Vec *);
 PETSC_INTERN PetscErrorCode PCVertexPatchSetUpGhostExchange(PC, const VPLayout *);
 PETSC_INTERN PetscErrorCode PCVertexPatchSetUpHostWork(PC);
 PETSC_INTERN PetscErrorCode PCVertexPatchDestroyGhostExchange(PC);
