@@ -305,6 +305,7 @@ int VPCudaDGTransferDestroy(VPCudaDGTransfer *t);
 int VPCudaCopyToDevice(double *dst, const double *src, size_t n);
 /* y = x (add 0) or y += x (add 1), n device values (cuda/vpvector.cu) */
 int VPCudaVectorCopy(size_t n, int add, const double *x, double *y);
+int VPCudaVectorAXPY(size_t n, double alpha, const double *x, double *y);
 
 /* Functions given as sum_t prod_d f_td(x_d) (cuda/vpseparable.cu). tab packs the 1D tables, term after term, each
    x, y, z (z absent in 2D). VPCudaSeparableFill: y (device) at the entries (cell c, point i) of W[0] x W[1] x W[2]

@@ -8,6 +8,23 @@ __global__ void VPVectorAdd(size_t n, const double *__restrict__ x, double *__re
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) y[i] += x[i];
 }
 
+__global__ void VPVectorAXPY(size_t n, double alpha, const double *__restrict__ x, double *__restrict__ y)
+{
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) y[i] += alpha * x[i];
+}
+
+/* y += alpha x on n device values (the DG sweep's ghost stretches) */
+extern "C" int VPCudaVectorAXPY(size_t n, double alpha, const double *x, double *y)
+{
+  if (!n) return 0;
+  {
+    const size_t b = (n + 255) / 256;
+    VPVectorAXPY<<<(int)(b > 65536 ? 65536 : b), 256>>>(n, alpha, x, y);
+  }
+  VP_CHECK(cudaGetLastError());
+  return 0;
+}
+
 extern "C" int VPCudaVectorCopy(size_t n, int add, const double *x, double *y)
 {
   if (!n) return 0;

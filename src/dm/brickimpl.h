@@ -249,4 +249,5 @@ PETSC_INTERN PetscErrorCode DMBrickGlobalToLocalMirror_Private(DM, Vec, Vec, Vec
 PETSC_INTERN PetscErrorCode DMBrickCreateInPlaceVector_Private(DM, Vec *);
 PETSC_INTERN PetscErrorCode DMBrickGetInPlaceLocal_Private(DM, Vec, Vec *);
 PETSC_INTERN PetscErrorCode DMBrickSetUpInPlace_Private(DM);
+PETSC_INTERN PetscErrorCode DMBrickInPlaceOffset_Private(DM, PetscInt *);
 PETSC_INTERN PetscErrorCode DMBrickGhostPoints_Private(DM, PetscInt *, PetscInt **, PetscMPIInt **, PetscInt **, PetscInt **);

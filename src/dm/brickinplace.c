@@ -48,6 +48,14 @@ static PetscInt BrickInPlaceOffset(const DM_Brick *brick)
   return (brick->ostart[last] - brick->gstart[last]) * plane;
 }
 
+/* the entries of an in-place local vector before its owned stretch (those after it are the rest of its ghosts) */
+PetscErrorCode DMBrickInPlaceOffset_Private(DM dm, PetscInt *off)
+{
+  PetscFunctionBegin;
+  *off = BrickInPlaceOffset((DM_Brick *)dm->data);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode VecDuplicate_BrickInPlace(Vec, Vec *);
 static PetscErrorCode VecDuplicateVecs_BrickInPlace(Vec, PetscInt, Vec *[]);
 static PetscErrorCode VecDestroyVecs_BrickInPlace(PetscInt, Vec[]);

@@ -687,6 +687,34 @@ static PetscErrorCode VPDGSweepLocals(PC pc, Vec b, Vec x, Vec *bl, Vec *ul)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+#if defined(VP_HAVE_CUDA)
+/* The in-place sweep's ghost stretches (the planes of ul below and above x's owned stretch): !delta: saved into the same
+   places of dl; delta: ul there becomes what the color's patches added (ul -= dl), for DMLocalToGlobal(ADD_VALUES) */
+static PetscErrorCode VPDGGhostStretches(PC pc, Vec x, Vec ul, PetscBool delta)
+{
+  PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
+  VPDG           *dg = (VPDG *)vp->dg;
+  PetscInt        off, n, nl;
+  PetscScalar    *u, *d;
+  int             err = 0;
+
+  PetscFunctionBegin;
+  PetscCall(DMBrickInPlaceOffset_Private(vp->dm, &off));
+  PetscCall(VecGetLocalSize(x, &n));
+  PetscCall(VecGetLocalSize(ul, &nl));
+  PetscCall(VecCUDAGetArray(ul, &u));
+  PetscCall(VecCUDAGetArray(dg->dl, &d));
+  {
+    const size_t lo[2] = {0, (size_t)(off + n)}, len[2] = {(size_t)off, (size_t)(nl - off - n)};
+    for (int s = 0; s < 2 && !err; s++) err = delta ? VPCudaVectorAXPY(len[s], -1.0, d + lo[s], u + lo[s]) : VPCudaVectorCopy(len[s], 0, u + lo[s], d + lo[s]);
+  }
+  PetscCall(VecCUDARestoreArray(dg->dl, &d));
+  PetscCall(VecCUDARestoreArray(ul, &u));
+  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in the DG sweep's ghost stretches: %s", VPCudaErrorString(err));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
 /* One multiplicative sweep on x (zero: x starts from zero), colors in order (reverse: backwards). */
 PetscErrorCode PCVertexPatchSmoothDG(PC pc, Vec b, Vec x, PetscBool zero)
 {
@@ -704,13 +732,23 @@ PetscErrorCode PCVertexPatchSmoothDG(PC pc, Vec b, Vec x, PetscBool zero)
     /* one active rank: the local arrays are the global ones, so the patches work on x in place */
     const PetscBool one = (PetscBool)(((DM_Brick *)vp->dm->data)->nactive == 1);
     Vec             ul, bl;
+    PetscBool       inplace;
     PetscCall(VPDGSweepLocals(pc, b, x, &bl, &ul));
+    inplace = (PetscBool)(!one && dg->localres && ul != dg->ul); /* x stored in place: the patches correct it there */
     if (dg->localres && !one) PetscCall(DMGlobalToLocal(vp->dm, b, INSERT_VALUES, bl));
     for (PetscInt i = 0; i < dg->ncolors; i++) {
       const PetscInt c = vp->reverse ? dg->ncolors - 1 - i : i;
       if (!dg->localres) PetscCall(VPDGGlobalResidual(pc, b, x));
       if (one) PetscCall(VPDGPatchesGPU(pc, dg->colorptr[c], dg->colorptr[c + 1], PETSC_FALSE, dg->localres ? x : NULL, dg->localres ? b : NULL, dg->localres ? NULL : dg->rl, x));
-      else {
+      else if (inplace) {
+        /* as on one rank, in x itself; the corrections of ghost cells go to their owners as differences (a cell is
+           corrected by one patch of a color on all ranks together, so the other holders send zeros) */
+        PetscCall(DMGlobalToLocal(vp->dm, x, INSERT_VALUES, ul)); /* the ghosts */
+        PetscCall(VPDGGhostStretches(pc, x, ul, PETSC_FALSE));
+        PetscCall(VPDGPatchesGPU(pc, dg->colorptr[c], dg->colorptr[c + 1], PETSC_FALSE, ul, bl, NULL, ul));
+        PetscCall(VPDGGhostStretches(pc, x, ul, PETSC_TRUE));
+        PetscCall(DMLocalToGlobal(vp->dm, ul, ADD_VALUES, x)); /* the in-place local: its ghosts summed into their owners */
+      } else {
         if (dg->localres) PetscCall(DMGlobalToLocal(vp->dm, x, INSERT_VALUES, ul));
         PetscCall(VecZeroEntries(dg->dl));
         PetscCall(VPDGPatchesGPU(pc, dg->colorptr[c], dg->colorptr[c + 1], PETSC_FALSE, dg->localres ? ul : NULL, dg->localres ? bl : NULL, dg->localres ? NULL : dg->rl, dg->dl));
@@ -770,12 +808,14 @@ PetscErrorCode PCVertexPatchAdditiveDG(PC pc, Vec b, Vec x, Vec y)
     if (!dg->localres) PetscCall(VPDGGlobalResidual(pc, b, x));
     if (one) PetscCall(VPDGPatchesGPU(pc, 0, dg->npatches, PETSC_TRUE, dg->localres ? x : NULL, dg->localres ? b : NULL, dg->localres ? NULL : dg->rl, y));
     else {
+      Vec ul = dg->ul, bl = dg->bl;
       if (dg->localres) {
-        PetscCall(DMGlobalToLocal(vp->dm, b, INSERT_VALUES, dg->bl));
-        if (x) PetscCall(DMGlobalToLocal(vp->dm, x, INSERT_VALUES, dg->ul));
+        PetscCall(VPDGSweepLocals(pc, b, x ? x : b, &bl, &ul)); /* in-place locals (-dm_brick_slabs): the ghosts only */
+        PetscCall(DMGlobalToLocal(vp->dm, b, INSERT_VALUES, bl));
+        if (x) PetscCall(DMGlobalToLocal(vp->dm, x, INSERT_VALUES, ul));
       }
       PetscCall(VecZeroEntries(dg->dl));
-      PetscCall(VPDGPatchesGPU(pc, 0, dg->npatches, PETSC_TRUE, dg->localres && x ? dg->ul : NULL, dg->localres ? dg->bl : NULL, dg->localres ? NULL : dg->rl, dg->dl));
+      PetscCall(VPDGPatchesGPU(pc, 0, dg->npatches, PETSC_TRUE, dg->localres && x ? ul : NULL, dg->localres ? bl : NULL, dg->localres ? NULL : dg->rl, dg->dl));
       PetscCall(DMLocalToGlobal(vp->dm, dg->dl, ADD_VALUES, y));
     }
     PetscCall(PetscLogEventEnd(PC_VertexPatchSmooth, pc, b, y, 0));
