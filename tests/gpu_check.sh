@@ -135,6 +135,9 @@ fpgpu ranks_fp_laplace_3d_k3_exchange_ipc 1e-12 -dim 3 -degree 3 -cells 2,2,2 -r
 fpgpu ranks_fp_laplace_3d_k2_agglomerated_exchange_ipc 1e-12 -dim 3 -degree 2 -cells 2,2,2 -refine 1 -dm_brick_gpu_exchange ipc
 fpgpu ranks_fp_c0ip_3d_k2_exchange_ipc 1e-12 -dm_brick_operator c0ip -dim 3 -degree 2 -cells 2,2,2 -refine 2 -dm_brick_gpu_exchange ipc
 fpgpu ranks_fp_laplace_3d_k3_exchange_mpi 1e-12 -dim 3 -degree 3 -cells 2,2,2 -refine 2 -dm_brick_gpu_exchange mpi
+# device vectors take slabs where they cut little more (-dm_brick_slabs, chosen by default): the process grid too
+fpgpu ranks_fp_laplace_3d_k3_grid 1e-12 -dim 3 -degree 3 -cells 2,2,2 -refine 2 -dm_brick_slabs 0
+fpgpu ranks_fp_c0ip_3d_k2_grid 1e-12 -dm_brick_operator c0ip -dim 3 -degree 2 -cells 2,2,2 -refine 2 -dm_brick_slabs 0
 $MPIRUN -n 2 compute-sanitizer --tool memcheck --error-exitcode 9 ./tests/test_ranks -dm_vec_type cuda -dim 3 -degree 3 -cells 2,2,2 -refine 1 -dm_brick_gpu_exchange ipc >"$OUT/ranks_exchange_memcheck.log" 2>&1
 ok=$?
 grep -q "ERROR SUMMARY: 0 errors" "$OUT/ranks_exchange_memcheck.log" || ok=1
@@ -184,7 +187,7 @@ $MPIRUN -n 2 ./tests/test_ranks -dm_vec_type cuda -dim 3 -degree 3 -refine 2 >"$
 result ranks_vec_no_host_copy $? "2 GPUs: $(grep '^new global vector\|^duplicated global vector' "$OUT/ranks_vec_no_host_copy.log" | tr '\n' ' ')"
 # the product of the sweep's result reads the sweep's ghosted vector with only its ghosts refreshed (the local mirror:
 # one copy of the level less in PCMG's residual); it must equal the product of a copy of the result (ordinary path)
-$MPIRUN -n 2 ./tests/test_ranks -dm_vec_type cuda -dim 3 -degree 3 -refine 2 -info :dm >"$OUT/ranks_local_mirror.log" 2>&1 &&
+$MPIRUN -n 2 ./tests/test_ranks -dm_vec_type cuda -dim 3 -degree 3 -refine 2 -dm_brick_slabs 0 -info :dm >"$OUT/ranks_local_mirror.log" 2>&1 &&
   grep -q "the product reads the sweep's ghosted vector" "$OUT/ranks_local_mirror.log" &&
   awk '/^product after the step against the product of a copy/ { n++; if ($NF + 0 > 1e-13) bad = 1 } END { exit (bad || n != 1) }' "$OUT/ranks_local_mirror.log"
 result ranks_local_mirror $? "2 GPUs: $(grep '^product after the step' "$OUT/ranks_local_mirror.log")"
@@ -279,6 +282,12 @@ $MPIRUN -n 2 ./tests/test_ranks -dm_vec_type cuda -dm_brick_slabs -dim 3 -degree
   grep -q "global vectors stored in place (-dm_brick_slabs): DMGlobalToLocal() into their own local vectors fetches the ghosts only" "$OUT/slabs_vec.log" &&
   ! grep -q "no longer has its storage there" "$OUT/slabs_vec.log"
 result slabs_vec_in_place $? "2 GPUs: no host copy, duplicates their own storage, the in-place global-to-local in use"
+# the default with device vectors: slabs where they cut at most twice the grid of smallest cut (here 1.5 times)
+$MPIRUN -n 4 ./tests/test_ranks -dm_vec_type cuda -dim 3 -degree 3 -cells 2,2,2 -refine 2 >"$OUT/slabs_default.log" 2>&1 &&
+  grep -q "as 1 x 1 x 4, .*slabs (-dm_brick_slabs, chosen for device vectors): global vectors stored in the ghosted local arrays" "$OUT/slabs_default.log" &&
+  ./tests/test_ranks -dim 3 -degree 3 -cells 2,2,2 -refine 2 >"$OUT/slabs_default.host1.log" 2>&1 &&
+  $MPIRUN -n 4 ./tests/test_ranks -dim 3 -degree 3 -cells 2,2,2 -refine 2 >"$OUT/slabs_default.host4.log" 2>&1 && grep -q "as 1 x 2 x 2, " "$OUT/slabs_default.host4.log" && ! grep -q "slabs (-dm_brick_slabs" "$OUT/slabs_default.host4.log"
+result slabs_default $? "4 ranks, 8 x 8 x 8 cells: device vectors 1 x 1 x 4 slabs in place, host vectors the 1 x 2 x 2 grid"
 $MPIRUN -n 2 compute-sanitizer --tool memcheck --error-exitcode 9 ./tests/test_ranks -dm_vec_type cuda -dm_brick_slabs -dim 3 -degree 3 -cells 2,2,4 -refine 1 >"$OUT/slabs_memcheck.log" 2>&1
 ok=$?
 [ "$(grep -c 'ERROR SUMMARY: 0 errors' "$OUT/slabs_memcheck.log")" = 2 ] || ok=1

@@ -26,6 +26,8 @@ static PetscErrorCode DMBrickCreateLevel(DM dm, MPI_Comm comm, PetscInt delta, D
   nb->gpu_exchange       = brick->gpu_exchange;
   nb->rank_min_dofs      = brick->rank_min_dofs;
   nb->slabs              = brick->slabs;
+  nb->slabs_set          = brick->slabs_set;
+  nb->slabs_auto         = brick->slabs_auto;
   nb->precision          = delta < 0 ? brick->mg_precision : brick->precision;
   PetscCall(PetscStrncpy(nb->opname, brick->opname, sizeof(nb->opname)));
   for (PetscInt d = 0; d < 3; d++) {

@@ -105,6 +105,8 @@ typedef struct {
   DMBrickGPUExchange gpu_exchange;       /* how device vectors' ghosts move between ranks (-dm_brick_gpu_exchange), given to the other levels */
   PetscInt           rank_min_dofs;      /* a level that would give a rank fewer DoFs lives on fewer ranks (-dm_brick_rank_min_dofs), given to the other levels */
   PetscBool          slabs;              /* ranks split along the last direction only (-dm_brick_slabs), given to the other levels */
+  PetscBool          slabs_set;          /* slabs is decided: asked for, or chosen by the first brick set up (auto) */
+  PetscBool          slabs_auto;         /* ... chosen, not asked for (for the views) */
   PetscInt           nexchange_ipc;      /* graphs of this level served device to device (CUDA IPC) ... */
   PetscInt           nexchange_mpi;      /* ... and through the host (PetscSF), for DMView */
 

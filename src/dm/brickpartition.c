@@ -75,17 +75,14 @@ static PetscReal BrickLevelDoFs(const DM_Brick *brick)
   return n;
 }
 
-/* The process grid of this level: the largest number of ranks whose grid fits the cells and (-dm_brick_rank_min_dofs)
-   gives each rank enough DoFs, then the smallest cut; with -dm_brick_slabs only grids split along the last direction. */
-static PetscErrorCode BrickChooseProcessGrid(DM dm)
+/* The process grid for this level: the largest number of ranks whose grid fits the cells and (-dm_brick_rank_min_dofs)
+   gives each rank enough DoFs, then the smallest cut; slabs: only grids split along the last direction. best[0] = 0
+   where none fits; nfit: the most ranks the cells allow. */
+static void BrickSearchProcessGrid(const DM_Brick *brick, PetscMPIInt size, PetscBool slabs, PetscMPIInt best[3], PetscReal *bestcost, PetscMPIInt *nfit)
 {
-  DM_Brick   *brick = (DM_Brick *)dm->data;
-  PetscMPIInt size, best[3] = {0, 0, 0};
-  PetscReal   bestcost = PETSC_MAX_REAL;
-
-  PetscFunctionBegin;
-  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
-  brick->nfit = 0;
+  best[0] = best[1] = best[2] = 0;
+  *bestcost = PETSC_MAX_REAL;
+  *nfit     = 0;
   for (PetscMPIInt a = size; a >= 1 && !best[0]; a--) {
     /* a fits the cells: note it, then skip it while it leaves a rank under the DoF limit (one rank always serves) */
     const PetscBool fewdofs = (PetscBool)(a > 1 && BrickLevelDoFs(brick) < (PetscReal)a * (PetscReal)brick->rank_min_dofs);
@@ -96,20 +93,50 @@ static PetscErrorCode BrickChooseProcessGrid(DM dm)
         PetscBool         fits = PETSC_TRUE;
         PetscReal         cost;
         if ((a / m) % n || (brick->dim == 2 && p[2] != 1)) continue;
-        if (brick->slabs && (p[0] != 1 || (brick->dim == 3 && p[1] != 1))) continue; /* -dm_brick_slabs: the last direction only */
+        if (slabs && (p[0] != 1 || (brick->dim == 3 && p[1] != 1))) continue; /* the last direction only */
         for (PetscInt d = 0; d < brick->dim; d++) fits = (PetscBool)(fits && BrickSplitFits(brick->cells[d], p[d], brick->op.ghost_cells));
         if (!fits) continue;
-        if (!brick->nfit) brick->nfit = a;
+        if (!*nfit) *nfit = a;
         if (fewdofs) continue;
         cost = ProcessGridCost(brick->dim, brick->cells, p);
-        if (cost < bestcost) {
-          bestcost = cost;
+        if (cost < *bestcost) {
+          *bestcost = cost;
           for (PetscInt d = 0; d < 3; d++) best[d] = p[d];
         }
       }
     }
   }
+}
+
+/* The process grid of this level (BrickSearchProcessGrid()). Slabs (-dm_brick_slabs) are chosen once, on the first brick
+   set up, and given to the levels made from it: asked for, or (default) with device vectors when the slabs use as
+   many ranks as the best grid and cut at most twice as much (the copies of the level they save outweigh a larger ghost
+   exchange on a GPU; a host vector's copies are cheap against the host's patch work). */
+static PetscErrorCode BrickChooseProcessGrid(DM dm)
+{
+  DM_Brick   *brick = (DM_Brick *)dm->data;
+  PetscMPIInt size, best[3], nfit;
+  PetscReal   cost;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
+  if (!brick->slabs_set) {
+    PetscBool   device;
+    PetscMPIInt sbest[3], snfit;
+    PetscReal   scost;
+    PetscCall(DMBrickOnDevice_Private(dm, &device));
+    brick->slabs = PETSC_FALSE;
+    if (device && size > 1) {
+      BrickSearchProcessGrid(brick, size, PETSC_FALSE, best, &cost, &nfit);
+      BrickSearchProcessGrid(brick, size, PETSC_TRUE, sbest, &scost, &snfit);
+      brick->slabs = (PetscBool)(sbest[0] && sbest[0] * sbest[1] * sbest[2] == best[0] * best[1] * best[2] && sbest[0] * sbest[1] * sbest[2] > 1 && scost <= 2 * cost);
+    }
+    brick->slabs_set  = PETSC_TRUE;
+    brick->slabs_auto = PETSC_TRUE;
+  }
+  BrickSearchProcessGrid(brick, size, brick->slabs, best, &cost, &nfit);
   PetscCheck(best[0], PETSC_COMM_SELF, PETSC_ERR_PLIB, "no process grid fits, not even one rank");
+  brick->nfit    = nfit;
   brick->nactive = best[0] * best[1] * best[2];
   for (PetscInt d = 0; d < 3; d++) {
     brick->procs[d] = best[d];
