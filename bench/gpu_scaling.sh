@@ -2,7 +2,8 @@
 # Scaling of the vertex-patch multigrid over the GPUs of one host (issue "Four GPUs"); run on the device with the CUDA
 # PETSc and a CUDA build (bench/results/). One MPI rank per GPU (PETSc puts rank r on GPU r mod the GPU count); the
 # ghost exchange of the device vectors is GPU to GPU through CUDA IPC (-dm_brick_gpu_exchange auto; EXCHANGE=mpi for
-# PETSc's PetscSF through the host).
+# PETSc's PetscSF through the host). Device vectors take slabs by default where they cut at most twice the best grid
+# (-dm_brick_slabs: the global vectors live inside the ghosted local arrays); EXTRA="-dm_brick_slabs 0" for the grid.
 # Parts:
 #   strong   one 3D Poisson problem (CG, tutorials/ex1, f = 1) of about 1e9 DoFs at k = 3 (2 x 3 x 3 cells refined 7
 #            times, 1.016e9) and k = 7 (3 x 5 x 6, refined 5 times, 1.008e9) on 1..4 GPUs, double and mixed (float
@@ -26,7 +27,7 @@
 # has run 0.4-1.5 s longer than KSPSolve (bench/results/gpu-four-h200-scaling-2026-11-26.md): both are printed.
 # Usage: bench/gpu_scaling.sh [strong] [weak] [dg] [largest] [t4]; GPUS (default "1 2 3 4"), STRONG_DEGREES and
 # WEAK_DEGREES (default "3 7"), STRONG_PRECISIONS and WEAK_PRECISIONS (default "double mixed"), DG_DEGREES (default
-# "3 7"), DG_SPACES (default "dirichlet full"), DG_WEAK (empty: no DG weak series), LOG_DIR, MPIRUN, LOGVIEW (default "-log_view -log_view_gpu_time"; -log_view_gpu_time waits for every
+# "3 7"), DG_SPACES (default "dirichlet full"), DG_WEAK (empty: no DG weak series), DG_WEAK_SPACES (default "dirichlet"), LOG_DIR, MPIRUN, LOGVIEW (default "-log_view -log_view_gpu_time"; -log_view_gpu_time waits for every
 # timed kernel, which also stops the sweep's interior patches from running during a ghost exchange: LOGVIEW=-log_view
 # times the overlap, its exchange share then counts host time only), EXTRA (more options for every run, e.g.
 # "-solves 3": ex1 then prints the times of two more solves from the same start, in their own -log_view stage, so the
@@ -121,11 +122,11 @@ for p in $parts; do
         done
       done
     done
-    if [ -n "${DG_WEAK-yes}" ]; then for n in $GPUS; do
-      f="$LOG/dgweak_k3_dirichlet_n$n.log"
-      run "$f" $n ./tutorials/ex3 -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_cells $(dgweakcells $n) -dm_brick_refine 7 -rhs one -ksp_rtol 1e-9 -local_space dirichlet
-      row "$f" "sipg k=3 dirichlet weak, cells $(dgweakcells $n) refined 7" $n
-    done; fi ;;
+    if [ -n "${DG_WEAK-yes}" ]; then for space in ${DG_WEAK_SPACES:-dirichlet}; do for n in $GPUS; do
+      f="$LOG/dgweak_k3_${space}_n$n.log"
+      run "$f" $n ./tutorials/ex3 -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_cells $(dgweakcells $n) -dm_brick_refine 7 -rhs one -ksp_rtol 1e-9 -local_space $space
+      row "$f" "sipg k=3 $space weak, cells $(dgweakcells $n) refined 7" $n
+    done; done; fi ;;
   largest)
     set -- ${LARGEST:-3 2,4,4 7}
     n=$(echo $GPUS | awk '{print $NF}')
