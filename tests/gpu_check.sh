@@ -256,6 +256,7 @@ slabfp slabs_fp_laplace_3d_k3 1e-12 -dim 3 -degree 3 -cells 2,2,4 -refine 2
 slabfp slabs_fp_laplace_3d_k3_single 1e-5 -dim 3 -degree 3 -cells 2,2,4 -refine 2 -pc_vertexpatch_precision single
 slabfp slabs_fp_c0ip_3d_k2 1e-12 -dm_brick_operator c0ip -dim 3 -degree 2 -cells 2,2,4 -refine 2
 slabfp slabs_fp_sipg_3d_k3_dirichlet 1e-12 -dm_brick_operator sipg -dim 3 -degree 3 -cells 2,2,4 -refine 1 -pc_vertexpatch_local_space dirichlet
+slabfp slabs_fp_sipg_3d_k3_full 1e-12 -dm_brick_operator sipg -dim 3 -degree 3 -cells 2,2,4 -refine 1 -pc_vertexpatch_local_space full
 slabfp slabs_fp_laplace_2d_k4 1e-12 -dim 2 -degree 4 -cells 2,4 -refine 3
 slabsolve() { # name program options...
   local name=$1 prog=$2 ok=0 n its="" first="" rtol=1e-9; shift 2
@@ -275,6 +276,7 @@ slabsolve slabs_solve_ex1_3d_k3_mixed ./tutorials/ex1 -dm_brick_dim 3 -dm_brick_
 slabsolve slabs_solve_ex1_3d_k3_richardson ./tutorials/ex1 -dm_brick_dim 3 -dm_brick_cells 2,2,4 -dm_brick_degree 3 -dm_brick_refine 3 -fmg 0 -rhs one -ksp_type richardson
 slabsolve slabs_solve_ex2_3d_k2 ./tutorials/ex2 -dm_brick_dim 3 -dm_brick_cells 2,2,4 -dm_brick_degree 2 -dm_brick_refine 2
 slabsolve slabs_solve_ex3_3d_k3 ./tutorials/ex3 -dm_brick_dim 3 -dm_brick_cells 2,2,4 -dm_brick_degree 3 -dm_brick_refine 2 -local_space dirichlet
+slabsolve slabs_solve_ex3_3d_k3_full ./tutorials/ex3 -dm_brick_dim 3 -dm_brick_cells 2,2,4 -dm_brick_degree 3 -dm_brick_refine 2 -local_space full
 $MPIRUN -n 2 ./tests/test_ranks -dm_vec_type cuda -dm_brick_slabs -dim 3 -degree 3 -cells 2,2,4 -refine 2 -info :dm >"$OUT/slabs_vec.log" 2>&1 &&
   [ "$(grep -c '^new global vector on rank [01]: offload mask PETSC_OFFLOAD_GPU, pinned host copy 0$' "$OUT/slabs_vec.log")" = 2 ] &&
   [ "$(grep -c '^duplicated global vector on rank [01]: offload mask PETSC_OFFLOAD_GPU, pinned host copy 0, DM the brick$' "$OUT/slabs_vec.log")" = 2 ] &&

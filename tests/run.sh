@@ -224,6 +224,7 @@ itsranks itsranks_all_agglomerated_c0ip_3d_avs $EX2 -smoother avs -dm_brick_dim 
 fingerprints fingerprints_slabs_laplace_3d_k3 1 2 3 4 -- -dim 3 -degree 3 -cells 2,2,4 -refine 2 -dm_brick_slabs
 fingerprints fingerprints_slabs_c0ip_2d_k2 1 2 4 -- -dm_brick_operator c0ip -dim 2 -degree 2 -cells 2,4 -refine 3 -dm_brick_slabs
 fingerprints fingerprints_slabs_sipg_3d_k2 1 2 4 -- -dm_brick_operator sipg -dim 3 -degree 2 -cells 2,2,4 -refine 1 -dm_brick_slabs
+fingerprints fingerprints_slabs_sipg_3d_k2_full 1 2 4 -- -dm_brick_operator sipg -dim 3 -degree 2 -cells 2,2,4 -refine 1 -dm_brick_slabs -pc_vertexpatch_local_space full
 itsranks itsranks_slabs_laplace_3d $EX1 -dm_brick_dim 3 -dm_brick_cells 2,2,4 -dm_brick_degree 3 -dm_brick_refine 2 -fmg 0 -dm_brick_slabs
 itsranks itsranks_slabs_c0ip_2d $EX2 -dm_brick_cells 2,4 -dm_brick_degree 3 -dm_brick_refine 3 -dm_brick_slabs
 itsranks itsranks_slabs_sipg_3d $EX3 -dm_brick_dim 3 -dm_brick_cells 2,2,4 -dm_brick_degree 2 -dm_brick_refine 2 -dm_brick_slabs

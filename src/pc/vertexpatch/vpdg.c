@@ -556,18 +556,23 @@ static PetscErrorCode VPDGPatches(PC pc, PetscInt c, const PetscScalar *ul, cons
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* r = b - A x (x NULL: r = b) into the ghosted rl */
-static PetscErrorCode VPDGGlobalResidual(PC pc, Vec b, Vec x)
+/* r = b - A x (x NULL: r = b) with its ghosts in rl: the in-place local of r (or b) where the brick stores it so
+   (-dm_brick_slabs: only the ghosts move), else dg->rl */
+static PetscErrorCode VPDGGlobalResidual(PC pc, Vec b, Vec x, Vec *rl)
 {
   PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
   VPDG           *dg = (VPDG *)vp->dg;
+  Vec             r  = b;
 
   PetscFunctionBegin;
   if (x) {
     PetscCall(MatMult(pc->pmat, x, dg->r));
     PetscCall(VecAYPX(dg->r, -1.0, b));
-    PetscCall(DMGlobalToLocal(vp->dm, dg->r, INSERT_VALUES, dg->rl));
-  } else PetscCall(DMGlobalToLocal(vp->dm, b, INSERT_VALUES, dg->rl));
+    r = dg->r;
+  }
+  PetscCall(DMBrickGetInPlaceLocal_Private(vp->dm, r, rl));
+  if (!*rl) *rl = dg->rl;
+  PetscCall(DMGlobalToLocal(vp->dm, r, INSERT_VALUES, *rl));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -731,27 +736,28 @@ PetscErrorCode PCVertexPatchSmoothDG(PC pc, Vec b, Vec x, PetscBool zero)
   if (gpu) {
     /* one active rank: the local arrays are the global ones, so the patches work on x in place */
     const PetscBool one = (PetscBool)(((DM_Brick *)vp->dm->data)->nactive == 1);
-    Vec             ul, bl;
+    Vec             ul, bl, rl = NULL;
     PetscBool       inplace;
     PetscCall(VPDGSweepLocals(pc, b, x, &bl, &ul));
-    inplace = (PetscBool)(!one && dg->localres && ul != dg->ul); /* x stored in place: the patches correct it there */
+    inplace = (PetscBool)(!one && ul != dg->ul); /* x stored in place: the patches correct it there */
     if (dg->localres && !one) PetscCall(DMGlobalToLocal(vp->dm, b, INSERT_VALUES, bl));
     for (PetscInt i = 0; i < dg->ncolors; i++) {
       const PetscInt c = vp->reverse ? dg->ncolors - 1 - i : i;
-      if (!dg->localres) PetscCall(VPDGGlobalResidual(pc, b, x));
-      if (one) PetscCall(VPDGPatchesGPU(pc, dg->colorptr[c], dg->colorptr[c + 1], PETSC_FALSE, dg->localres ? x : NULL, dg->localres ? b : NULL, dg->localres ? NULL : dg->rl, x));
+      if (!dg->localres) PetscCall(VPDGGlobalResidual(pc, b, x, &rl));
+      if (one) PetscCall(VPDGPatchesGPU(pc, dg->colorptr[c], dg->colorptr[c + 1], PETSC_FALSE, dg->localres ? x : NULL, dg->localres ? b : NULL, rl, x));
       else if (inplace) {
         /* as on one rank, in x itself; the corrections of ghost cells go to their owners as differences (a cell is
-           corrected by one patch of a color on all ranks together, so the other holders send zeros) */
-        PetscCall(DMGlobalToLocal(vp->dm, x, INSERT_VALUES, ul)); /* the ghosts */
+           corrected by one patch of a color on all ranks together, so the other holders send zeros). With the global
+           residual the patches read only rl, and x's ghosts need no refresh */
+        if (dg->localres) PetscCall(DMGlobalToLocal(vp->dm, x, INSERT_VALUES, ul)); /* the ghosts */
         PetscCall(VPDGGhostStretches(pc, x, ul, PETSC_FALSE));
-        PetscCall(VPDGPatchesGPU(pc, dg->colorptr[c], dg->colorptr[c + 1], PETSC_FALSE, ul, bl, NULL, ul));
+        PetscCall(VPDGPatchesGPU(pc, dg->colorptr[c], dg->colorptr[c + 1], PETSC_FALSE, dg->localres ? ul : NULL, dg->localres ? bl : NULL, rl, ul));
         PetscCall(VPDGGhostStretches(pc, x, ul, PETSC_TRUE));
         PetscCall(DMLocalToGlobal(vp->dm, ul, ADD_VALUES, x)); /* the in-place local: its ghosts summed into their owners */
       } else {
         if (dg->localres) PetscCall(DMGlobalToLocal(vp->dm, x, INSERT_VALUES, ul));
         PetscCall(VecZeroEntries(dg->dl));
-        PetscCall(VPDGPatchesGPU(pc, dg->colorptr[c], dg->colorptr[c + 1], PETSC_FALSE, dg->localres ? ul : NULL, dg->localres ? bl : NULL, dg->localres ? NULL : dg->rl, dg->dl));
+        PetscCall(VPDGPatchesGPU(pc, dg->colorptr[c], dg->colorptr[c + 1], PETSC_FALSE, dg->localres ? ul : NULL, dg->localres ? bl : NULL, rl, dg->dl));
         PetscCall(DMLocalToGlobal(vp->dm, dg->dl, ADD_VALUES, x));
       }
     }
@@ -760,7 +766,7 @@ PetscErrorCode PCVertexPatchSmoothDG(PC pc, Vec b, Vec x, PetscBool zero)
   }
 #endif
   {
-    Vec ulv, blv;
+    Vec ulv, blv, rlv = NULL;
     PetscCall(VPDGSweepLocals(pc, b, x, &blv, &ulv));
     if (dg->localres) PetscCall(DMGlobalToLocal(vp->dm, b, INSERT_VALUES, blv));
     for (PetscInt i = 0; i < dg->ncolors; i++) {
@@ -773,8 +779,8 @@ PetscErrorCode PCVertexPatchSmoothDG(PC pc, Vec b, Vec x, PetscBool zero)
         if (!first) PetscCall(VecGetArrayRead(ulv, &ul));
         PetscCall(VecGetArrayRead(blv, &bl));
       } else {
-        PetscCall(VPDGGlobalResidual(pc, b, first ? NULL : x));
-        PetscCall(VecGetArrayRead(dg->rl, &rl));
+        PetscCall(VPDGGlobalResidual(pc, b, first ? NULL : x, &rlv));
+        PetscCall(VecGetArrayRead(rlv, &rl));
       }
       PetscCall(VecZeroEntries(dg->dl));
       PetscCall(VecGetArray(dg->dl, &dl));
@@ -782,7 +788,7 @@ PetscErrorCode PCVertexPatchSmoothDG(PC pc, Vec b, Vec x, PetscBool zero)
       PetscCall(VecRestoreArray(dg->dl, &dl));
       if (ul) PetscCall(VecRestoreArrayRead(ulv, &ul));
       if (bl) PetscCall(VecRestoreArrayRead(blv, &bl));
-      if (rl) PetscCall(VecRestoreArrayRead(dg->rl, &rl));
+      if (rl) PetscCall(VecRestoreArrayRead(rlv, &rl));
       PetscCall(DMLocalToGlobal(vp->dm, dg->dl, ADD_VALUES, x));
     }
   }
@@ -798,6 +804,7 @@ PetscErrorCode PCVertexPatchAdditiveDG(PC pc, Vec b, Vec x, Vec y)
   const PetscScalar *ul = NULL, *bl = NULL, *rl = NULL;
   PetscScalar       *dl;
   PetscBool          gpu;
+  Vec                rlv = NULL;
 
   PetscFunctionBegin;
   PetscCall(VPDGUseGPU(pc, b, y, &gpu));
@@ -805,8 +812,8 @@ PetscErrorCode PCVertexPatchAdditiveDG(PC pc, Vec b, Vec x, Vec y)
 #if defined(VP_HAVE_CUDA)
   if (gpu) {
     const PetscBool one = (PetscBool)(((DM_Brick *)vp->dm->data)->nactive == 1);
-    if (!dg->localres) PetscCall(VPDGGlobalResidual(pc, b, x));
-    if (one) PetscCall(VPDGPatchesGPU(pc, 0, dg->npatches, PETSC_TRUE, dg->localres ? x : NULL, dg->localres ? b : NULL, dg->localres ? NULL : dg->rl, y));
+    if (!dg->localres) PetscCall(VPDGGlobalResidual(pc, b, x, &rlv));
+    if (one) PetscCall(VPDGPatchesGPU(pc, 0, dg->npatches, PETSC_TRUE, dg->localres ? x : NULL, dg->localres ? b : NULL, rlv, y));
     else {
       Vec ul = dg->ul, bl = dg->bl;
       if (dg->localres) {
@@ -815,7 +822,7 @@ PetscErrorCode PCVertexPatchAdditiveDG(PC pc, Vec b, Vec x, Vec y)
         if (x) PetscCall(DMGlobalToLocal(vp->dm, x, INSERT_VALUES, ul));
       }
       PetscCall(VecZeroEntries(dg->dl));
-      PetscCall(VPDGPatchesGPU(pc, 0, dg->npatches, PETSC_TRUE, dg->localres && x ? ul : NULL, dg->localres ? bl : NULL, dg->localres ? NULL : dg->rl, dg->dl));
+      PetscCall(VPDGPatchesGPU(pc, 0, dg->npatches, PETSC_TRUE, dg->localres && x ? ul : NULL, dg->localres ? bl : NULL, rlv, dg->dl));
       PetscCall(DMLocalToGlobal(vp->dm, dg->dl, ADD_VALUES, y));
     }
     PetscCall(PetscLogEventEnd(PC_VertexPatchSmooth, pc, b, y, 0));
@@ -830,8 +837,8 @@ PetscErrorCode PCVertexPatchAdditiveDG(PC pc, Vec b, Vec x, Vec y)
       PetscCall(VecGetArrayRead(dg->ul, &ul));
     }
   } else {
-    PetscCall(VPDGGlobalResidual(pc, b, x));
-    PetscCall(VecGetArrayRead(dg->rl, &rl));
+    PetscCall(VPDGGlobalResidual(pc, b, x, &rlv));
+    PetscCall(VecGetArrayRead(rlv, &rl));
   }
   PetscCall(VecZeroEntries(dg->dl));
   PetscCall(VecGetArray(dg->dl, &dl));
@@ -840,7 +847,7 @@ PetscErrorCode PCVertexPatchAdditiveDG(PC pc, Vec b, Vec x, Vec y)
   PetscCall(VecRestoreArray(dg->dl, &dl));
   if (ul) PetscCall(VecRestoreArrayRead(dg->ul, &ul));
   if (bl) PetscCall(VecRestoreArrayRead(dg->bl, &bl));
-  if (rl) PetscCall(VecRestoreArrayRead(dg->rl, &rl));
+  if (rl) PetscCall(VecRestoreArrayRead(rlv, &rl));
   PetscCall(DMLocalToGlobal(vp->dm, dg->dl, ADD_VALUES, y));
   PetscCall(PetscLogEventEnd(PC_VertexPatchSmooth, pc, b, y, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
