@@ -233,6 +233,11 @@ grep -q "level 2: 1024 cells on 4 of 4 MPI rank(s)" "$OUT/slabs_viewed.log" && g
   grep -q "level 2: global vectors stored in place (-dm_brick_slabs): DMGlobalToLocal() into their own local vectors fetches the ghosts only" "$OUT/slabs_viewed.log" &&
   ! grep -q "no longer has its storage there" "$OUT/slabs_viewed.log"
 result slabs_viewed $? "4 ranks: the finest level 1 x 1 x 4 with its vectors in place (DMView), the in-place global-to-local in use (-info)"
+# a vector whose array was moved (VecPlaceArray) is noticed and served by the ordinary copies: the same product
+$MPIEXEC -n 2 --oversubscribe ./tests/test_ranks -dim 3 -degree 3 -cells 2,2,4 -refine 1 -dm_brick_slabs -info :dm >"$OUT/slabs_placed_array.log" 2>&1 &&
+  grep -q "no longer has its storage there; the ordinary copies serve it" "$OUT/slabs_placed_array.log" &&
+  grep -q "^ok product of a vector with a placed array against the vector's own" "$OUT/slabs_placed_array.log" && ! grep -q "^FAIL" "$OUT/slabs_placed_array.log"
+result slabs_placed_array $? "2 ranks: $(grep -o "product of a vector with a placed array.*" "$OUT/slabs_placed_array.log")"
 # -dm_brick_rank_min_dofs: the small levels on fewer ranks than the cells allow (one rank's iterations all the same)
 itsranks itsranks_rank_min_dofs_laplace_3d $EX1 -dm_brick_dim 3 -dm_brick_cells 2,2,4 -dm_brick_degree 3 -dm_brick_refine 2 -fmg 0 -dm_brick_rank_min_dofs 5000
 itsranks itsranks_rank_min_dofs_sipg_3d $EX3 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 2 -dm_brick_refine 2 -dm_brick_rank_min_dofs 3000
