@@ -246,7 +246,7 @@ int main(int argc, char **argv)
       PetscScalar       *arr;
       const PetscScalar *xa;
       PetscInt           n;
-      PetscReal          rel;
+      PetscReal          rel = 1.0; /* (a failure if never set) */
       PetscCall(VecGetLocalSize(x0, &n));
       PetscCall(PetscMalloc1(n + 1, &arr));
       PetscCall(VecGetArrayRead(x0, &xa));
