@@ -21,7 +21,8 @@
 #    tutorial ex45 (7-point Laplacian on a DMDA, aijcusparse, CG + PCMG Chebyshev/Jacobi, Galerkin coarse operators)
 #    at 257^3 on 1 and 2 ranks when EX45 names its binary.
 # Usage: bench/gpu_bench.sh [throughput] [ncu] [solve] [ranks]; prints markdown tables. LOG_DIR: where the logs go;
-# SOLVE_SCALE: mesh size of the solve part (see there).
+# SOLVE_SCALE: mesh size of the solve part (see there); THROUGHPUT_DIMS: the dimensions of the throughput part (default
+# "2 3").
 set -uo pipefail
 cd "$(dirname "$0")/.."
 parts=${*:-throughput ncu solve}
@@ -40,7 +41,7 @@ for p in $parts; do
     echo
     echo "| dim | k | DoFs | matvec MDoF/s | GFLOP/s (% FP64) | shared double: step s, MDoF/s, GFLOP/s (% FP64) | shared single: MDoF/s, GFLOP/s (% FP32) | global double: step s, MDoF/s, GFLOP/s (% FP64) | global single: MDoF/s | mma double: step s, MDoF/s, GFLOP/s (% FP64) | shared generic one-line (3D): double step s, MDoF/s (% FP64); single MDoF/s |"
     echo "|---|---|---|---|---|---|---|---|---|---|---|"
-    for dim in 2 3; do
+    for dim in ${THROUGHPUT_DIMS:-2 3}; do
       for k in 1 2 3 4 5 6 7 8; do
         if [ $dim = 2 ]; then r=$(awk -v k=$k 'BEGIN{r = int(log(3200/k)/log(2)) - 1; print r}'); c=2,2; else r=$(awk -v k=$k 'BEGIN{r = int(log(215/k)/log(2)) - 1; print r}'); c=2,2,2; fi
         o="-dm_vec_type cuda -dm_brick_dim $dim -dm_brick_cells $c -dm_brick_degree $k -dm_brick_refine $r -reps 10"

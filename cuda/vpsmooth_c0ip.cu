@@ -20,12 +20,12 @@
 // registers: one z contraction per z kind (three for the six terms of the biharmonic).
 //
 // Threads: the x step has NI x NE items (a, q), a < NI the x index, q < NE the y closure index, one per thread (at
-// k = 3 thread 0 takes a second one, so that a patch is two whole warps); the y/z step uses groups of NI x NI threads
-// (a, b), and the fast diagonalization the first two groups (half of each line's outputs per thread). In double the
-// closure comes by cp.async, copied during the previous patch once its x step is done (the fast diagonalization's
-// arrays then live in the x-kinds' words, not in the closure's): 9 % faster at k = 3 than copying it at the patch's
-// start (bench/results/gpu-c0ip-prefetch-h100-2026-11-26.md). The 1D matrices are zero-padded to NE columns (a table
-// made once per smoother), so every row starts at closure index 0.
+// k = 3 thread 0 takes a second one, so that a patch is two whole warps), the centre lines first; the y/z step uses
+// groups of NI x NI threads (a, b), each starting a warp at k >= 3, and the fast diagonalization the first two groups
+// (half of each line's outputs per thread). In double the closure comes by cp.async, copied during the previous patch
+// once its x step is done (the fast diagonalization's arrays then live in the x-kinds' words, not in the closure's):
+// 9 % faster at k = 3 than copying it at the patch's start (bench/results/gpu-c0ip-prefetch-h100-2026-11-26.md). The
+// 1D matrices are zero-padded to NE columns (a table made once per smoother), so every row starts at closure index 0.
 #include "vpsmooth_c0ip.h"
 #include "vpcuda_check.h"
 #include "vpcopyasync.h"
@@ -64,6 +64,10 @@ struct VPC0ip {
   static constexpr int THREADS = ITEMS % 32 == 1 ? ITEMS - 1 : ITEMS;
   static constexpr int PAIRS   = NI * NI;                           // the threads (a, b) of the y and z steps
   static constexpr int G       = THREADS / PAIRS;                   // groups of them, which share out the terms
+  // where group g's threads start (g GSTRIDE, but see VPC0ipThreads): at a warp's start where a patch is whole warps
+  // (k >= 3), so that no warp holds two groups, which run different terms and so one after the other; at k = 2 several
+  // patches share a warp anyway
+  static constexpr int GSTRIDE = K >= 3 ? (PAIRS + 31) / 32 * 32 : PAIRS;
   static constexpr int MAT     = NI * NE;                           // one padded 1D matrix
   static constexpr int PATCHES = K == 3 ? 2 : (192 / THREADS > 0 ? 192 / THREADS : 1); // per block
   static constexpr int BLOCK   = PATCHES * THREADS;
@@ -71,6 +75,16 @@ struct VPC0ip {
   // patches; shared memory allows five), four at k = 2, 4 (the shared memory of the c0ip form leaves room for five;
   // five blocks' registers spill), two at k = 5 (unbounded, ptxas takes 254)
   static constexpr int MINBLOCKS = K == 3 ? 5 : (K <= 4 ? 4 : 2);
+};
+
+// The thread layout per precision and degree. Groups on warps (GSTRIDE) and the x step's centre items first (CENTRE)
+// made one double step 13 % faster at k = 3 (1,598 -> 1,805 MDoF/s) and 2.5 % at k = 5, one float step 5-8 % faster at
+// k = 3..5; in double at k = 4 the groups on warps lost 2.7 % (more spills), so there the groups follow each other
+// (bench/results/gpu-c0ip-warps-h100-2026-11-26.md).
+template <typename T, int K>
+struct VPC0ipThreads {
+  static constexpr int  GSTRIDE = sizeof(T) == 8 && K == 4 ? VPC0ip<K>::PAIRS : VPC0ip<K>::GSTRIDE;
+  static constexpr bool CENTRE  = K >= 3;
 };
 
 // closure index of arm node i (i < k: the lower arm, else the upper one)
@@ -380,11 +394,14 @@ __device__ void VPC0ipPatch(const Op *__restrict__ op, const T *__restrict__ R, 
   __syncthreads();
 
   if (x) {
-    // the thread's items (a, q) of the x step: lt, and lt + THREADS where that is one (k = 3, thread 0)
-    constexpr int NITEMS = (C::ITEMS + C::THREADS - 1) / C::THREADS;
+    // the thread's items (a, q) of the x step: lt, and lt + THREADS where that is one (k = 3, thread 0). The centre
+    // lines' items come first and then the arm lines', so that fewer warps hold both kinds, which take different
+    // branches one after the other.
+    constexpr int NITEMS = (C::ITEMS + C::THREADS - 1) / C::THREADS, NCI = C::NC * NI;
 #pragma unroll
     for (int s = 0; s < NITEMS; s++) {
-      const int it = lt + s * C::THREADS, ia = it % NI, iq = it / NI;
+      const int it = lt + s * C::THREADS, ia = it % NI, arm = (it - NCI) / NI;
+      const int iq = !VPC0ipThreads<T, K>::CENTRE ? it / NI : (it < NCI ? K + it / NI : (arm < K ? arm : arm + C::NC));
       if (it >= C::ITEMS) break;
       if (L.xfused) {
         const int kw = L.XKind(0), kn0 = L.XKind(1), kn1 = L.XKind(2);
@@ -407,8 +424,8 @@ __device__ void VPC0ipPatch(const Op *__restrict__ op, const T *__restrict__ R, 
     // z contraction of their summed y results. Group 0's r starts from b; the groups' partial residuals are summed in
     // the first step of the fast diagonalization.
     constexpr int G   = C::G;
-    const int     grp = lt / C::PAIRS, ta = (lt % C::PAIRS) % NI, tb = (lt % C::PAIRS) / NI;
-    if (grp < G) {
+    const int     grp = lt / VPC0ipThreads<T, K>::GSTRIDE, tp = lt % VPC0ipThreads<T, K>::GSTRIDE, ta = tp % NI, tb = tp / NI;
+    if (grp < G && tp < C::PAIRS) {
       T         Ys[NE];
       const int i1 = L.GroupStart(grp + 1);
 #pragma unroll
@@ -439,13 +456,13 @@ __device__ void VPC0ipPatch(const Op *__restrict__ op, const T *__restrict__ R, 
   // F2 the steps' arrays: F1 in the x-kinds' arrays, P and F2 after it in double (the closure's buffer is receiving the
   // next patch), in the closure's buffer in float.
   constexpr int N3 = NI * NI * NI, N2 = NI * NI, H0 = (NI + 1) / 2;
-  static_assert(2 * C::PAIRS <= C::THREADS && (C::G + 1) * N3 <= C::XWORDS && (C::G + 2) * N3 <= C::KWORDS, "the fast diagonalization's threads and arrays fit the patch's");
-  const int     grp = lt / C::PAIRS, fp = lt % C::PAIRS, fa = fp % NI, fq = fp / NI;
-  const bool    fdm = lt < 2 * C::PAIRS;
+  static_assert((C::G - 1) * VPC0ipThreads<T, K>::GSTRIDE + C::PAIRS <= C::THREADS && C::G >= 2 && (C::G + 1) * N3 <= C::XWORDS && (C::G + 2) * N3 <= C::KWORDS, "the groups, the fast diagonalization's threads and arrays fit the patch's");
+  const int     grp = lt / VPC0ipThreads<T, K>::GSTRIDE, fp = lt % VPC0ipThreads<T, K>::GSTRIDE, fa = fp % NI, fq = fp / NI;
+  const bool    fdm = grp < 2 && fp < C::PAIRS, ingroup = grp < C::G && fp < C::PAIRS;
   const int     i0 = grp * H0, ni = grp ? NI - H0 : H0, line = fa + NI * fq;
   T            *P = PRE ? Xs + N3 : xs, *F1 = Xs, *F2 = P + C::G * N3;
   __syncthreads(); // the residual's reads of xs and Xs are done
-  if (grp < C::G) VPC0ipStore<T, NI>(r, P + grp * N3 + line, N2);
+  if (ingroup) VPC0ipStore<T, NI>(r, P + grp * N3 + line, N2);
   __syncthreads();
   T w[H0];
   if (fdm) { // F1 = S_z^T r, r summed over the groups
