@@ -28,6 +28,7 @@
 #include "vpcuda_check.h"
 #include "vpcopyasync.h"
 #include <cuda_runtime.h>
+#include <cstdint>
 
 // L lines per thread: 2, or 1 (the same code without the second lines: one (a, q) line per thread as in
 // vpsmooth_tile.cu, with its terms combined and its closure gathered by rows)
@@ -40,9 +41,26 @@ struct VPPair {
   static constexpr int PAIRS   = H * NI;                                // threads of the steps on interior lines
   static constexpr int PATCHES = 128 / THREADS > 0 ? 128 / THREADS : 1; // per block
   static constexpr int BLOCK   = PATCHES * THREADS;
-  static constexpr int MATS    = 6 * NI * NE + 6 * NI * NI + 3 * NI;   // the patch's 1D matrices, staged (VPPairStage)
   static constexpr int XS      = NE * NE * NE;                        // one closure buffer
-  static constexpr int OFFXS   = 2 * NI * NE * NE + MATS;             // where the closure buffers start
+};
+
+// Where VPPairStage puts the patch's 1D matrices in M (words): K_x, M_x, K_y, M_y (NI x NE each); M_z, K_z; S_x^T, S_y^T,
+// S_x, S_y (NI x NI each); S_z^T, S_z (rows of NIP words); the eigenvalues per direction (NI each). The z matrices'
+// entries are read by every thread of the patch at one address. Where PAIRED, two of them come in one load (one
+// wavefront, half the instructions): M_z and K_z interleaved, (M_z[i][z], K_z[i][z]) at 2 (z NI + i), and the rows of
+// S_z^T and S_z padded to an even length. M then starts at an even word (one word more), since the patches of a block
+// lie an odd number of words apart. One step, one H100: 4-9 % faster in float at k = 4..8 and 4 % in double at k = 8;
+// in double at k = 2, 5, 6, 7 up to 7 % slower (more spills), at k = 3, 4 and in float at k = 2, 3 within 1 %
+// (bench/results/gpu-pair-zpairs-h100-2026-11-26.md).
+template <typename T, int K, int L>
+struct VPPairMats {
+  using P                    = VPPair<K, L>;
+  static constexpr bool PAIRED = sizeof(T) == 4 ? K >= 4 : K == 8;
+  static constexpr int  NI = P::NI, R = P::NI * P::NE, Q = P::NI * P::NI, NIP = PAIRED ? NI + 1 : NI;
+  static constexpr int  KX = 0, MX = R, KY = 2 * R, MY = 3 * R, MZ = 4 * R, KZ = 5 * R, MKZ = 4 * R;
+  static constexpr int  STX = 6 * R, STY = STX + Q, SX = STY + Q, SY = SX + Q, STZ = SY + Q, SZ = STZ + NI * NIP, LAM = SZ + NI * NIP;
+  static constexpr int  WORDS = LAM + 3 * NI + (PAIRED ? 1 : 0);
+  static_assert(!PAIRED || (MKZ % 2 == 0 && STZ % 2 == 0 && SZ % 2 == 0 && NIP % 2 == 0), "pairs of words start at even words");
 };
 
 // Words per patch: X_K, X_M, the matrices, and the closure. The next patch's closure is copied by cp.async (no
@@ -54,7 +72,8 @@ struct VPPair {
 template <typename T, int K, int L, bool ONE = false>
 struct VPPairWords {
   static constexpr bool ASYNC = sizeof(T) == 8 && (ONE || K == 3 || K == 5);
-  static constexpr int  value = VPPair<K, L>::OFFXS + (ASYNC && !ONE ? 2 : 1) * VPPair<K, L>::XS;
+  static constexpr int  OFFXS = 2 * VPPair<K, L>::NI * VPPair<K, L>::NE * VPPair<K, L>::NE + VPPairMats<T, K, L>::WORDS; // where the closure buffers start
+  static constexpr int  value = OFFXS + (ASYNC && !ONE ? 2 : 1) * VPPair<K, L>::XS;
 };
 
 // Blocks per multiprocessor asked of the compiler (__launch_bounds__): it caps the registers, which the unrolled loops
@@ -95,23 +114,55 @@ __device__ inline void VPPairCopy(T *dst, const T *__restrict__ src, int lt)
     if (lt + i * THREADS < N) dst[lt + i * THREADS] = src[lt + i * THREADS];
 }
 
-// Copies the patch's 1D matrices (its class along each direction) from the operator to shared memory M: the x, y, z
-// stiffness and mass matrices (NI x NE each: K_x, M_x, K_y, M_y, K_z, M_z), S^T and S per direction (NI x NI each:
-// S_x^T, S_y^T, S_z^T, S_x, S_y, S_z) and the eigenvalues per direction (NI each). Every later read of a matrix entry
-// is then a shared-memory read: from the L1 cache they waited on misses (Nsight Compute, k = 3: 41 % of the stalls on
-// global loads, L1 hit rate 74 %).
-// One copy per matrix: the loop over all staged words of before found each word's matrix by divisions.
+// two words read as one (ld.shared.v2): the pair of a double or a float
+template <typename T>
+struct VPPairVec2;
+template <>
+struct VPPairVec2<double> {
+  using type = double2;
+};
+template <>
+struct VPPairVec2<float> {
+  using type = float2;
+};
+
+// dst[(i / NC) NO + OS (i % NC)] = src[i], i < N: a matrix of N words whose rows of NC words land NO words apart, OS
+// words between two entries of a row
+template <typename T, int N, int NC, int NO, int OS, int THREADS>
+__device__ inline void VPPairCopyStrided(T *dst, const T *__restrict__ src, int lt)
+{
+#pragma unroll
+  for (int i = 0; i < (N + THREADS - 1) / THREADS; i++) {
+    const int w = lt + i * THREADS;
+    if (w < N) dst[(w / NC) * NO + OS * (w % NC)] = src[w];
+  }
+}
+
+// Copies the patch's 1D matrices (its class along each direction) from the operator to shared memory M, laid out as
+// VPPairMats says. Every later read of a matrix entry is then a shared-memory read: from the L1 cache they waited on
+// misses (Nsight Compute, k = 3: 41 % of the stalls on global loads, L1 hit rate 74 %).
+// One copy per matrix with compile-time sizes: a loop over all staged words found each word's matrix by divisions.
 template <typename T, int K, int L, typename Op>
 __device__ inline void VPPairStage(const Op *__restrict__ op, const int cls[3], int lt, const VPPairArgs &pa, T *M)
 {
-  using P         = VPPair<K, L>;
-  constexpr int R = P::NI * P::NE, Q = P::NI * P::NI, NR = 6 * R, NQ = 6 * Q;
+  using P          = VPPair<K, L>;
+  using W          = VPPairMats<T, K, L>;
+  constexpr int NI = P::NI, NE = P::NE, R = W::R, Q = W::Q, TH = P::THREADS;
 #pragma unroll
-  for (int m = 0; m < 6; m++) VPPairCopy<T, R, P::THREADS>(M + m * R, op->R[m % 2 ? pa.km : pa.kk][m / 2][cls[m / 2]], lt);
+  for (int m = 0; m < 4; m++) VPPairCopy<T, R, TH>(M + m * R, op->R[m % 2 ? pa.km : pa.kk][m / 2][cls[m / 2]], lt);
+  if constexpr (W::PAIRED) { // M_z[i][z] (row-major NI x NE) to 2 (z NI + i), K_z[i][z] to the word after it
+    VPPairCopyStrided<T, R, NE, 2, 2 * NI, TH>(M + W::MKZ, op->R[pa.km][2][cls[2]], lt);
+    VPPairCopyStrided<T, R, NE, 2, 2 * NI, TH>(M + W::MKZ + 1, op->R[pa.kk][2][cls[2]], lt);
+  } else {
+    VPPairCopy<T, R, TH>(M + W::MZ, op->R[pa.km][2][cls[2]], lt);
+    VPPairCopy<T, R, TH>(M + W::KZ, op->R[pa.kk][2][cls[2]], lt);
+  }
 #pragma unroll
-  for (int m = 0; m < 6; m++) VPPairCopy<T, Q, P::THREADS>(M + NR + m * Q, m < 3 ? op->St[m][cls[m]] : op->S[m - 3][cls[m - 3]], lt);
+  for (int m = 0; m < 4; m++) VPPairCopy<T, Q, TH>(M + W::STX + m * Q, m < 2 ? op->St[m][cls[m]] : op->S[m - 2][cls[m - 2]], lt);
+  VPPairCopyStrided<T, Q, NI, W::NIP, 1, TH>(M + W::STZ, op->St[2][cls[2]], lt);
+  VPPairCopyStrided<T, Q, NI, W::NIP, 1, TH>(M + W::SZ, op->S[2][cls[2]], lt);
 #pragma unroll
-  for (int d = 0; d < 3; d++) VPPairCopy<T, P::NI, P::THREADS>(M + NR + NQ + d * P::NI, op->lambda[d][cls[d]], lt);
+  for (int d = 0; d < 3; d++) VPPairCopy<T, NI, TH>(M + W::LAM + d * NI, op->lambda[d][cls[d]], lt);
 }
 
 // The closure of x at the patch of vertex v into xs (boundary nodes and an inactive patch: zeros), by cp.async
@@ -148,18 +199,34 @@ __device__ inline void VPPairGather(const VPCudaBox &bx, const int *v, bool acti
 
 // The fast diagonalization's three kinds of NI x NI contraction, F = x + NI y + NI^2 z in shared memory. The second line
 // of a pair is computed even where it does not exist (the caller stores only existing ones).
-// z, on the thread's two lines in registers: out_l[i] = sum_z S[i][z] in_l[z]
-template <typename T, int NI>
+// z, on the thread's two lines in registers: out_l[i] = sum_z S[i][z] in_l[z]. PAIRED: S has rows of NI + 1 words from
+// an even word and is read two entries a load (the last pair's second word is padding, never used).
+template <typename T, int NI, bool PAIRED>
 __device__ inline void VPPairZ(const T *S, const T (&in0)[NI], const T (&in1)[NI], T (&out0)[NI], T (&out1)[NI])
 {
+  using T2         = typename VPPairVec2<T>::type;
+  constexpr int NP = (NI + 1) / 2; // pairs a padded row
 #pragma unroll
   for (int i = 0; i < NI; i++) {
     T u0 = 0, u1 = 0;
+    if constexpr (PAIRED) {
 #pragma unroll
-    for (int z = 0; z < NI; z++) {
-      const T s = S[i * NI + z];
-      u0 += s * in0[z];
-      u1 += s * in1[z];
+      for (int zz = 0; zz < NP; zz++) {
+        const T2 s = reinterpret_cast<const T2 *>(S)[i * NP + zz];
+        u0 += s.x * in0[2 * zz];
+        u1 += s.x * in1[2 * zz];
+        if (2 * zz + 1 < NI) {
+          u0 += s.y * in0[2 * zz + 1];
+          u1 += s.y * in1[2 * zz + 1];
+        }
+      }
+    } else {
+#pragma unroll
+      for (int z = 0; z < NI; z++) {
+        const T s = S[i * NI + z];
+        u0 += s * in0[z];
+        u1 += s * in1[z];
+      }
     }
     out0[i] = u0;
     out1[i] = u1;
@@ -215,11 +282,15 @@ __device__ void VPPairPatch(const Op *__restrict__ op, const VPCudaBox &bx, cons
   constexpr int  NE   = P::NE, NI = P::NI, H = P::H, NX = NI * NE * NE, NI2 = NI * NI;
   constexpr bool TWO  = L == 2;
   constexpr bool ASYNC = VPPairWords<T, K, L, ONE>::ASYNC;
-  T             *XK = mem, *XM = XK + NX, *M = XM + NX, *F1 = ONE ? XM : xs, *F2 = XK;
-  // the staged matrices (VPPairStage)
-  const T *Kx = M, *Mx = M + NI * NE, *Ky = M + 2 * NI * NE, *My = M + 3 * NI * NE, *Kz = M + 4 * NI * NE, *Mz = M + 5 * NI * NE;
-  const T *Stx = M + 6 * NI * NE, *Sty = Stx + NI2, *Stz = Sty + NI2, *Sx = Stz + NI2, *Sy = Sx + NI2, *Sz = Sy + NI2;
-  const T *lam0 = Sz + NI2, *lam1 = lam0 + NI, *lam2 = lam1 + NI;
+  using T2             = typename VPPairVec2<T>::type;
+  using W              = VPPairMats<T, K, L>;
+  T             *XK = mem, *XM = XK + NX, *F1 = ONE ? XM : xs, *F2 = XK;
+  // the staged matrices (VPPairStage); PAIRED: from an even word (the patches of a block lie an odd number of words apart)
+  T *const M = XM + NX + (W::PAIRED ? (reinterpret_cast<uintptr_t>(XM + NX) / sizeof(T)) & 1 : 0);
+  const T *Kx = M + W::KX, *Mx = M + W::MX, *Ky = M + W::KY, *My = M + W::MY, *Mz = M + W::MZ, *Kz = M + W::KZ;
+  const T *Stx = M + W::STX, *Sty = M + W::STY, *Sx = M + W::SX, *Sy = M + W::SY, *Stz = M + W::STZ, *Sz = M + W::SZ;
+  const T *lam0 = M + W::LAM, *lam1 = lam0 + NI, *lam2 = lam1 + NI;
+  const T2 *MKz = reinterpret_cast<const T2 *>(M + W::MKZ); // PAIRED: (M_z[i][z], K_z[i][z]) at z NI + i
   const size_t  s1 = (size_t)bx.m[0], s2 = (size_t)bx.m[0] * (size_t)bx.m[1];
   int           cls[3] = {1, 1, 1}, base[3] = {0, 0, 0};
 
@@ -319,7 +390,15 @@ __device__ void VPPairPatch(const Op *__restrict__ op, const VPCudaBox &bx, cons
         const T w0 = c0 * a0 + c1 * b0, v0 = c2 * d0, w1 = c0 * a1 + c1 * b1, v1 = c2 * d1;
 #pragma unroll
         for (int i = 0; i < NI; i++) {
-          const T mz = Mz[i * NE + z], kz = Kz[i * NE + z];
+          T mz, kz;
+          if constexpr (W::PAIRED) {
+            const T2 mk = MKz[z * NI + i];
+            mz          = mk.x;
+            kz          = mk.y;
+          } else {
+            mz = Mz[i * NE + z];
+            kz = Kz[i * NE + z];
+          }
           r0[i] -= mz * w0 + kz * v0;
           if constexpr (TWO) r1[i] -= mz * w1 + kz * v1;
         }
@@ -333,7 +412,7 @@ __device__ void VPPairPatch(const Op *__restrict__ op, const VPCudaBox &bx, cons
   // the barrier above)
   if (pairthr) {
     T u0[NI], u1[NI];
-    VPPairZ<T, NI>(Stz, r0, r1, u0, u1);
+    VPPairZ<T, NI, W::PAIRED>(Stz, r0, r1, u0, u1);
 #pragma unroll
     for (int i = 0; i < NI; i++) {
       F1[ca + NI * cq + NI2 * i] = u0[i];
@@ -356,7 +435,7 @@ __device__ void VPPairPatch(const Op *__restrict__ op, const VPCudaBox &bx, cons
       w0[z] /= l0 + lam2[z];
       w1[z] /= l1 + lam2[z];
     }
-    VPPairZ<T, NI>(Sz, w0, w1, u0, u1);
+    VPPairZ<T, NI, W::PAIRED>(Sz, w0, w1, u0, u1);
 #pragma unroll
     for (int i = 0; i < NI; i++) {
       F1[rh + NI * rq + NI2 * i] = u0[i];
@@ -418,7 +497,7 @@ __global__ void __launch_bounds__(VPPair<K, L>::BLOCK, (VPPairMinBlocks<T, K, L>
   constexpr bool ASYNC = VPPairWords<T, K, L, ONE>::ASYNC;
   extern __shared__ __align__(16) unsigned char vp_pair_smem[];
   const int pp = threadIdx.x / P::THREADS, lt = threadIdx.x % P::THREADS, step = gridDim.x * P::PATCHES;
-  T        *mem = reinterpret_cast<T *>(vp_pair_smem) + pp * stride, *cur = mem + P::OFFXS, *nxt = cur + (ASYNC && !ONE ? P::XS : 0);
+  T        *mem = reinterpret_cast<T *>(vp_pair_smem) + pp * stride, *cur = mem + VPPairWords<T, K, L, ONE>::OFFXS, *nxt = cur + (ASYNC && !ONE ? P::XS : 0);
   int       prev = -1;
 
   if (x && ASYNC && start + (int)blockIdx.x * P::PATCHES + pp < end) VPPairGather<T, K, L, true>(bx, vertex + 3 * (start + blockIdx.x * P::PATCHES + pp), true, lt, x, cur);
