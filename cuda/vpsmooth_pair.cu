@@ -50,8 +50,8 @@ struct VPPair {
 // wavefront, half the instructions): M_z and K_z interleaved, (M_z[i][z], K_z[i][z]) at 2 (z NI + i), and the rows of
 // S_z^T and S_z padded to an even length. M then starts at an even word (one word more), since the patches of a block
 // lie an odd number of words apart. One step, one H100: 4-9 % faster in float at k = 4..8 and 4 % in double at k = 8;
-// in double at k = 2, 5, 6, 7 up to 7 % slower (more spills), at k = 3, 4 and in float at k = 2, 3 within 1 %
-// (bench/results/gpu-pair-zpairs-h100-2026-11-26.md).
+// in double at k = 2, 5, 6, 7 up to 7 % slower (at k = 5..7 with more spills), at k = 3, 4 and in float at k = 2, 3
+// within 1 % (bench/results/gpu-pair-zpairs-h100-2026-11-26.md).
 template <typename T, int K, int L>
 struct VPPairMats {
   using P                    = VPPair<K, L>;
