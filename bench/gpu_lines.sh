@@ -2,7 +2,8 @@
 # The 3D laplace shared smoothing kernel's variants on the GPU (-pc_vertexpatch_gpu_lines; run on the device with the
 # CUDA PETSc and a CUDA build of this project; see bench/results/gpu-pair-h100-2026-11-26.md):
 # 1. steps: one smoothing step (bench/bench_gpu, 3D, k = 2..8, 2-7 million DoFs) with the generic one-line kernel (0),
-#    one line per thread with the terms combined (1) and two (2), double and single precision;
+#    one line per thread with the terms combined (1), two (2) and one with the x step folded at the vertex (3), double
+#    and single precision;
 # 2. solves: tutorials/ex1, 3D Poisson, f = 1, relative residual 1e-9, k = 2..7 (11-56 million DoFs): the vertex-patch
 #    V-cycle with the default choice per degree and precision and with the generic kernel, in double and in mixed
 #    precision, beside PCMG with Chebyshev/Jacobi on the same operators;
@@ -27,11 +28,11 @@ for p in $parts; do
   case $p in
   steps)
     echo
-    echo "| k | DoFs | double step ms: lines 0 / 1 / 2 | single step ms: lines 0 / 1 / 2 |"
+    echo "| k | DoFs | double step ms: lines 0 / 1 / 2 / 3 | single step ms: lines 0 / 1 / 2 / 3 |"
     echo "|---|---|---|---|"
     for k in 2 3 4 5 6 7 8; do
       d="" s="" n=""
-      for l in 0 1 2; do
+      for l in 0 1 2 3; do
         step $k "$LOG/step_k${k}_l$l.log" -pc_vertexpatch_gpu_lines $l
         set -- $(awk '/^dim/{for (i = 1; i <= NF; i++) {if ($i == "DoFs") n = $(i + 1); if ($i == "smooth_shared_double") dd = $(i + 1); if ($i == "smooth_shared_single") ss = $(i + 1)}} END{printf "%s %.3f %.3f", n, 1e3 * dd, 1e3 * ss}' "$LOG/step_k${k}_l$l.log")
         n=$1 d="$d${d:+ / }$2" s="$s${s:+ / }$3"

@@ -242,7 +242,7 @@ extern "C" int VPCudaSmootherAdditive(VPCudaSmoother sm, int single, double omeg
 extern "C" int VPCudaSmootherSetLines(VPCudaSmoother sm, int lines)
 {
   size_t bytes_d, bytes_f;
-  if (lines < -1 || lines > 2) return (int)cudaErrorInvalidValue;
+  if (lines < -1 || lines > 3) return (int)cudaErrorInvalidValue;
   if (sm->c0ip || sm->kernel == VPC_KERNEL_GLOBAL || !sm->tile.pairable) return 0;
   VPTileSetLines(&sm->tile, lines);
   VP_CHECK((cudaError_t)VPTilePrepare(&sm->tile, &bytes_d, &bytes_f));
@@ -270,7 +270,8 @@ extern "C" int VPCudaSmootherMmaWarp(VPCudaSmoother sm)
 extern "C" double VPCudaSmootherResidualFlops(VPCudaSmoother sm, int single)
 {
   const bool tile = sm->kernel == VPC_KERNEL_SHARED || (sm->kernel == VPC_KERNEL_MMA && single);
-  return tile && !sm->c0ip && sm->tile.pairable && sm->tile.pl.lines[single ? 1 : 0] > 0 ? VPPairResidualFlops(sm->k) : -1.0;
+  const int  lines = sm->tile.pl.lines[single ? 1 : 0];
+  return tile && !sm->c0ip && sm->tile.pairable && lines > 0 ? VPPairResidualFlops(sm->k, lines) : -1.0;
 }
 
 extern "C" int VPCudaSmootherDestroy(VPCudaSmoother *sm)

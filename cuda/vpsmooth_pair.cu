@@ -19,6 +19,11 @@
 // of them in the other steps. Where h + k = 2k - 1 the second line does not exist: the thread computes a copy of its
 // first line and stores nothing of it.
 //
+// Every layout skips the known zeros of the 1D matrices in the z contraction (VPPairZero: a node inside one of the
+// patch's two cells does not couple with the other cell's nodes). The one-line layout has (2k - 1)(2k + 1) threads a
+// patch, of which (2k - 1)^2 work in the steps after the x step; the folded one (L = 3) has (2k - 1)^2, and its x step
+// (VPPairFoldX) skips the zeros on k (2k + 1) of them: at k = 3 a block holds 5 patches in 4 warps instead of 3.
+//
 // Shared memory per patch (x fastest): the closure xs (NE^3), X_K and X_M (NI x NE x NE each); the fast
 // diagonalization's F1 and F2 (NI^3 each) reuse xs and X_K, or, in the double steps with one line (ONE), X_M and X_K,
 // so that xs is free once the x step is done and the next patch's closure is copied into it by cp.async during the rest
@@ -32,16 +37,21 @@
 
 // L lines per thread: 2, or 1 (the same code without the second lines: one (a, q) line per thread as in
 // vpsmooth_tile.cu, with its terms combined and its closure gathered by rows)
-template <int K, int L>
-struct VPPair {
-  static constexpr int NE      = 2 * K + 1;
-  static constexpr int NI      = 2 * K - 1;
-  static constexpr int H       = L == 2 ? K : NI;                       // the second line of a pair is h + H
-  static constexpr int THREADS = H * NE;                                // per patch
-  static constexpr int PAIRS   = H * NI;                                // threads of the steps on interior lines
-  static constexpr int PATCHES = 128 / THREADS > 0 ? 128 / THREADS : 1; // per block
+// L = 3 (FOLD): one line per thread as L = 1, on (2k - 1)^2 threads a patch instead of (2k - 1)(2k + 1), and an x step
+// that skips the zero entries of the 1D matrices (VPPairFoldX).
+template <int K, int L> struct VPPair {
+  static constexpr int  NE      = 2 * K + 1;
+  static constexpr int  NI      = 2 * K - 1;
+  static constexpr bool FOLD    = L == 3;
+  static constexpr int  H       = L == 2 ? K : NI;                                       // the second line of a pair is h + H
+  static constexpr int  THREADS = FOLD ? (NI * NI > K * NE ? NI * NI : K * NE) : H * NE; // per patch
+  static constexpr int  PAIRS   = H * NI;                                                // threads of the steps on interior lines
+  // per block; FOLD: the count with the fewest warps a patch (k = 2: 12 patches in 4 warps, k = 3: 5 in 4, k = 4: 5 in 8;
+  // at k = 4 two patches in 4 warps were 15 % slower: bench/results/gpu-fold-h100-2026-11-26.md)
+  static constexpr int PATCHES = FOLD ? (K == 2 ? 12 : (K <= 4 ? 5 : 1)) : (128 / THREADS > 0 ? 128 / THREADS : 1);
   static constexpr int BLOCK   = PATCHES * THREADS;
-  static constexpr int XS      = NE * NE * NE;                        // one closure buffer
+  static constexpr int GH      = FOLD ? THREADS / NE : H; // closure rows a pass of the gather (threads GH NE of them)
+  static constexpr int XS      = NE * NE * NE;            // one closure buffer
 };
 
 // Where VPPairStage puts the patch's 1D matrices in M (words): K_x, M_x, K_y, M_y (NI x NE each); M_z, K_z; S_x^T, S_y^T,
@@ -52,9 +62,8 @@ struct VPPair {
 // lie an odd number of words apart. One step, one H100: 4-9 % faster in float at k = 4..8 and 4 % in double at k = 8;
 // in double at k = 2, 5, 6, 7 up to 7 % slower (at k = 5..7 with more spills), at k = 3, 4 and in float at k = 2, 3
 // within 1 % (bench/results/gpu-pair-zpairs-h100-2026-11-26.md).
-template <typename T, int K, int L>
-struct VPPairMats {
-  using P                    = VPPair<K, L>;
+template <typename T, int K, int L> struct VPPairMats {
+  using P                      = VPPair<K, L>;
   static constexpr bool PAIRED = sizeof(T) == 4 ? K >= 4 : K == 8;
   static constexpr int  NI = P::NI, R = P::NI * P::NE, Q = P::NI * P::NI, NIP = PAIRED ? NI + 1 : NI;
   static constexpr int  KX = 0, MX = R, KY = 2 * R, MY = 3 * R, MZ = 4 * R, KZ = 5 * R, MKZ = 4 * R;
@@ -69,23 +78,26 @@ struct VPPairMats {
 // elsewhere (one H100: bench/results/gpu-pair-onebuffer-h100-2026-11-26.md); with two lines in double at k = 3 and 5
 // into a second buffer. Float steps gather synchronously: they convert the double vector entries on the way, which
 // cp.async cannot.
-template <typename T, int K, int L, bool ONE = false>
-struct VPPairWords {
+template <typename T, int K, int L, bool ONE = false> struct VPPairWords {
   static constexpr bool ASYNC = sizeof(T) == 8 && (ONE || K == 3 || K == 5);
   static constexpr int  OFFXS = 2 * VPPair<K, L>::NI * VPPair<K, L>::NE * VPPair<K, L>::NE + VPPairMats<T, K, L>::WORDS; // where the closure buffers start
   static constexpr int  value = OFFXS + (ASYNC && !ONE ? 2 : 1) * VPPair<K, L>::XS;
 };
 
 // Blocks per multiprocessor asked of the compiler (__launch_bounds__): it caps the registers, which the unrolled loops
-// would otherwise spend on loads hoisted far ahead (double, k = 4: 254 registers, two blocks of four warps). The
-// values keep the spills small (ptxas -v, CUDA 13.0, sm_90): none in the defaults but 76 bytes at double k = 7 (one line;
-// asking for one block of seven warps per multiprocessor instead of two would remove them, not tried) and 12 bytes at
-// float k = 3 (one line, 40 registers: twelve blocks, as many as the generic kernel, which made it 8 % faster than at
-// 64 registers), 16-164 bytes in double with two lines at k = 3, 5, 7, 8.
-template <typename T, int K, int L>
-struct VPPairMinBlocks {
+// would otherwise spend on loads hoisted far ahead (double, k = 4, one line: 254 registers without a cap, two blocks of
+// four warps). The one- and two-line values were measured; the folded layout asks for as many blocks as the shared
+// memory holds (double k = 5: 4, which removes 260 bytes of spills). Spills (ptxas -v, CUDA 13.0, sm_90): none in the
+// defaults (double: folded at k = 2, 3, 5, 6, 7 with 96-168 registers, one line at k = 4, 8; float: folded at k = 2, one
+// line at k = 3..5, 7) but float k = 6 and 8 (one line: 20 and 32 bytes); 20-340 bytes in double with two lines at
+// k = 3, 5..8; 8-96 bytes in the folded float steps at k = 3, 6, 7, 8.
+template <typename T, int K, int L> struct VPPairMinBlocks {
   static constexpr int one_d = K == 2 ? 8 : (K == 3 ? 7 : (K == 4 ? 6 : (K == 5 ? 4 : (K == 6 ? 3 : (K == 7 ? 2 : 1))))), one_f = K <= 3 ? 12 : (K == 4 ? 8 : (K == 5 ? 9 : (K == 6 ? 5 : (K == 7 ? 3 : 2))));
-  static constexpr int value = L == 1 ? (sizeof(T) == 8 ? one_d : one_f) : (sizeof(T) == 8 ? (K <= 3 ? 4 : (K <= 5 ? 3 : (K <= 7 ? 2 : 1))) : (K == 2 ? 6 : (K == 3 ? 5 : (K <= 5 ? 3 : (K == 6 ? 4 : 2)))));
+  // FOLD: as many blocks as the shared memory of a multiprocessor holds (228 KB, of which 1 KB a block is reserved)
+  static constexpr int fold_bytes = VPPair<K, 3>::PATCHES * (VPPairWords<T, K, 3, sizeof(T) == 8>::value | 1) * (int)sizeof(T) + 1024;
+  static constexpr int fold_smem = 233472 / fold_bytes, fold_thr = 2048 / VPPair<K, 3>::BLOCK, fold = fold_smem < fold_thr ? fold_smem : fold_thr;
+  static constexpr int value =
+      L == 3 ? (sizeof(T) == 8 && K == 5 ? 4 : (fold > 0 ? fold : 1)) : (L == 1 ? (sizeof(T) == 8 ? one_d : one_f) : (sizeof(T) == 8 ? (K <= 3 ? 4 : (K <= 5 ? 3 : (K <= 7 ? 2 : 1))) : (K == 2 ? 6 : (K == 3 ? 5 : (K <= 5 ? 3 : (K == 6 ? 4 : 2))))));
 };
 
 // the kinds and terms of the layout, passed by value to the kernel
@@ -93,8 +105,7 @@ struct VPPairArgs {
   int km, kk, term[3];
 };
 
-template <typename T, int N>
-__device__ inline void VPPairRow(const T *__restrict__ row, T (&r)[N])
+template <typename T, int N> __device__ inline void VPPairRow(const T *__restrict__ row, T (&r)[N])
 {
 #pragma unroll
   for (int j = 0; j < N; j++) r[j] = row[j];
@@ -106,8 +117,7 @@ __device__ inline int VPPairClass(int v, int N)
 }
 
 // dst[i] = src[i], i < N, on the patch's threads (N and the thread count known at compile time: no index arithmetic)
-template <typename T, int N, int THREADS>
-__device__ inline void VPPairCopy(T *dst, const T *__restrict__ src, int lt)
+template <typename T, int N, int THREADS> __device__ inline void VPPairCopy(T *dst, const T *__restrict__ src, int lt)
 {
 #pragma unroll
   for (int i = 0; i < (N + THREADS - 1) / THREADS; i++)
@@ -115,21 +125,17 @@ __device__ inline void VPPairCopy(T *dst, const T *__restrict__ src, int lt)
 }
 
 // two words read as one (ld.shared.v2): the pair of a double or a float
-template <typename T>
-struct VPPairVec2;
-template <>
-struct VPPairVec2<double> {
+template <typename T> struct VPPairVec2;
+template <> struct VPPairVec2<double> {
   using type = double2;
 };
-template <>
-struct VPPairVec2<float> {
+template <> struct VPPairVec2<float> {
   using type = float2;
 };
 
 // dst[(i / NC) NO + OS (i % NC)] = src[i], i < N: a matrix of N words whose rows of NC words land NO words apart, OS
 // words between two entries of a row
-template <typename T, int N, int NC, int NO, int OS, int THREADS>
-__device__ inline void VPPairCopyStrided(T *dst, const T *__restrict__ src, int lt)
+template <typename T, int N, int NC, int NO, int OS, int THREADS> __device__ inline void VPPairCopyStrided(T *dst, const T *__restrict__ src, int lt)
 {
 #pragma unroll
   for (int i = 0; i < (N + THREADS - 1) / THREADS; i++) {
@@ -142,8 +148,7 @@ __device__ inline void VPPairCopyStrided(T *dst, const T *__restrict__ src, int 
 // VPPairMats says. Every later read of a matrix entry is then a shared-memory read: from the L1 cache they waited on
 // misses (Nsight Compute, k = 3: 41 % of the stalls on global loads, L1 hit rate 74 %).
 // One copy per matrix with compile-time sizes: a loop over all staged words found each word's matrix by divisions.
-template <typename T, int K, int L, typename Op>
-__device__ inline void VPPairStage(const Op *__restrict__ op, const int cls[3], int lt, const VPPairArgs &pa, T *M)
+template <typename T, int K, int L, typename Op> __device__ inline void VPPairStage(const Op *__restrict__ op, const int cls[3], int lt, const VPPairArgs &pa, T *M)
 {
   using P          = VPPair<K, L>;
   using W          = VPPairMats<T, K, L>;
@@ -166,29 +171,28 @@ __device__ inline void VPPairStage(const Op *__restrict__ op, const int cls[3], 
 }
 
 // The closure of x at the patch of vertex v into xs (boundary nodes and an inactive patch: zeros), by cp.async
-// (ASYNC, T = double) or through registers. THREADS = H NE, so thread lt keeps its x index lt % NE and steps through
-// the closure's rows H at a time.
-template <typename T, int K, int L, bool ASYNC>
-__device__ inline void VPPairGather(const VPCudaBox &bx, const int *v, bool active, int lt, const double *x, T *xs)
+// (ASYNC, T = double) or through registers. Threads lt < GH NE take part (all of them but with FOLD): thread lt keeps
+// its x index lt % NE and steps through the closure's rows GH at a time.
+template <typename T, int K, int L, bool ASYNC> __device__ inline void VPPairGather(const VPCudaBox &bx, const int *v, bool active, int lt, const double *x, T *xs)
 {
   using P          = VPPair<K, L>;
-  constexpr int NE = P::NE, H = P::H;
+  constexpr int NE = P::NE, GH = P::GH;
   const size_t  s1 = (size_t)bx.m[0], s2 = (size_t)bx.m[0] * (size_t)bx.m[1];
   const int     b0 = active ? (v[0] - 1) * K : 0, b1 = active ? (v[1] - 1) * K : 0, b2 = active ? (v[2] - 1) * K : 0;
   const int     c0 = lt % NE, f0 = b0 + c0;
   const bool    ok0 = active && f0 > 0 && f0 <= bx.n[0];
   int           c1 = lt / NE, c2 = 0;
 #pragma unroll
-  for (int i = 0; i < (NE * NE + H - 1) / H; i++) {
-    const int rho = lt / NE + i * H; // c1 + NE c2
-    if (rho < NE * NE) {
+  for (int i = 0; i < (NE * NE + GH - 1) / GH; i++) {
+    const int rho = lt / NE + i * GH; // c1 + NE c2
+    if (lt < GH * NE && rho < NE * NE) {
       const int     f1 = b1 + c1, f2 = b2 + c2;
-      const bool    in = ok0 && f1 > 0 && f1 <= bx.n[1] && f2 > 0 && f2 <= bx.n[2];
+      const bool    in  = ok0 && f1 > 0 && f1 <= bx.n[1] && f2 > 0 && f2 <= bx.n[2];
       const double *src = in ? x + (size_t)(f0 - 1 - bx.lo[0]) + (size_t)(f1 - 1 - bx.lo[1]) * s1 + (size_t)(f2 - 1 - bx.lo[2]) * s2 : x;
       if constexpr (ASYNC) VPCopyAsync(reinterpret_cast<double *>(xs) + c0 + NE * rho, src, in);
       else xs[c0 + NE * rho] = in ? (T)*src : (T)0;
     }
-    c1 += H;
+    c1 += GH;
     if (c1 >= NE) {
       c1 -= NE;
       c2++;
@@ -201,8 +205,7 @@ __device__ inline void VPPairGather(const VPCudaBox &bx, const int *v, bool acti
 // of a pair is computed even where it does not exist (the caller stores only existing ones).
 // z, on the thread's two lines in registers: out_l[i] = sum_z S[i][z] in_l[z]. PAIRED: S has rows of NI + 1 words from
 // an even word and is read two entries a load (the last pair's second word is padding, never used).
-template <typename T, int NI, bool PAIRED>
-__device__ inline void VPPairZ(const T *S, const T (&in0)[NI], const T (&in1)[NI], T (&out0)[NI], T (&out1)[NI])
+template <typename T, int NI, bool PAIRED> __device__ inline void VPPairZ(const T *S, const T (&in0)[NI], const T (&in1)[NI], T (&out0)[NI], T (&out1)[NI])
 {
   using T2         = typename VPPairVec2<T>::type;
   constexpr int NP = (NI + 1) / 2; // pairs a padded row
@@ -234,8 +237,7 @@ __device__ inline void VPPairZ(const T *S, const T (&in0)[NI], const T (&in1)[NI
 }
 
 // y, column pair (a, q0), (a, q1), shared to shared: out[a, q, z] = sum_j S[q][j] in[a, j, z]; both lines read the same words
-template <typename T, int NI>
-__device__ inline void VPPairY(const T *S, int a, int q0, int q1, bool second, const T *in, T *out)
+template <typename T, int NI> __device__ inline void VPPairY(const T *S, int a, int q0, int q1, bool second, const T *in, T *out)
 {
   T s0[NI], s1[NI];
   VPPairRow<T, NI>(S + q0 * NI, s0);
@@ -255,8 +257,7 @@ __device__ inline void VPPairY(const T *S, int a, int q0, int q1, bool second, c
 }
 
 // x, row pair (a0, q), (a1, q), shared to registers: u_l[z] = sum_j row_l[j] in[j, q, z]; both lines read the same words
-template <typename T, int NI>
-__device__ inline void VPPairX(const T (&row0)[NI], const T (&row1)[NI], int q, const T *in, T (&u0)[NI], T (&u1)[NI])
+template <typename T, int NI> __device__ inline void VPPairX(const T (&row0)[NI], const T (&row1)[NI], int q, const T *in, T (&u0)[NI], T (&u1)[NI])
 {
 #pragma unroll
   for (int z = 0; z < NI; z++) {
@@ -272,27 +273,89 @@ __device__ inline void VPPairX(const T (&row0)[NI], const T (&row1)[NI], int q, 
   }
 }
 
+// M_z[i][z] and K_z[i][z] (i interior, z closure) are zero unless both nodes lie in one of the patch's two cells: an
+// interior node i + 1 < k of the first cell does not couple with z > k, one i + 1 > k of the second cell not with z < k.
+// VPPairLayoutCreate checks that the operator's matrices have these zeros (else the generic kernel runs).
+template <int K> __host__ __device__ constexpr bool VPPairZero(int i, int z)
+{
+  return (i < K - 1 && z > K) || (i > K - 1 && z < K);
+}
+
+// The x step of FOLD: X_K and X_M (NI x NE x NE) from the closure xs (NE^3), without the zero entries of K_x and M_x.
+// Each interior row has k + 1 entries that may be nonzero, but the vertex row (i = k - 1) has 2k + 1, which one row
+// per thread would make every warp wait for. So a row is split at the vertex into a first-cell part (columns 0..k)
+// and a second-cell part (columns k..2k), 2k parts of k + 1 entries, and thread (h, q), h < k, q < NE, takes the
+// first-cell part of row h and the second-cell part of row 2k - 2 - h: all threads the same k + 1 + k + 1 entries, and
+// the thread h = k - 1 both parts of the vertex row (its second part without column k, counted in the first). The
+// two parts share the closure word of column k. 2k(k + 1) FMAs a kind and line against (2k - 1)(2k + 1) (k = 3: 24
+// against 35), on k (2k + 1) threads instead of (2k - 1)(2k + 1).
+template <typename T, int K> __device__ inline void VPPairFoldX(const T *Kx, const T *Mx, const T *xs, int lt, T *XK, T *XM)
+{
+  constexpr int NE = 2 * K + 1, NI = 2 * K - 1;
+  if (lt >= K * NE) return;
+  const int  h = lt % K, q = lt / K, h2 = 2 * K - 2 - h;
+  const bool vertex = h == K - 1;
+  T          ka[K + 1], ma[K + 1], kb[K + 1], mb[K + 1];
+#pragma unroll
+  for (int j = 0; j <= K; j++) {
+    ka[j] = Kx[h * NE + j];
+    ma[j] = Mx[h * NE + j];
+    kb[j] = Kx[h2 * NE + K + j];
+    mb[j] = Mx[h2 * NE + K + j];
+  }
+  if (vertex) kb[0] = mb[0] = 0;
+#pragma unroll
+  for (int z = 0; z < NE; z++) {
+    const T *w  = xs + NE * q + NE * NE * z;
+    T        sa = 0, ta = 0, sb = 0, tb = 0;
+#pragma unroll
+    for (int j = 0; j <= 2 * K; j++) {
+      const T v = w[j];
+      if (j <= K) {
+        sa += ka[j] * v;
+        ta += ma[j] * v;
+      }
+      if (j >= K) {
+        sb += kb[j - K] * v;
+        tb += mb[j - K] * v;
+      }
+    }
+    const int o = NI * q + NI * NE * z;
+    if (vertex) {
+      sa += sb;
+      ta += tb;
+    }
+    XK[o + h] = sa;
+    XM[o + h] = ta;
+    if (!vertex) {
+      XK[o + h2] = sb;
+      XM[o + h2] = tb;
+    }
+  }
+}
+
 // One 3D patch. mem: this patch's shared words; lt: the thread's index in the patch; b, x, target lie in box bx.
 // xs: this patch's closure buffer (ASYNC: its copy is under way); vn, an, xn: the next patch of this slot, whether it
 // is active, its closure buffer; prev: the class triple whose matrices M holds (c_x + 3 c_y + 9 c_z; -1: none).
 template <typename T, int K, int L, typename Op, bool ONE>
-__device__ void VPPairPatch(const Op *__restrict__ op, const VPCudaBox &bx, const int *v, bool active, int lt, const double *__restrict__ b, const double *x, double *target, double omega, bool atomic, T *mem, T *xs, const int *vn, bool an, T *xn, int &prev, const VPPairArgs &pa)
+__device__ void VPPairPatch(const Op *__restrict__ op, const VPCudaBox &bx, const int *v, bool active, int lt, const double *__restrict__ b, const double *x, double *target, double omega, bool atomic, T *mem, T *xs, const int *vn, bool an, T *xn,
+                            int &prev, const VPPairArgs &pa)
 {
-  using P             = VPPair<K, L>;
-  constexpr int  NE   = P::NE, NI = P::NI, H = P::H, NX = NI * NE * NE, NI2 = NI * NI;
-  constexpr bool TWO  = L == 2;
+  using P           = VPPair<K, L>;
+  constexpr int  NE = P::NE, NI = P::NI, H = P::H, NX = NI * NE * NE, NI2 = NI * NI;
+  constexpr bool TWO   = L == 2;
   constexpr bool ASYNC = VPPairWords<T, K, L, ONE>::ASYNC;
   using T2             = typename VPPairVec2<T>::type;
   using W              = VPPairMats<T, K, L>;
-  T             *XK = mem, *XM = XK + NX, *F1 = ONE ? XM : xs, *F2 = XK;
+  T *XK = mem, *XM = XK + NX, *F1 = ONE ? XM : xs, *F2 = XK;
   // the staged matrices (VPPairStage); PAIRED: from an even word (the patches of a block lie an odd number of words apart)
-  T *const M = XM + NX + (W::PAIRED ? (reinterpret_cast<uintptr_t>(XM + NX) / sizeof(T)) & 1 : 0);
-  const T *Kx = M + W::KX, *Mx = M + W::MX, *Ky = M + W::KY, *My = M + W::MY, *Mz = M + W::MZ, *Kz = M + W::KZ;
-  const T *Stx = M + W::STX, *Sty = M + W::STY, *Sx = M + W::SX, *Sy = M + W::SY, *Stz = M + W::STZ, *Sz = M + W::SZ;
-  const T *lam0 = M + W::LAM, *lam1 = lam0 + NI, *lam2 = lam1 + NI;
-  const T2 *MKz = reinterpret_cast<const T2 *>(M + W::MKZ); // PAIRED: (M_z[i][z], K_z[i][z]) at z NI + i
-  const size_t  s1 = (size_t)bx.m[0], s2 = (size_t)bx.m[0] * (size_t)bx.m[1];
-  int           cls[3] = {1, 1, 1}, base[3] = {0, 0, 0};
+  T *const     M  = XM + NX + (W::PAIRED ? (reinterpret_cast<uintptr_t>(XM + NX) / sizeof(T)) & 1 : 0);
+  const T     *Kx = M + W::KX, *Mx = M + W::MX, *Ky = M + W::KY, *My = M + W::MY, *Mz = M + W::MZ, *Kz = M + W::KZ;
+  const T     *Stx = M + W::STX, *Sty = M + W::STY, *Sx = M + W::SX, *Sy = M + W::SY, *Stz = M + W::STZ, *Sz = M + W::SZ;
+  const T     *lam0 = M + W::LAM, *lam1 = lam0 + NI, *lam2 = lam1 + NI;
+  const T2    *MKz = reinterpret_cast<const T2 *>(M + W::MKZ); // PAIRED: (M_z[i][z], K_z[i][z]) at z NI + i
+  const size_t s1 = (size_t)bx.m[0], s2 = (size_t)bx.m[0] * (size_t)bx.m[1];
+  int          cls[3] = {1, 1, 1}, base[3] = {0, 0, 0};
 
   if (active)
     for (int d = 0; d < 3; d++) {
@@ -329,8 +392,9 @@ __device__ void VPPairPatch(const Op *__restrict__ op, const VPCudaBox &bx, cons
   if (!ONE && x && ASYNC && an) VPPairGather<T, K, L, true>(bx, vn, true, lt, x, xn);
 
   if (x) {
-    // x step, row pairs, all threads (rq < NE): X_K and X_M at (a, rq, z) for a = rh, rh + H
-    {
+    if constexpr (P::FOLD) VPPairFoldX<T, K>(Kx, Mx, xs, lt, XK, XM);
+    else {
+      // x step, row pairs, all threads (rq < NE): X_K and X_M at (a, rq, z) for a = rh, rh + H
       T k0[NE], m0[NE], k1[NE], m1[NE];
       VPPairRow<T, NE>(Kx + rh * NE, k0);
       VPPairRow<T, NE>(Mx + rh * NE, m0);
@@ -360,12 +424,12 @@ __device__ void VPPairPatch(const Op *__restrict__ op, const VPCudaBox &bx, cons
         }
       }
     }
-    __syncthreads(); // X_K, X_M complete; xs is read no more
+    __syncthreads();                                                     // X_K, X_M complete; xs is read no more
     if (ONE && an) VPPairGather<T, K, L, true>(bx, vn, true, lt, x, xs); // the next patch's closure, into the same buffer
     // y step and the z contraction, column pairs: r -= M_z (c_0 M_y X_K + c_1 K_y X_M) + K_z (c_2 M_y X_M)
     if (pairthr) {
-      const T  c0 = op->coef[pa.term[0]], c1 = op->coef[pa.term[1]], c2 = op->coef[pa.term[2]];
-      T        my0[NE], ky0[NE], my1[NE], ky1[NE];
+      const T c0 = op->coef[pa.term[0]], c1 = op->coef[pa.term[1]], c2 = op->coef[pa.term[2]];
+      T       my0[NE], ky0[NE], my1[NE], ky1[NE];
       VPPairRow<T, NE>(My + cq * NE, my0);
       VPPairRow<T, NE>(Ky + cq * NE, ky0);
       if constexpr (TWO) {
@@ -390,6 +454,7 @@ __device__ void VPPairPatch(const Op *__restrict__ op, const VPCudaBox &bx, cons
         const T w0 = c0 * a0 + c1 * b0, v0 = c2 * d0, w1 = c0 * a1 + c1 * b1, v1 = c2 * d1;
 #pragma unroll
         for (int i = 0; i < NI; i++) {
+          if (VPPairZero<K>(i, z)) continue; // known at compile time
           T mz, kz;
           if constexpr (W::PAIRED) {
             const T2 mk = MKz[z * NI + i];
@@ -491,14 +556,15 @@ __device__ void VPPairPatch(const Op *__restrict__ op, const VPCudaBox &bx, cons
 }
 
 template <typename T, int K, int L, typename Op, bool ONE>
-__global__ void __launch_bounds__(VPPair<K, L>::BLOCK, (VPPairMinBlocks<T, K, L>::value)) VPPairKernel(const Op *__restrict__ op, VPCudaBox bx, const int *__restrict__ vertex, int start, int end, const double *__restrict__ b, const double *x, double *target, double omega, bool atomic, int stride, VPPairArgs pa)
+__global__ void __launch_bounds__(VPPair<K, L>::BLOCK, (VPPairMinBlocks<T, K, L>::value))
+    VPPairKernel(const Op *__restrict__ op, VPCudaBox bx, const int *__restrict__ vertex, int start, int end, const double *__restrict__ b, const double *x, double *target, double omega, bool atomic, int stride, VPPairArgs pa)
 {
-  using P              = VPPair<K, L>;
-  constexpr bool ASYNC = VPPairWords<T, K, L, ONE>::ASYNC;
+  using P                 = VPPair<K, L>;
+  constexpr bool    ASYNC = VPPairWords<T, K, L, ONE>::ASYNC;
   extern __shared__ __align__(16) unsigned char vp_pair_smem[];
-  const int pp = threadIdx.x / P::THREADS, lt = threadIdx.x % P::THREADS, step = gridDim.x * P::PATCHES;
-  T        *mem = reinterpret_cast<T *>(vp_pair_smem) + pp * stride, *cur = mem + VPPairWords<T, K, L, ONE>::OFFXS, *nxt = cur + (ASYNC && !ONE ? P::XS : 0);
-  int       prev = -1;
+  const int                                     pp = threadIdx.x / P::THREADS, lt = threadIdx.x % P::THREADS, step = gridDim.x * P::PATCHES;
+  T                                            *mem = reinterpret_cast<T *>(vp_pair_smem) + pp * stride, *cur = mem + VPPairWords<T, K, L, ONE>::OFFXS, *nxt = cur + (ASYNC && !ONE ? P::XS : 0);
+  int                                           prev = -1;
 
   if (x && ASYNC && start + (int)blockIdx.x * P::PATCHES + pp < end) VPPairGather<T, K, L, true>(bx, vertex + 3 * (start + blockIdx.x * P::PATCHES + pp), true, lt, x, cur);
   for (int first = start + blockIdx.x * P::PATCHES; first < end; first += step) {
@@ -511,22 +577,20 @@ __global__ void __launch_bounds__(VPPair<K, L>::BLOCK, (VPPairMinBlocks<T, K, L>
   }
 }
 
-template <typename T, typename Op>
-struct VPPairEntry {
+template <typename T, typename Op> struct VPPairEntry {
   void (*kernel)(const Op *, VPCudaBox, const int *, int, int, const double *, const double *, double *, double, bool, int, VPPairArgs);
   int block, patches, words;
 };
 
-template <typename T, typename Op, int K>
-static VPPairEntry<T, Op> VPPairMake(int lines)
+template <typename T, typename Op, int K> static VPPairEntry<T, Op> VPPairMake(int lines)
 {
   constexpr bool ONE = sizeof(T) == 8; // the one-line double steps refill their one closure buffer (VPPairWords)
   if (lines == 2) return {VPPairKernel<T, K, 2, Op, false>, VPPair<K, 2>::BLOCK, VPPair<K, 2>::PATCHES, VPPairWords<T, K, 2>::value};
+  if (lines == 3) return {VPPairKernel<T, K, 3, Op, ONE>, VPPair<K, 3>::BLOCK, VPPair<K, 3>::PATCHES, VPPairWords<T, K, 3, ONE>::value};
   return {VPPairKernel<T, K, 1, Op, ONE>, VPPair<K, 1>::BLOCK, VPPair<K, 1>::PATCHES, VPPairWords<T, K, 1, ONE>::value};
 }
 
-template <typename T, typename Op>
-static int VPPairGet(int k, int lines, VPPairEntry<T, Op> *e)
+template <typename T, typename Op> static int VPPairGet(int k, int lines, VPPairEntry<T, Op> *e)
 {
 #define VP_PAIR_CASE(K) \
   case K: \
@@ -564,28 +628,45 @@ int VPPairLayoutCreate(const VPCudaPatchOp_d *op, int k, VPPairLayout *layout)
       } else if (op->kind[t][d] != layout->km) return 0;
     }
     if (nstiff != 1 || used[stiff]) return 0;
-    used[stiff]          = 1;
+    used[stiff]         = 1;
     layout->term[stiff] = t;
   }
+  // the zeros that the kernels skip (VPPairZero): else the generic kernel runs the steps
+  for (int d = 0; d < 3; d++)
+    for (int c = 0; c < VPC_NCLASS; c++)
+      for (int i = 0; i < 2 * k - 1; i++)
+        for (int j = 0; j < 2 * k + 1; j++) {
+          bool zero = false;
+          switch (k) {
+#define VP_PAIR_ZCASE(K) \
+  case K: \
+    zero = VPPairZero<K>(i, j); \
+    break;
+            VP_PAIR_ZCASE(2) VP_PAIR_ZCASE(3) VP_PAIR_ZCASE(4) VP_PAIR_ZCASE(5) VP_PAIR_ZCASE(6) VP_PAIR_ZCASE(7) VP_PAIR_ZCASE(8)
+#undef VP_PAIR_ZCASE
+          }
+          if (zero && (op->R[layout->km][d][c][i * (2 * k + 1) + j] != 0 || op->R[layout->kk][d][c][i * (2 * k + 1) + j] != 0)) return 0;
+        }
   VPPairSetLines(layout, -1);
   return 1;
 }
 
 void VPPairSetLines(VPPairLayout *layout, int lines)
 {
-  if (lines >= 0 && lines <= 2) {
+  if (lines >= 0 && lines <= 3) {
     layout->lines[0] = layout->lines[1] = lines;
     return;
   }
-  // the fastest step on one H100 per degree, double and float (bench/results/gpu-pair-h100-2026-11-26.md)
-  layout->lines[0] = 1;
-  layout->lines[1] = layout->k >= 3 ? 1 : 0;
+  // the fastest step on one H100 per degree, double and float (bench/results/gpu-fold-h100-2026-11-26.md): the folded
+  // layout (3) in double at k = 2, 3, 5, 6, 7 (2-10 % faster than one line) and in float at k = 2; one line elsewhere
+  // (the folded one 4-24 % slower there: fewer resident warps, or spills)
+  layout->lines[0] = layout->k == 4 || layout->k == 8 ? 1 : 3;
+  layout->lines[1] = layout->k == 2 ? 3 : 1;
 }
 
 // cudaErrorNotSupported where a block's shared memory exceeds what the device allows (the caller then runs the generic
 // kernel, which needs less)
-template <typename T, typename Op>
-static int VPPairPrepareT(const VPPairLayout *l, size_t *bytes)
+template <typename T, typename Op> static int VPPairPrepareT(const VPPairLayout *l, size_t *bytes)
 {
   VPPairEntry<T, Op> e;
   const int          lines = l->lines[sizeof(T) == 8 ? 0 : 1];
@@ -620,12 +701,11 @@ int VPPairPrepare(VPPairLayout *layout, size_t *bytes_d, size_t *bytes_f)
   return 0;
 }
 
-template <typename T, typename Op>
-static int VPPairLaunchT(const VPPairLayout *l, const Op *op, const VPCudaBox *bx, const int *vertex, int start, int end, const double *b, const double *x, double *target, double omega, bool atomic, int maxblocks)
+template <typename T, typename Op> static int VPPairLaunchT(const VPPairLayout *l, const Op *op, const VPCudaBox *bx, const int *vertex, int start, int end, const double *b, const double *x, double *target, double omega, bool atomic, int maxblocks)
 {
   VPPairEntry<T, Op> e;
-  const int          err    = VPPairGet<T, Op>(l->k, l->lines[sizeof(T) == 8 ? 0 : 1], &e);
-  const VPPairArgs   pa     = {l->km, l->kk, {l->term[0], l->term[1], l->term[2]}};
+  const int          err = VPPairGet<T, Op>(l->k, l->lines[sizeof(T) == 8 ? 0 : 1], &e);
+  const VPPairArgs   pa  = {l->km, l->kk, {l->term[0], l->term[1], l->term[2]}};
   if (err) return err;
   // words per patch, odd: the patches that share a warp start in different banks
   const int stride = e.words | 1, need = (end - start + e.patches - 1) / e.patches, blocks = need < maxblocks ? need : maxblocks;
@@ -641,9 +721,11 @@ int VPPairLaunch(const VPPairLayout *layout, int single, const void *op, const V
   return VPPairLaunchT<double, VPCudaPatchOp_d>(layout, (const VPCudaPatchOp_d *)op, bx, vertex, start, end, b, x, target, omega, atomic, maxblocks);
 }
 
-double VPPairResidualFlops(int k)
+double VPPairResidualFlops(int k, int lines)
 {
-  const double ne = 2 * k + 1, ni = 2 * k - 1;
-  // x: two kinds; y: three products; their combination (3 + 1 per line point); z: two terms, each an FMA pair per entry
-  return 2 * (2 * ni * ne * ne * ne) + 3 * (2 * ni * ni * ne * ne) + 4 * ni * ni * ne + 2 * (2 * ni * ni * ni * ne);
+  const double ne = 2 * k + 1, ni = 2 * k - 1, nz = 2.0 * k * k + 2 * k - 1; // nz: entries of M_z, K_z off VPPairZero
+  // x: two kinds (folded: 2k parts of k + 1 entries a row instead of 2k - 1 rows of 2k + 1); y: three products; their
+  // combination (3 + 1 per line point); z: two terms, each an FMA pair per entry that is not a known zero
+  const double x = lines == 3 ? 2 * (2 * (2.0 * k * (k + 1)) * ne * ne) : 2 * (2 * ni * ne * ne * ne);
+  return x + 3 * (2 * ni * ni * ne * ne) + 4 * ni * ni * ne + 2 * (2 * ni * ni * nz);
 }

@@ -8,14 +8,15 @@ struct VPPairLayout {
   int k;
   int km, kk;    // the kinds of the mass and of the stiffness matrices
   int term[3];   // term[d]: the term with the stiffness matrix along d (its coefficient scales that part)
-  int lines[2];  // lines per thread (1 or 2; 0: the generic kernel) of the double and of the float steps
+  int lines[2];  // the thread layout of the double and of the float steps: lines per thread (1 or 2), 3 (one line, the x step
+                 // folded at the vertex: VPPairFoldX), 0 (the generic kernel)
 };
 
-// 1 when op is 3D with the Laplacian's three terms (stiffness along one direction, mass along the other two) and
-// 2 <= k <= 8; it then fills layout. 0 otherwise.
+// 1 when op is 3D with the Laplacian's three terms (stiffness along one direction, mass along the other two),
+// 2 <= k <= 8, and its 1D matrices have the zeros of two cells (VPPairZero); it then fills layout. 0 otherwise.
 int VPPairLayoutCreate(const VPCudaPatchOp_d *op, int k, VPPairLayout *layout);
-// lines per thread of both precisions: 1 or 2, 0 (vpsmooth_tile.cu's one-line kernel runs the steps), or -1 for the
-// defaults by degree and precision (VPPairLayoutCreate's)
+// the thread layout of both precisions: 1 or 2 lines per thread, 3 (one line, folded x step), 0 (vpsmooth_tile.cu's
+// one-line kernel runs the steps), or -1 for the defaults by degree and precision (VPPairLayoutCreate's)
 void VPPairSetLines(VPPairLayout *layout, int lines);
 // raises the dynamic shared-memory limit of the kernels this layout uses; bytes per block of each precision. Where the
 // device allows less shared memory per block than a precision's kernel needs, that precision falls back to the generic
@@ -23,5 +24,6 @@ void VPPairSetLines(VPPairLayout *layout, int lines);
 int VPPairPrepare(VPPairLayout *layout, size_t *bytes_d, size_t *bytes_f);
 // the patches [start, end) of the processing order, one step (see VPCudaSmootherColor / Additive)
 int VPPairLaunch(const VPPairLayout *layout, int single, const void *op, const VPCudaBox *bx, const int *vertex, int start, int end, const double *b, const double *x, double *target, double omega, bool atomic, int maxblocks);
-// flops of one patch's local residual as this kernel computes it (two z contractions instead of three)
-double VPPairResidualFlops(int k);
+// flops of one patch's local residual as the layout lines (1, 2, 3) computes it (two z contractions instead of three,
+// without the zeros of M_z and K_z; with 3 the x step without those of K_x and M_x)
+double VPPairResidualFlops(int k, int lines);

@@ -31,13 +31,13 @@ ctest gpu_smoother_3d_k1-8 ./tests/gpu_smoother -dim 3 -kmin 1 -kmax 8 -refine 1
 # contracts the x-kinds one by one; on the finer grids above it reads each closure word once for the three of them
 ctest gpu_smoother_3d_k2-5_two_cells ./tests/gpu_smoother -dim 3 -kmin 2 -kmax 5 -refine 0
 # the 3D laplace shared kernel's variants (-pc_vertexpatch_gpu_lines): generic one-line, one and two lines with the terms
-# combined; the run above has the default choice per degree and precision
-for lines in 0 1 2; do
+# combined, one line with the folded x step; the run above has the default choice per degree and precision
+for lines in 0 1 2 3; do
   ctest gpu_smoother_3d_k1-8_lines$lines ./tests/gpu_smoother -dim 3 -kmin 1 -kmax 8 -refine 1 -pc_vertexpatch_gpu_lines $lines
 done
 # the grid capped at 2 blocks: every block runs several patches of a color in a row (the next patch's closure copied
 # during the current one, the matrices kept from the previous patch, no barrier between two patches), every variant
-for lines in -1 1 2; do
+for lines in -1 1 2 3; do
   ctest gpu_smoother_3d_k1-8_lines${lines}_2blocks ./tests/gpu_smoother -dim 3 -kmin 1 -kmax 8 -refine 1 -pc_vertexpatch_gpu_lines $lines -max_blocks 2
 done
 ctest gpu_smoother_2d_k1-8_2blocks ./tests/gpu_smoother -dim 2 -kmin 1 -kmax 8 -refine 2 -max_blocks 2
@@ -386,6 +386,8 @@ if command -v compute-sanitizer >/dev/null; then
       compute-sanitizer --tool $tool --error-exitcode 99 ./tests/gpu_smoother -dim 3 -kmin 2 -kmax 2 -refine 1 -pc_vertexpatch_gpu_lines 2 >>"$OUT/sanitizer_$tool.log" 2>&1 &&
       compute-sanitizer --tool $tool --error-exitcode 99 ./tests/gpu_smoother -dim 3 -kmin 2 -kmax 3 -refine 1 -max_blocks 2 >>"$OUT/sanitizer_$tool.log" 2>&1 &&
       compute-sanitizer --tool $tool --error-exitcode 99 ./tests/gpu_smoother -dim 3 -kmin 2 -kmax 3 -refine 1 -max_blocks 2 -pc_vertexpatch_gpu_lines 2 >>"$OUT/sanitizer_$tool.log" 2>&1 &&
+      compute-sanitizer --tool $tool --error-exitcode 99 ./tests/gpu_smoother -dim 3 -kmin 2 -kmax 3 -refine 1 -max_blocks 2 -pc_vertexpatch_gpu_lines 1 >>"$OUT/sanitizer_$tool.log" 2>&1 &&
+      compute-sanitizer --tool $tool --error-exitcode 99 ./tests/gpu_smoother -dim 3 -kmin 4 -kmax 4 -refine 1 -max_blocks 2 -pc_vertexpatch_gpu_lines 3 >>"$OUT/sanitizer_$tool.log" 2>&1 &&
       compute-sanitizer --tool $tool --error-exitcode 99 ./tests/gpu_smoother -dim 2 -kmin 3 -kmax 3 -refine 1 >>"$OUT/sanitizer_$tool.log" 2>&1 &&
       compute-sanitizer --tool $tool --error-exitcode 99 ./tutorials/ex1 -dm_brick_cells 2,2,2 -dm_vec_type cuda -dm_brick_dim 3 -dm_brick_degree 2 -dm_brick_refine 1 -fmg 0 \
         -mg_levels_pc_vertexpatch_precision single -dm_brick_mg_precision single >>"$OUT/sanitizer_$tool.log" 2>&1

@@ -100,7 +100,7 @@ static PetscErrorCode CheckOne(DM dm, Mat A, const char *op, PetscInt dim, Petsc
     if (vp->gpu && op[0] == 'l' && dim == 3 && k >= 2 && vp->gpu_shared && !(vp->gpu_mma && !single)) {
       const int lines = VPCudaSmootherGetLines((VPCudaSmoother)vp->gpu, single);
       PetscCall(PetscSNPrintf(what, sizeof(what), "%s %" PetscInt_FMT "D Q%" PetscInt_FMT " [%s]: %d line(s) per thread in use, %" PetscInt_FMT " asked for", op, dim, k, opts, lines, want));
-      PetscCall(CheckTrue(what, (PetscBool)(set && want >= 0 ? lines == (int)want : (lines >= 0 && lines <= 2))));
+      PetscCall(CheckTrue(what, (PetscBool)(set && want >= 0 ? lines == (int)want : (lines >= 0 && lines <= 3))));
     }
   }
   PetscCall(VecDestroy(&bg));

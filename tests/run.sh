@@ -418,7 +418,7 @@ expect_error vp_gpu_kernel_shared_c0ip_3d_k6 "-pc_vertexpatch_gpu_kernel shared 
 expect_error vp_gpu_kernel_mma_c0ip "-pc_vertexpatch_gpu_kernel mma needs a patch closure of the patch cells alone (one ghost cell: laplace); -dm_brick_operator c0ip has 2; allowed: global, auto" $EX2 -mg_levels_pc_vertexpatch_gpu_kernel mma
 expect_error vp_gpu_kernel_mma_c0ip_3d "-pc_vertexpatch_gpu_kernel mma needs a patch closure of the patch cells alone (one ghost cell: laplace); -dm_brick_operator c0ip has 2; allowed: shared, global, auto" $EX2 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 2 -dm_brick_refine 0 -mg_levels_pc_vertexpatch_gpu_kernel mma
 expect_error vp_gpu_kernel_unknown "-pc_vertexpatch_gpu_kernel fast: unknown value; allowed: auto, shared, global, mma" $EX1 -mg_levels_pc_vertexpatch_gpu_kernel fast
-expect_error vp_gpu_lines_out_of_range "-pc_vertexpatch_gpu_lines 3: allowed: -1 (by degree and precision), 0 (generic kernel), 1, 2" $EX1 -mg_levels_pc_vertexpatch_gpu_lines 3
+expect_error vp_gpu_lines_out_of_range "-pc_vertexpatch_gpu_lines 4: allowed: -1 (by degree and precision), 0 (generic kernel), 1, 2, 3 (one line, folded x step)" $EX1 -mg_levels_pc_vertexpatch_gpu_lines 4
 expect_error dm_mg_precision_unknown "-dm_brick_mg_precision half: unknown precision; allowed: double, single" $EX1 -dm_brick_mg_precision half
 expect_error dm_gpu_exchange_unknown "Unknown option nvlink for -dm_brick_gpu_exchange. Available options: auto ipc mpi" $EX1 -dm_brick_gpu_exchange nvlink
 expect_error c0ip_bad_solver "-pc_vertexpatch_local_solver lu: unknown value; allowed: fdm, dense, separable_dense" $EX2 -mg_levels_pc_vertexpatch_local_solver lu

@@ -71,7 +71,7 @@ static PetscErrorCode PCSetFromOptions_VertexPatch(PC pc, PetscOptionItems *Pets
   if (set) PetscCall(PCVertexPatchSetGPUKernel(pc, (PCVertexPatchGPUKernel)e));
   {
     PetscInt lines = vp->gpu_lines;
-    PetscCall(PetscOptionsInt("-pc_vertexpatch_gpu_lines", "Shared kernel, 3D laplace, degree >= 2: patch lines per thread, 1 or 2 (terms combined), 0 the generic one-line kernel, -1 by degree and precision", "PCVertexPatchSetGPULines", lines, &lines, &set));
+    PetscCall(PetscOptionsInt("-pc_vertexpatch_gpu_lines", "Shared kernel, 3D laplace, degree >= 2: patch lines per thread, 1 or 2 (terms combined), 3 one line with the x step folded at the vertex, 0 the generic one-line kernel, -1 by degree and precision", "PCVertexPatchSetGPULines", lines, &lines, &set));
     if (set) PetscCall(PCVertexPatchSetGPULines(pc, lines));
   }
   e = (PetscEnum)vp->schedule;
@@ -364,7 +364,8 @@ static PetscErrorCode PCView_VertexPatch(PC pc, PetscViewer viewer)
   if (vp->gpu) {
     /* the 3D laplace shared kernel: its lines per thread in the steps of the precision in use */
     const int lines = VPCudaSmootherGetLines((VPCudaSmoother)vp->gpu, vp->precision == PC_VERTEXPATCH_SINGLE_PRECISION);
-    if (lines > 0) PetscCall(PetscViewerASCIIPrintf(viewer, " (terms combined, %d line%s per thread)", lines, lines > 1 ? "s" : ""));
+    if (lines == 3) PetscCall(PetscViewerASCIIPrintf(viewer, " (terms combined, 1 line per thread, x step folded at the vertex)"));
+    else if (lines > 0) PetscCall(PetscViewerASCIIPrintf(viewer, " (terms combined, %d line%s per thread)", lines, lines > 1 ? "s" : ""));
     else if (lines == 0) PetscCall(PetscViewerASCIIPrintf(viewer, " (generic one-line kernel)"));
     if (VPCudaSmootherMmaWarp((VPCudaSmoother)vp->gpu)) PetscCall(PetscViewerASCIIPrintf(viewer, " (double steps: one patch per warp)"));
   }
@@ -489,8 +490,10 @@ static PetscErrorCode PCDestroy_VertexPatch(PC pc)
                                                        patch in a per-block scratch in global memory (any operator)
 -  -pc_vertexpatch_gpu_lines <n>                      - shared kernel, 3D laplace with degree 2..8: lines of the patch per thread,
                                                        1 or 2 (each load then feeds two FMAs; both combine the three terms before
-                                                       the z contractions), 0 the generic one-line kernel, -1 (default) the one
-                                                       measured fastest for the degree and precision on an H100
+                                                       the z contractions), 3 one line on (2k-1)^2 threads a patch with the x step
+                                                       split at the vertex (the zeros of the 1D matrices skipped), 0 the generic
+                                                       one-line kernel, -1 (default) the one measured fastest for the degree and
+                                                       precision on an H100
 
    Notes:
    As a multigrid smoother use -mg_levels_ksp_type richardson -mg_levels_pc_type vertexpatch: the

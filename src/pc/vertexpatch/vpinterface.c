@@ -227,7 +227,9 @@ PetscErrorCode PCVertexPatchSetSchedule(PC pc, PCVertexPatchSchedule schedule, P
 +  pc    - the preconditioner
 -  lines - 1 or 2: the kernel that combines the operator's three terms before its z contractions, with one or two lines
            of the patch per thread (with two, every load from shared memory or cache feeds two multiply-adds, at the price
-           of twice the registers per thread); 0: the generic one-line kernel of any one-ghost-cell operator; -1 (the
+           of twice the registers per thread); 3: the same kernel with one line per thread on (2k-1)^2 threads a patch
+           instead of (2k-1)(2k+1), whose x step splits each row of the 1D matrices at the patch's vertex and skips the
+           entries that couple the two cells (zero); 0: the generic one-line kernel of any one-ghost-cell operator; -1 (the
            default): the one measured fastest on an H100 for the degree and the precision of the steps
 
    Notes:
@@ -243,7 +245,7 @@ PetscErrorCode PCVertexPatchSetGPULines(PC pc, PetscInt lines)
   PC_VertexPatch *vp = NULL;
 
   PetscFunctionBegin;
-  PetscCheck(lines >= -1 && lines <= 2, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_vertexpatch_gpu_lines %" PetscInt_FMT ": allowed: -1 (by degree and precision), 0 (generic kernel), 1, 2", lines);
+  PetscCheck(lines >= -1 && lines <= 3, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_vertexpatch_gpu_lines %" PetscInt_FMT ": allowed: -1 (by degree and precision), 0 (generic kernel), 1, 2, 3 (one line, folded x step)", lines);
   PetscCall(VPGetData(pc, &vp));
   if (!vp) PetscFunctionReturn(PETSC_SUCCESS);
   VPChanged(pc, (PetscBool)(vp->gpu_lines != lines));
