@@ -276,9 +276,9 @@ template <typename T, int NI> __device__ inline void VPPairX(const T (&row0)[NI]
 // M_z[i][z] and K_z[i][z] (i interior, z closure) are zero unless both nodes lie in one of the patch's two cells: an
 // interior node i + 1 < k of the first cell does not couple with z > k, one i + 1 > k of the second cell not with z < k.
 // VPPairLayoutCreate checks that the operator's matrices have these zeros (else the generic kernel runs).
-template <int K> __host__ __device__ constexpr bool VPPairZero(int i, int z)
+__host__ __device__ constexpr bool VPPairZero(int k, int i, int z)
 {
-  return (i < K - 1 && z > K) || (i > K - 1 && z < K);
+  return (i < k - 1 && z > k) || (i > k - 1 && z < k);
 }
 
 // The x step of FOLD: X_K and X_M (NI x NE x NE) from the closure xs (NE^3), without the zero entries of K_x and M_x.
@@ -454,7 +454,7 @@ __device__ void VPPairPatch(const Op *__restrict__ op, const VPCudaBox &bx, cons
         const T w0 = c0 * a0 + c1 * b0, v0 = c2 * d0, w1 = c0 * a1 + c1 * b1, v1 = c2 * d1;
 #pragma unroll
         for (int i = 0; i < NI; i++) {
-          if (VPPairZero<K>(i, z)) continue; // known at compile time
+          if (VPPairZero(K, i, z)) continue; // known at compile time
           T mz, kz;
           if constexpr (W::PAIRED) {
             const T2 mk = MKz[z * NI + i];
@@ -635,18 +635,8 @@ int VPPairLayoutCreate(const VPCudaPatchOp_d *op, int k, VPPairLayout *layout)
   for (int d = 0; d < 3; d++)
     for (int c = 0; c < VPC_NCLASS; c++)
       for (int i = 0; i < 2 * k - 1; i++)
-        for (int j = 0; j < 2 * k + 1; j++) {
-          bool zero = false;
-          switch (k) {
-#define VP_PAIR_ZCASE(K) \
-  case K: \
-    zero = VPPairZero<K>(i, j); \
-    break;
-            VP_PAIR_ZCASE(2) VP_PAIR_ZCASE(3) VP_PAIR_ZCASE(4) VP_PAIR_ZCASE(5) VP_PAIR_ZCASE(6) VP_PAIR_ZCASE(7) VP_PAIR_ZCASE(8)
-#undef VP_PAIR_ZCASE
-          }
-          if (zero && (op->R[layout->km][d][c][i * (2 * k + 1) + j] != 0 || op->R[layout->kk][d][c][i * (2 * k + 1) + j] != 0)) return 0;
-        }
+        for (int j = 0; j < 2 * k + 1; j++)
+          if (VPPairZero(k, i, j) && (op->R[layout->km][d][c][i * (2 * k + 1) + j] != 0 || op->R[layout->kk][d][c][i * (2 * k + 1) + j] != 0)) return 0;
   VPPairSetLines(layout, -1);
   return 1;
 }
