@@ -65,8 +65,8 @@ ifeq ($(VP_CUDA),yes)
 endif
 DEP       := $(OBJ:.o=.d)
 TUTORIALS := $(patsubst %.c,%,$(wildcard tutorials/ex*.c))
-TESTS     := $(patsubst %.c,%,$(wildcard tests/test_*.c))
-PLAIN_TESTS := tests/plain_dll_append
+TEST_PROGRAMS := $(patsubst %.c,%,$(wildcard tests/test_*.c))
+PLAIN_TESTS := tests/plain_dll_append tests/plain_mg
 BENCH     := $(patsubst %.c,%,$(wildcard bench/bench_*.c))
 
 .PHONY: all test run bench clean format help gpu-check
@@ -100,7 +100,7 @@ bench: all $(BENCH)
 tests/gpu_%: tests/gpu_%.c tests/checks.h $(LIB)
 	$(VP_CC) $(VP_CCFLAGS) -Isrc -o $@ $< -Llib -Wl,-rpath,$(CURDIR)/lib -lpetscvpatch $(VP_RPATH) $(VP_LIBS)
 
-gpu-check: all tests/gpu_operator tests/gpu_smoother tests/gpu_hfem tests/test_ranks tests/test_separable
+gpu-check: all tests/gpu_operator tests/gpu_smoother tests/gpu_hfem tests/test_ranks tests/test_separable tests/plain_mg
 	@if [ "$(VP_CUDA)" != yes ]; then echo "make gpu-check needs a CUDA PETSc (PETSC_DIR=/opt/petsc-cuda, or scripts/build-petsc-cuda.sh)"; exit 1; fi
 	bash tests/gpu_check.sh
 
@@ -108,8 +108,9 @@ gpu-check: all tests/gpu_operator tests/gpu_smoother tests/gpu_hfem tests/test_r
 tests/plain_%: tests/plain_%.c
 	$(VP_CC) $(VP_CCFLAGS) -o $@ $< $(VP_RPATH) $(VP_LIBS)
 
-test: all $(TESTS) $(PLAIN_TESTS)
-	@MPIEXEC="$(VP_MPIEXEC)" bash tests/run.sh
+# make test TESTS=pattern: only the sections of tests/run.sh whose name or title matches (an extended regular expression)
+test: all $(TEST_PROGRAMS) $(PLAIN_TESTS)
+	@MPIEXEC="$(VP_MPIEXEC)" TESTS="$(TESTS)" bash tests/run.sh
 
 # the main job: 3D Poisson, Q3, FGMRES + multigrid with vertex-patch smoothing (ex1's default solver)
 run: all
@@ -119,7 +120,7 @@ format:
 	clang-format -i $(SRC) $(wildcard src/*/*.h src/*.h include/*.h cuda/*.h tutorials/*.c tests/*.c tests/*.h)
 
 clean:
-	rm -rf build lib $(TUTORIALS) $(TESTS) $(PLAIN_TESTS) $(BENCH) tests/out tests/out-gpu tests/gpu_operator tests/gpu_smoother tests/gpu_hfem
+	rm -rf build lib $(TUTORIALS) $(TEST_PROGRAMS) $(PLAIN_TESTS) $(BENCH) tests/out tests/out-gpu tests/gpu_operator tests/gpu_smoother tests/gpu_hfem
 
 help:
 	@echo "make [PETSC_DIR=... PETSC_ARCH=...]  build $(LIB) and the tutorials"

@@ -179,6 +179,7 @@ PETSC_EXTERN PetscErrorCode DMBrickGetOperator(DM, const char **);
 PETSC_EXTERN PetscErrorCode DMBrickRegisterOperator(const char[], PetscErrorCode (*)(DM));
 
 PETSC_EXTERN PetscErrorCode DMBrickCreateOperator(DM, MatType, Mat *);
+PETSC_EXTERN PetscErrorCode DMBrickGetOperatorSize(DM, PetscInt *, PetscInt64 *);
 PETSC_EXTERN PetscErrorCode DMBrickCreateInterpolation(DM, DM, MatType, Mat *);
 PETSC_EXTERN PetscErrorCode DMBrickInterpolateFunction(DM, DMBrickPointFunction, void *, Vec);
 PETSC_EXTERN PetscErrorCode DMBrickComputeLoadVector(DM, DMBrickPointFunction, void *, Vec);

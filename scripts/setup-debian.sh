@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs what petsc-vpatch needs on a fresh Debian machine (12 or newer): a C compiler, make, Debian's
-# PETSc (petsc-dev, 3.18 on Debian 12, with Open MPI, hypre and MUMPS), the MPI launcher, pkg-config and
-# valgrind (used by the tests). Run as root, or as a user who may sudo. Skips what is already there.
+# PETSc (petsc-dev, 3.18 on Debian 12, with Open MPI, hypre and MUMPS), the MPI launcher, pkg-config,
+# valgrind (used by the tests) and petsc4py for the system Python (tutorials/ex1.py). Run as root, or as a
+# user who may sudo; without either it names the packages for an administrator and stops. Skips what is there.
 set -euo pipefail
 need=()
-for pkg in build-essential make pkg-config petsc-dev openmpi-bin libopenmpi-dev valgrind; do
+for pkg in build-essential make pkg-config petsc-dev openmpi-bin libopenmpi-dev valgrind python3-petsc4py python3-petsc4py-real; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
 done
 if [ ${#need[@]} -eq 0 ]; then
@@ -12,7 +13,16 @@ if [ ${#need[@]} -eq 0 ]; then
   exit 0
 fi
 SUDO=""
-[ "$(id -u)" = 0 ] || SUDO=sudo
+if [ "$(id -u)" != 0 ]; then
+  if ! command -v sudo >/dev/null 2>&1; then
+    echo "setup-debian: not root and no sudo here, so nothing can be installed. Ask an administrator to run:" >&2
+    echo "  apt-get install ${need[*]}" >&2
+    echo "or build PETSc in your home directory and point PETSC_DIR in petsc-plugin.conf at it (the plugin itself needs no root;" >&2
+    echo "see \"Without root\" in README.md)." >&2
+    exit 1
+  fi
+  SUDO=sudo
+fi
 echo "setup-debian: installing ${need[*]}"
 $SUDO apt-get update -q
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${need[@]}"

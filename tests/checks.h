@@ -29,6 +29,7 @@ static inline PetscErrorCode RelativeDifference(Vec a, Vec b, PetscReal *rel)
   PetscReal nd = 0.0, nb = 1.0;
 
   PetscFunctionBeginUser;
+  *rel = -1.0; /* set on every path; a failed call returns before the difference is known */
   PetscCall(VecDuplicate(a, &d));
   PetscCall(VecWAXPY(d, -1.0, b, a));
   PetscCall(VecNorm(d, NORM_2, &nd));

@@ -2,7 +2,7 @@
 # GPU check (make gpu-check, on a machine with a GPU and a CUDA PETSc): the CUDA operator kernels against the
 # host (assembled matrices, random vectors), whole solves with VECCUDA vectors against host vectors (same
 # iterations), compute-sanitizer memcheck and racecheck on the kernel checks and on a small mixed-precision solve.
-# GPU_CHECK_SECTIONS: a subset of "kernels solves mixed ranks slabs dg hfem sanitizer setup" (default: all). Last line: "N passed, N failed".
+# GPU_CHECK_SECTIONS: a subset of "kernels solves mixed ranks slabs dg hfem sanitizer setup defaults" (default: all). Last line: "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT_DIR:-tests/out-gpu}
@@ -498,6 +498,49 @@ if want setup; then
   compute-sanitizer --tool memcheck --error-exitcode 99 ./tests/test_separable -dm_vec_type cuda -dim 3 -kmin 2 -kmax 3 >"$OUT/setup_memcheck.log" 2>&1 &&
     compute-sanitizer --tool memcheck --error-exitcode 99 ./tests/test_separable -dm_vec_type cuda -dim 2 -family dg -kmin 7 -kmax 8 >>"$OUT/setup_memcheck.log" 2>&1
   result setup_compute_sanitizer_memcheck $? "$(grep -c 'ERROR SUMMARY: 0 errors' "$OUT/setup_memcheck.log") of 2 runs: 0 errors"
+fi
+# PETSc's defaults with device vectors: an application linked against PETSc only (-dll_append) asks for -pc_type mg and
+# nothing else; the brick gives its matrix-free levels Chebyshev/Jacobi (PETSc's SOR needs entries) and picks the coarse
+# solve by size (a dense inverse on the GPU under -dm_brick_coarse_direct_max, Chebyshev/Jacobi on the shell over it):
+# every operator converges on the GPU with the iterations of host vectors, on 1 and 2 ranks
+if want defaults; then
+  MPIRUN=${MPIRUN:-mpirun}
+  true_plain() { awk '/^true residual/{print $NF}' "$1"; }
+  for op in laplace c0ip sipg; do
+    for n in 1 2; do
+      O="-dll_append lib/libpetscvpatch.so -dm_brick_operator $op -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 3 -dm_brick_refine 2 -pc_type mg -ksp_rtol 1e-8"
+      $MPIRUN -n $n ./tests/plain_mg $O >"$OUT/defaults_${op}_n$n.host.log" 2>&1
+      $MPIRUN -n $n ./tests/plain_mg $O -dm_vec_type cuda -ksp_view >"$OUT/defaults_${op}_n$n.cuda.log" 2>&1
+      grep -q "converged due to CONVERGED_RTOL" "$OUT/defaults_${op}_n$n.cuda.log" && [ -n "$(its_of "$OUT/defaults_${op}_n$n.cuda.log")" ] &&
+        [ "$(its_of "$OUT/defaults_${op}_n$n.cuda.log")" = "$(its_of "$OUT/defaults_${op}_n$n.host.log")" ] &&
+        grep -q "PC Object: brick default: jacobi in place of PETSc's sor" "$OUT/defaults_${op}_n$n.cuda.log" && grep -q "runs on the GPU" "$OUT/defaults_${op}_n$n.cuda.log" &&
+        grep -q "brick coarse solve: .*: exact, dense inverse on the GPU" "$OUT/defaults_${op}_n$n.cuda.log" &&
+        awk -v a="$(true_plain "$OUT/defaults_${op}_n$n.cuda.log")" -v b="$(true_plain "$OUT/defaults_${op}_n$n.host.log")" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && b != "" && d <= 1e-3 * b) }' &&
+        $MPIRUN -n $n ./tests/plain_mg $O -dm_vec_type cuda -ksp_pc_side right >"$OUT/defaults_${op}_n$n.right.log" 2>&1 &&
+        awk -v t="$(true_plain "$OUT/defaults_${op}_n$n.right.log")" 'BEGIN { exit !(t != "" && t + 0 <= 1e-8) }'
+      result defaults_pc_mg_${op}_gpu_n$n $? "$n rank(s): $(its_of "$OUT/defaults_${op}_n$n.cuda.log") iterations (host $(its_of "$OUT/defaults_${op}_n$n.host.log")), true residual $(true_plain "$OUT/defaults_${op}_n$n.cuda.log") (host $(true_plain "$OUT/defaults_${op}_n$n.host.log")); right-preconditioned GMRES: $(true_plain "$OUT/defaults_${op}_n$n.right.log") <= 1e-8"
+    done
+  done
+  # a coarse problem over the bound (3 x 3 x 3 cells cannot halve; Q6: 4,913 unknowns, 1e7 nonzeros): Chebyshev/Jacobi
+  # steps on the matrix-free operator on the GPU, no assembly, the iterations of host vectors
+  for n in 1 2; do
+    E="-dm_brick_dim 3 -dm_brick_cells 3,3,3 -dm_brick_degree 6 -dm_brick_refine 1 -fmg 0"
+    $MPIRUN -n $n ./tutorials/ex1 $E >"$OUT/defaults_coarse_over_n$n.host.log" 2>&1
+    $MPIRUN -n $n ./tutorials/ex1 $E -dm_vec_type cuda -ksp_view >"$OUT/defaults_coarse_over_n$n.cuda.log" 2>&1 &&
+      grep -q "brick coarse solve: 4913 unknowns, .* > -dm_brick_coarse_direct_max 1000000: 20 Chebyshev/Jacobi steps, matrix-free" "$OUT/defaults_coarse_over_n$n.cuda.log" &&
+      [ -n "$(its_of "$OUT/defaults_coarse_over_n$n.cuda.log")" ] && [ "$(its_of "$OUT/defaults_coarse_over_n$n.cuda.log")" = "$(its_of "$OUT/defaults_coarse_over_n$n.host.log")" ]
+    result defaults_coarse_over_bound_gpu_n$n $? "$n rank(s): $(its_of "$OUT/defaults_coarse_over_n$n.cuda.log") iterations (host $(its_of "$OUT/defaults_coarse_over_n$n.host.log")), $(grep -o -m1 '[0-9][0-9]* Chebyshev/Jacobi steps' "$OUT/defaults_coarse_over_n$n.cuda.log")"
+  done
+  # the same route under compute-sanitizer (memcheck): Chebyshev/Jacobi levels and the dense coarse inverse on the GPU
+  compute-sanitizer --tool memcheck --error-exitcode 99 ./tests/plain_mg -dll_append lib/libpetscvpatch.so -dm_brick_operator laplace -dm_brick_dim 3 -dm_brick_degree 2 -dm_brick_refine 1 \
+    -pc_type mg -dm_vec_type cuda >"$OUT/defaults_memcheck.log" 2>&1 && grep -q "ERROR SUMMARY: 0 errors" "$OUT/defaults_memcheck.log"
+  result defaults_compute_sanitizer_memcheck $? "$(grep -o 'ERROR SUMMARY: [0-9]* errors' "$OUT/defaults_memcheck.log")"
+  # the tutorials' defaults on the GPU: the coarse problem under the bound, a dense inverse there; converged
+  for ex in ex1 ex2 ex3; do
+    ./tutorials/$ex -dm_brick_dim 3 -dm_vec_type cuda -ksp_view >"$OUT/defaults_${ex}_3d.cuda.log" 2>&1 &&
+      grep -q "brick coarse solve: .* <= -dm_brick_coarse_direct_max 1000000: exact, dense inverse on the GPU" "$OUT/defaults_${ex}_3d.cuda.log"
+    result defaults_${ex}_3d_gpu $? "$(grep -o -m1 'brick coarse solve: [0-9]* unknowns, [0-9]* nonzeros' "$OUT/defaults_${ex}_3d.cuda.log"); $(its_of "$OUT/defaults_${ex}_3d.cuda.log") iterations"
+  done
 fi
 echo "$passed passed, $failed failed"
 [ $failed = 0 ]

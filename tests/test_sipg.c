@@ -144,9 +144,8 @@ static PetscErrorCode CheckOperator(PetscInt dim, PetscInt k, const PetscInt cel
     PetscReal pk = (PetscReal)(k * (k + 1)), gamma = 1.0;
     PetscCall(PetscOptionsGetReal(NULL, NULL, "-dm_brick_sipg_penalty", &gamma, NULL)); /* the penalty factor scales every face penalty */
     pk *= gamma;
-    PetscReal       area[3];
+    PetscReal area[3] = {1.0, 1.0, 1.0}; /* the face areas normal to each direction */
     for (PetscInt d = 0; d < dim; d++) {
-      area[d] = 1.0;
       for (PetscInt f = 0; f < dim; f++)
         if (f != d) area[d] *= L[f];
     }

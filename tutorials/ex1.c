@@ -14,8 +14,10 @@ static const char help[] = "Poisson -Delta u = f on a brick (2D or 3D, CG Q_k), 
                            "  -solves n: solve n times (default 1), each from the same start; the first solve's time is the one reported,\n"
                            "             the later ones are listed after it (the first also pays for what PETSc allocates lazily in a\n"
                            "             solve, such as FGMRES's Krylov vectors past the fifth, and for the first touch of that memory).\n"
-                           "With -dm_vec_type cuda the coarse solve is PCDENSEINVERSE on the GPU (-mg_coarse_pc_type denseinverse, on\n"
-                           "several ranks inside PCREDUNDANT: -mg_coarse_redundant_pc_type denseinverse); lu in its place restores PETSc's.\n"
+                           "The coarse solve is the brick's choice (-ksp_view names it): the hierarchy goes below -dm_brick_cells as far as the\n"
+                           "cells halve, and the coarsest problem is solved exactly up to -dm_brick_coarse_direct_max nonzeros (sparse LU;\n"
+                           "with -dm_vec_type cuda PCDENSEINVERSE on the GPU, inside PCREDUNDANT on several ranks), with Chebyshev/Jacobi\n"
+                           "steps over it. -mg_coarse_pc_type (or -mg_coarse_redundant_pc_type) sets another.\n"
                            "Every solve stops at ||r|| <= rtol ||b|| (-ksp_rtol, default 1e-9) in the Krylov method's norm; ex1 prints\n"
                            "the true residual ||b - A x||/||b|| too and exits with status 1 if the solve did not converge.\n"
                            "Every -ksp_*, -pc_*, -mg_* and -dm_brick_* option changes the configuration.\n\n";
@@ -195,18 +197,6 @@ int main(int argc, char **argv)
   PetscCall(DMSetFromOptions(dm));
   PetscCall(DMSetUp(dm));
   PetscCall(DMView(dm, PETSC_VIEWER_STDOUT_WORLD));
-  {
-    /* with the levels on the GPU the coarse solve goes there too: PETSc's default, sparse LU on the host with a copy of
-       the vector each way, took 68-72 ms a V-cycle for a Q7 coarse grid of 27,880 unknowns on an H200 machine, the same
-       on one GPU and four (bench/results/gpu-coarse-dense-h200-2026-11-26.md) */
-    VecType     vt;
-    PetscBool   cuda;
-    PetscMPIInt size;
-    PetscCall(DMGetVecType(dm, &vt));
-    PetscCall(PetscStrInList(vt, "cuda,seqcuda,mpicuda", ',', &cuda));
-    PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
-    if (cuda) PetscCall(SetDefault(size == 1 ? "-mg_coarse_pc_type" : "-mg_coarse_redundant_pc_type", "denseinverse"));
-  }
   PetscCall(DMBrickGetInfo(dm, &problem.dim, cells, NULL, NULL));
   PetscCall(DMBrickGetDomain(dm, problem.lower, problem.upper));
 

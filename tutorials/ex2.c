@@ -3,17 +3,19 @@ static const char help[] = "The clamped plate: the biharmonic equation Delta^2 u
                            "built from the brick alone (seed 000).\n"
                            "Manufactured solution u = prod_i sin^2(pi t_i), t_i = (x_i - a_i)/(b_i - a_i): zero with zero gradient on the\n"
                            "boundary, so it satisfies the clamped conditions.\n"
-                           "Default problem: Q3 on a 9 x 9 coarse grid refined twice (2D; 11k DoFs, 3 levels), or Q2 on 6 x 6 x 6 refined\n"
-                           "once (with -dm_brick_dim 3; 12k DoFs); -dm_brick_* options replace any part of it. The residual of the\n"
+                           "Default problem: Q3 on an 8 x 8 grid refined twice (2D; 9k DoFs, 6 levels down to one cell), or Q2 on 4 x 4 x 4\n"
+                           "refined once (with -dm_brick_dim 3; 3.4k DoFs, 4 levels); -dm_brick_* options replace any part of it. The residual of the\n"
                            "biharmonic operator has a round-off floor that grows like h^-4: on fine meshes ask for a larger -ksp_rtol.\n"
                            "  -smoother mvs (default): FGMRES (the true residual; the iterates of seed 000's right-preconditioned GMRES)\n"
                            "             with V-cycles of one colored multiplicative vertex-patch step (2^(d+1) colors, damping 1 in 2D,\n"
                            "             0.7 in 3D) before and after.\n"
                            "  -smoother avs: CG with V-cycles of two additive vertex-patch steps (damping 1/4 in 2D, 1/8 in 3D, limited by\n"
                            "             the lambda_max(B A) estimated at setup) before and after.\n"
-                           "  -coarse smoother: one step of the same smoother on the coarsest grid (the paper; exact on a coarse grid of 2^d\n"
-                           "             cells, which is the default there); -coarse lu: LU of the assembled coarse matrix (the default on\n"
-                           "             larger coarse grids).\n"
+                           "  -coarse smoother: one step of the same smoother on the -dm_brick_cells grid, kept as the coarsest (the paper;\n"
+                           "             exact on a coarse grid of 2^d cells, which is the default there); -coarse lu: LU of the assembled\n"
+                           "             coarse matrix, whatever its size; -coarse auto (the default on other coarse grids): the brick's choice,\n"
+                           "             which coarsens below -dm_brick_cells as far as the cells halve and solves the coarsest problem exactly\n"
+                           "             up to -dm_brick_coarse_direct_max nonzeros, with Chebyshev/Jacobi steps over it (-ksp_view says which).\n"
                            "  -rhs paper: seed 000's test problem, u = prod sin(pi t_i): zero on the boundary, its non-zero slope\n"
                            "             imposed weakly through the boundary faces (DMBrickC0IPAddNormalDerivative).\n"
                            "Prints the iterations, the fractional iterations nu_frac = -8 / log10(rbar), rbar = (|r_n|/|r_0|)^(1/n),\n"
@@ -197,11 +199,12 @@ int main(int argc, char **argv)
   PetscCall(PetscStrcmp(rhs, "sine2", &sine2));
   PetscCheck(paper || sine2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-rhs %s: allowed sine2, paper", rhs);
 
-  /* a default problem that shows the method: several levels, and coarse cells for 1-4 ranks (c0ip reads two cells
-     of ghosts, so a rank needs three coarse cells along a split direction) */
+  /* a default problem that shows the method: several levels, a fine grid for 1-4 ranks (c0ip reads two cells of ghosts,
+     so a rank needs three cells along a split direction), and a coarse grid that halves down to one cell, so that the
+     coarsest problem stays small at every degree (the levels below it live on fewer ranks) */
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-dm_brick_dim", &dim, NULL));
   PetscCall(SetDefault("-dm_brick_operator", "c0ip"));
-  PetscCall(SetDefault("-dm_brick_cells", dim == 3 ? "6,6,6" : "9,9"));
+  PetscCall(SetDefault("-dm_brick_cells", dim == 3 ? "4,4,4" : "8,8"));
   PetscCall(SetDefault("-dm_brick_degree", dim == 3 ? "2" : "3"));
   PetscCall(SetDefault("-dm_brick_refine", dim == 3 ? "1" : "2"));
   if (autocoarse) {
@@ -210,8 +213,11 @@ int main(int argc, char **argv)
     PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-dm_brick_cells", coarsecells, &n, NULL));
     smoothercoarse = PETSC_TRUE;
     for (PetscInt d = 0; d < n; d++) smoothercoarse = (PetscBool)(smoothercoarse && coarsecells[d] == 2);
-    lu = (PetscBool)!smoothercoarse;
   }
+  /* the smoother solves on the user's coarse grid, which therefore stays the coarsest; LU on the brick's coarsest level,
+     whatever its size (PCMG's default coarse solver, kept once a KSP type is given) */
+  if (smoothercoarse) PetscCall(SetDefault("-dm_brick_coarsen_below", "0"));
+  if (lu) PetscCall(SetDefault("-mg_coarse_ksp_type", "preonly"));
   PetscCall(SetDefault("-ksp_rtol", "1e-8"));
   PetscCall(SetDefault("-pc_type", "mg"));
   PetscCall(SetDefault("-mg_levels_ksp_type", "richardson"));

@@ -28,6 +28,7 @@ PetscErrorCode DMBrickGetImpl_Private(DM dm, DM_Brick **brick)
   PetscBool isbrick;
 
   PetscFunctionBegin;
+  *brick = NULL; /* set on every path, so that callers need no initial value */
   PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
   PetscCall(PetscObjectTypeCompare((PetscObject)dm, DMBRICK, &isbrick));
   PetscCheck(isbrick, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONG, "DM of type %s is not a brick (DMBRICK)", ((PetscObject)dm)->type_name ? ((PetscObject)dm)->type_name : "(none)");
@@ -583,8 +584,16 @@ static PetscErrorCode DMSetFromOptions_Brick(DM dm, PetscOptionItems *PetscOptio
     PetscCall(PetscOptionsBool("-dm_brick_slabs", "Split the ranks along the last direction only: the global vectors then live inside ghosted local arrays (this brick and its PCMG levels; default: with device vectors where the cut stays within twice the smallest)", "DMBrickSetSlabs", slabs, &slabs, &flg));
     if (flg) PetscCall(DMBrickSetSlabs(dm, slabs));
   }
+  PetscCall(PetscOptionsInt("-dm_brick_coarsen_below", "Levels the hierarchy (and PCMG's default number of levels) goes below the -dm_brick_cells grid: -1, as far as every direction's cells halve", "DMBrickSetCoarsenBelow", brick->coarsen_below,
+                            &brick->coarsen_below, NULL));
+  PetscCall(PetscOptionsInt("-dm_brick_coarse_direct_max", "Most nonzeros of a coarse problem that PCMG's coarse solve, left at its default, solves exactly (LU; on the GPU a dense inverse); larger ones get Chebyshev/Jacobi steps", "DMBRICK",
+                            brick->coarse_direct_max, &brick->coarse_direct_max, NULL));
+  PetscCheck(brick->coarse_direct_max >= 0, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_coarse_direct_max %" PetscInt_FMT ": allowed >= 0", brick->coarse_direct_max);
+  PetscCall(PetscOptionsInt("-dm_brick_coarse_chebyshev_its", "Chebyshev/Jacobi steps of a coarse problem over -dm_brick_coarse_direct_max", "DMBRICK", brick->coarse_cheby_its, &brick->coarse_cheby_its, NULL));
+  PetscCheck(brick->coarse_cheby_its >= 1, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_coarse_chebyshev_its %" PetscInt_FMT ": allowed >= 1", brick->coarse_cheby_its);
+  PetscCall(PetscOptionsBool("-dm_brick_jacobi_for_sor", "A KSP left at PETSc's default SOR (PCMG's level smoothers) uses Jacobi on the brick's matrix-free operator (SOR needs matrix entries)", "DMBRICK", brick->jacobi_for_sor, &brick->jacobi_for_sor, NULL));
   PetscCall(PetscStrncpy(mattype, brick->coarse_mattype, sizeof(mattype)));
-  PetscCall(PetscOptionsString("-dm_brick_coarse_mat_type", "Matrix type of the coarse grid and coarser levels (level <= 0)", "DMCreateMatrix", mattype, mattype, sizeof(mattype), &flg));
+  PetscCall(PetscOptionsString("-dm_brick_coarse_mat_type", "Matrix type of the coarsest level when its problem gets an exact solve (-dm_brick_coarse_direct_max)", "DMCreateMatrix", mattype, mattype, sizeof(mattype), &flg));
   if (flg) {
     PetscCall(PetscFree(brick->coarse_mattype));
     PetscCall(PetscStrallocpy(mattype, &brick->coarse_mattype));
@@ -664,7 +673,21 @@ static PetscErrorCode DMView_Brick(DM dm, PetscViewer viewer)
   if (brick->slabs) PetscCall(PetscViewerASCIIPrintf(viewer, ", slabs (-dm_brick_slabs%s): %s", brick->slabs_auto ? ", chosen for device vectors" : "", brick->inplace ? "global vectors stored in the ghosted local arrays" : brick->nactive > 1 ? "global vectors with their own storage (vector type)" : "one rank"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
   PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "  matrices: %s on this level (%s on levels <= 0), vectors %s\n", brick->level <= 0 ? brick->coarse_mattype : dm->mattype, brick->coarse_mattype, dm->vectype));
+  {
+    /* the hierarchy below the user's coarse grid, and how its coarsest problem is solved by default */
+    PetscInt   cells[3] = {1, 1, 1};
+    PetscInt64 rows, nnz;
+    PetscBool  direct;
+    for (PetscInt d = 0; d < brick->dim; d++) cells[d] = brick->cells0[d] >> brick->below;
+    PetscCall(DMBrickOperatorSize_Private(brick, cells, &rows, &nnz));
+    direct = (PetscBool)(nnz <= brick->coarse_direct_max);
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  hierarchy: %" PetscInt_FMT " level(s) below the coarse grid (-dm_brick_coarsen_below); the coarsest, level %" PetscInt_FMT ", ", brick->below, -brick->below));
+    PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_FALSE));
+    for (PetscInt d = 0; d < brick->dim; d++) PetscCall(PetscViewerASCIIPrintf(viewer, "%s%" PetscInt_FMT, d ? " x " : "", cells[d]));
+    PetscCall(PetscViewerASCIIPrintf(viewer, " cells, %" PetscInt64_FMT " unknowns, %" PetscInt64_FMT " nonzeros assembled: %s\n", rows, nnz, direct ? "an exact coarse solve by default" : "over -dm_brick_coarse_direct_max, Chebyshev/Jacobi steps by default"));
+    PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  matrices: %s on this level (%s on the coarsest level when it gets an exact solve), vectors %s\n", brick->level <= -brick->below && direct ? brick->coarse_mattype : dm->mattype, brick->coarse_mattype, dm->vectype));
+  }
 #if defined(VP_HAVE_CUDA)
   PetscCall(PetscViewerASCIIPrintf(viewer, "  GPU arithmetic of the operator and transfers: %s on this level, %s on the coarser levels (host vectors: double)\n", DMBrickPrecisions[brick->precision], DMBrickPrecisions[brick->mg_precision]));
 #endif
@@ -841,6 +864,10 @@ PETSC_EXTERN PetscErrorCode DMCreate_Brick(DM dm)
   brick->degree             = 1;
   brick->family             = DMBRICK_CG;
   brick->verify_convergence = PETSC_TRUE;
+  brick->coarsen_below      = -1;
+  brick->jacobi_for_sor     = PETSC_TRUE;
+  brick->coarse_direct_max  = 1000000;
+  brick->coarse_cheby_its   = 20;
   brick->threads            = 1;
   brick->simd               = PETSC_TRUE;
   for (PetscInt d = 0; d < 3; d++) {

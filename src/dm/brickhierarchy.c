@@ -28,6 +28,12 @@ static PetscErrorCode DMBrickCreateLevel(DM dm, MPI_Comm comm, PetscInt delta, D
   nb->slabs              = brick->slabs;
   nb->slabs_set          = brick->slabs_set;
   nb->slabs_auto         = brick->slabs_auto;
+  nb->coarsen_below      = brick->coarsen_below;
+  nb->below              = brick->below; /* already counted in the refine level given below */
+  nb->below_set          = PETSC_TRUE;
+  nb->jacobi_for_sor     = brick->jacobi_for_sor;
+  nb->coarse_direct_max  = brick->coarse_direct_max;
+  nb->coarse_cheby_its   = brick->coarse_cheby_its;
   nb->precision          = delta < 0 ? brick->mg_precision : brick->precision;
   PetscCall(PetscStrncpy(nb->opname, brick->opname, sizeof(nb->opname)));
   for (PetscInt d = 0; d < 3; d++) {

@@ -96,7 +96,7 @@ typedef struct {
   char               opname[64];
   PetscInt           cells0[3]; /* the level-0 (coarse) grid, -dm_brick_cells */
   PetscReal          lower[3], upper[3];
-  char              *coarse_mattype;     /* matrix type of levels <= 0 */
+  char              *coarse_mattype;     /* matrix type of the coarsest level (level -below) when it gets an exact solve */
   DMBrickPrecision   precision;          /* arithmetic of this brick's operator and transfer kernels on the GPU */
   DMBrickPrecision   mg_precision;       /* given to the coarser bricks (DMCoarsen): the levels below this one */
   PetscBool          verify_convergence; /* the KSPs that solve with this brick check a claimed convergence against the true residual */
@@ -107,6 +107,12 @@ typedef struct {
   PetscBool          slabs;              /* ranks split along the last direction only (-dm_brick_slabs), given to the other levels */
   PetscBool          slabs_set;          /* slabs is decided: asked for, or chosen by the first brick set up (auto) */
   PetscBool          slabs_auto;         /* ... chosen, not asked for (for the views) */
+  PetscInt           coarsen_below;      /* -dm_brick_coarsen_below: the most levels the hierarchy goes below cells0 (-1: as far as the cells halve) */
+  PetscInt           below;              /* levels the hierarchy goes below cells0: its coarsest level is -below; counted in DMGetRefineLevel() */
+  PetscBool          below_set;          /* below is decided (and counted in the refine level): by DMSetUp, or taken from the brick this one came from */
+  PetscBool          jacobi_for_sor;     /* -dm_brick_jacobi_for_sor: a smoother left at PETSc's default SOR gets Jacobi on a matrix-free level */
+  PetscInt           coarse_direct_max;  /* -dm_brick_coarse_direct_max: most nonzeros of a coarse problem that gets an exact solve by default */
+  PetscInt           coarse_cheby_its;   /* -dm_brick_coarse_chebyshev_its: Chebyshev/Jacobi steps of a larger coarse problem */
   PetscInt           nexchange_ipc;      /* graphs of this level served device to device (CUDA IPC) ... */
   PetscInt           nexchange_mpi;      /* ... and through the host (PetscSF), for DMView */
 
@@ -153,6 +159,10 @@ static inline PetscInt BrickBoxSize(const BrickBox *b)
 
 PETSC_INTERN PetscErrorCode DMBrickGetImpl_Private(DM, DM_Brick **);
 PETSC_INTERN PetscErrorCode DMBrickComputeOperators_Private(KSP, Mat, Mat, void *);
+PETSC_INTERN PetscErrorCode DMBrickSetUpBelow_Private(DM);
+PETSC_INTERN PetscErrorCode DMBrickCoarseDirect_Private(DM, PetscBool *);
+PETSC_INTERN PetscErrorCode DMBrickOperatorSize_Private(const DM_Brick *, const PetscInt[], PetscInt64 *, PetscInt64 *);
+PETSC_INTERN PetscErrorCode DMBrickKSPDefaults_Private(KSP, DM, Mat);
 PETSC_INTERN PetscErrorCode DMBrickCellSize_Private(DM, PetscReal[]);
 PETSC_INTERN PetscInt       DMBrickNodeGlobalIndex_Private(const DM_Brick *, const PetscInt[]);
 PETSC_INTERN PetscInt       DMBrickCellGlobalIndex_Private(const DM_Brick *, const PetscInt[]);

@@ -346,6 +346,7 @@ PetscErrorCode DMBrickComputeOperators_Private(KSP ksp, Mat A, Mat P, void *ctx)
     PetscCall(MatAssembled(mats[i], &assembled));
     if (!assembled) PetscCall(brick->op.assemble(dm, mats[i]));
   }
+  PetscCall(DMBrickKSPDefaults_Private(ksp, dm, P));
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(PetscObjectTypeCompare((PetscObject)P, MATSHELL, &pshell));
   if (pshell && ((PetscObject)pc)->type_name) {

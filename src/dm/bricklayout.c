@@ -66,6 +66,7 @@ PetscErrorCode DMSetUp_Brick(DM dm)
   }
   PetscCheck(brick->degree >= brick->op.min_degree, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_degree %" PetscInt_FMT " with -dm_brick_operator %s: allowed degrees %" PetscInt_FMT "..%d", brick->degree, brick->opname,
              brick->op.min_degree, BRICK_MAX_DEGREE);
+  PetscCall(DMBrickSetUpBelow_Private(dm));
   PetscCall(DMBrickSetUpPartition_Private(dm));
   PetscCall(DMBrickCreateBoxes_Private(dm));
   PetscCall(DMBrickSetUpInPlace_Private(dm));
@@ -509,14 +510,17 @@ PetscErrorCode DMBrickCreateOperator(DM dm, MatType type, Mat *A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Levels at or below the coarse grid use the coarse type, so that the default coarse solver of PCMG (LU)
-   finds an assembled matrix while every finer level stays matrix-free. */
+/* The coarsest level of the hierarchy (or one below it) uses the coarse type when its problem is small enough for an
+   exact solve (-dm_brick_coarse_direct_max), so that PCMG's default coarse solver (LU) finds an assembled matrix; every
+   other level stays matrix-free, and so does a coarse problem over the bound (brickcoarse.c gives it Chebyshev/Jacobi). */
 PetscErrorCode DMCreateMatrix_Brick(DM dm, Mat *A)
 {
-  DM_Brick *brick = (DM_Brick *)dm->data;
+  DM_Brick *brick  = (DM_Brick *)dm->data;
+  PetscBool direct = PETSC_FALSE;
 
   PetscFunctionBegin;
-  PetscCall(DMBrickCreateOperator(dm, brick->level <= 0 ? brick->coarse_mattype : dm->mattype, A));
+  if (brick->level <= -brick->below) PetscCall(DMBrickCoarseDirect_Private(dm, &direct));
+  PetscCall(DMBrickCreateOperator(dm, direct ? brick->coarse_mattype : dm->mattype, A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -175,8 +175,8 @@ PetscErrorCode DMBrickSetUpPartition_Private(DM dm)
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCall(DMGetRefineLevel(dm, &refine));
   PetscCall(DMGetCoarsenLevel(dm, &coarsen));
-  brick->level = refine - coarsen;
-  PetscCheck(PetscAbsInt(brick->level) <= 24, comm, PETSC_ERR_ARG_OUTOFRANGE, "Brick level %" PetscInt_FMT " (-dm_brick_refine %" PetscInt_FMT ", coarsened %" PetscInt_FMT " times): allowed -24..24", brick->level, refine, coarsen);
+  brick->level = refine - coarsen - brick->below; /* the refine level counts the levels below the coarse grid too */
+  PetscCheck(PetscAbsInt(brick->level) <= 24, comm, PETSC_ERR_ARG_OUTOFRANGE, "Brick level %" PetscInt_FMT " (-dm_brick_refine %" PetscInt_FMT ", coarsened %" PetscInt_FMT " times): allowed -24..24", brick->level, refine - brick->below, coarsen);
   scale = (PetscInt)1 << PetscAbsInt(brick->level);
   for (PetscInt d = 0; d < 3; d++) {
     if (d >= brick->dim) {
