@@ -268,3 +268,19 @@ plainmg() { # name rtol options...
   $MPIEXEC -n 2 --oversubscribe ./tests/plain_mg -dll_append lib/libpetscvpatch.so -ksp_rtol "$rtol" "$@" -ksp_pc_side right >"$OUT/$name.right.log" 2>&1 && converged_ok "$OUT/$name.right.log" "$rtol" || ok=1
   result "$name" $ok "iterations on 1..4 ranks:$its, Chebyshev/Jacobi levels named in -ksp_view; right-preconditioned: true residual $(true_of "$OUT/$name.right.log") <= $rtol"
 }
+
+# A partition whose cells do not divide among the ranks, split along one direction: the ranks with an extra cell must be
+# the first ones, the first also lacking the boundary node, so that the DoFs per rank differ by at most one cell layer of
+# nodes (k node layers across the rest of the grid); the extra cells on the last ranks would make it k + 1 (ex1's DMView).
+balance_uneven() { # name ranks k ex1-options...
+  local name=$1 n=$2 k=$3 out; shift 3
+  $MPIEXEC -n "$n" --oversubscribe $EX1 -dm_brick_degree "$k" "$@" -ksp_max_it 1 >"$OUT/$name.log" 2>&1
+  out=$(awk -v k="$k" '/interior nodes/ && nodes == "" { s = $0; sub(/.*interior nodes /, "", s); sub(/\).*/, "", s); nodes = s }
+    /MPI ranks: .* as / && grid == "" { g = $0; sub(/.* as /, "", g); sub(/,.*/, "", g); grid = g; d = $0; sub(/.*DoFs per rank /, "", d); sub(/,.*/, "", d); dofs = d }
+    END { nn = split(nodes, N, " x "); split(grid, P, " x "); split(dofs, R, "[.][.]"); nsplit = 0; layer = 1
+      for (i = 1; i <= nn; i++) if (P[i] > 1) { nsplit++; sd = i }
+      for (i = 1; i <= nn; i++) if (i != sd) layer *= N[i]
+      spread = R[2] - R[1]; printf "%d ranks as %s: DoFs per rank %s, spread %d <= %d (one cell layer)", '"$n"', grid, dofs, spread, k * layer
+      exit !(nsplit == 1 && R[1] > 0 && spread <= k * layer) }' "$OUT/$name.log")
+  result "$name" $? "$out"
+}

@@ -1,7 +1,7 @@
 static const char help[] = "Linked against PETSc only: an application that knows nothing of the plugin solves A x = 1 with the\n"
                            "operator of a \"brick\" DM (-dll_append lib/libpetscvpatch.so loads it) through KSPSetDM(), with every\n"
                            "solver choice left to the options (PETSc's defaults where none is given). Prints the iterations,\n"
-                           "the converged reason and the true residual |1 - A x|/|1|.\n";
+                           "the converged reason and the true residual |b - A x|/|b|, b = s 1 (-rhs_scale s, default 1).\n";
 
 #include <petscdm.h>
 #include <petscksp.h>
@@ -15,8 +15,10 @@ int main(int argc, char **argv)
   PetscInt           its, N;
   PetscReal          rnorm, bnorm;
   KSPConvergedReason reason;
+  PetscReal          scale = 1.0;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-rhs_scale", &scale, NULL));
   PetscCall(DMCreate(PETSC_COMM_WORLD, &dm));
   PetscCall(DMSetType(dm, "brick"));
   PetscCall(DMSetFromOptions(dm));
@@ -24,7 +26,7 @@ int main(int argc, char **argv)
   PetscCall(DMCreateGlobalVector(dm, &x));
   PetscCall(VecDuplicate(x, &b));
   PetscCall(VecDuplicate(x, &r));
-  PetscCall(VecSet(b, 1.0));
+  PetscCall(VecSet(b, scale));
   PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
   PetscCall(KSPSetDM(ksp, dm));
   PetscCall(KSPSetDMActive(ksp, PETSC_TRUE));

@@ -804,6 +804,63 @@ result build_default_Werror $? "lib, tutorials and tests at -O3 with -Werror (De
 rm -rf "$tmp"
 fi
 
+if section ranks_k1 "degree 1 on several ranks: every operation and whole solves give the one-rank fingerprints and iterations"; then
+fingerprints fingerprints_laplace_2d_k1 1 2 3 4 -- -dim 2 -degree 1 -cells 4,4 -refine 3
+fingerprints fingerprints_laplace_3d_k1 1 2 3 -- -dim 3 -degree 1 -cells 2,2,2 -refine 2
+itsranks itsranks_laplace_2d_k1 $EX1 -dm_brick_cells 2,2 -dm_brick_degree 1 -dm_brick_refine 5 -fmg 0
+itsranks itsranks_laplace_3d_k1 $EX1 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 1 -dm_brick_refine 3 -fmg 0
+fi
+if section symmetric "the reverse sweep and the symmetric V-cycle on 1-3 ranks, as the vertex-patch man page writes it"; then
+# the reverse step gives the one-rank vector on 2 and 3 ranks (and differs from the forward step: the 3D k3 fingerprints)
+fingerprints fingerprints_reverse_laplace_3d_k3 1 2 3 -- -dim 3 -degree 3 -cells 2,2,2 -refine 1 -pc_vertexpatch_reverse
+fingerprints fingerprints_reverse_c0ip_2d_k2 1 2 3 -- -dm_brick_operator c0ip -dim 2 -degree 2 -cells 3,2 -refine 3 -pc_vertexpatch_reverse
+# the recipe of PCVERTEXPATCH's man page, as written there, added to the vertex-patch V-cycle: symmetric to round-off,
+# the same operator on 1-3 ranks; without it the V-cycle is not symmetric (the check can fail)
+VC="-dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_cells 2,2,2 -dm_brick_refine 2 -pc_type mg -mg_levels_ksp_type richardson -mg_levels_ksp_max_it 1 -mg_levels_pc_type vertexpatch"
+RECIPE="-pc_mg_distinct_smoothup -mg_levels_up_pc_vertexpatch_reverse"
+ok=0; fp1=""
+for n in 1 2 3; do
+  $MPIEXEC -n $n --oversubscribe ./tests/test_vcycle $VC $RECIPE >"$OUT/symmetric_vcycle.n$n.log" 2>&1 && grep -q "^ok the V-cycle is symmetric" "$OUT/symmetric_vcycle.n$n.log" || ok=1
+  fp=$(grep "^fingerprint" "$OUT/symmetric_vcycle.n$n.log")
+  [ -z "$fp1" ] && fp1=$fp
+  awk -v a="$fp1" -v b="$fp" 'BEGIN { split(a, x, " "); split(b, y, " "); d = x[4] - y[4]; if (d < 0) d = -d; e = x[6] - y[6]; if (e < 0) e = -e
+    exit !(x[4] != "" && d <= 1e-12 * x[4] && e <= 1e-10 * (x[6] < 0 ? -x[6] : x[6])) }' || ok=1
+done
+./tests/test_vcycle $VC -symmetric 0 >"$OUT/symmetric_vcycle_forward.log" 2>&1 || ok=1
+result symmetric_vcycle_recipe $ok "1-3 ranks: $(grep -o 'symmetric: .*' "$OUT/symmetric_vcycle.n1.log"); forward both ways: $(grep -o '= [0-9.e+-]* > 1e-6' "$OUT/symmetric_vcycle_forward.log")"
+# CG with the recipe in ex1: the same iterations on 1-3 ranks, each converged in the true residual
+itsranks itsranks_symmetric_vcycle_cg_3d $EX1 -dm_brick_dim 3 -dm_brick_refine 1 -fmg 0 -ksp_type cg -ksp_norm_type unpreconditioned $RECIPE
+grep -q "reverse order" <($EX1 -dm_brick_dim 3 -dm_brick_refine 1 -fmg 0 -ksp_type cg $RECIPE -ksp_view 2>&1)
+result symmetric_vcycle_recipe_viewed $? "-ksp_view: the up smoothers sweep in reverse order"
+fi
+if section balance "balance when the cells do not divide among the ranks: the DoFs per rank within one cell layer"; then
+balance_uneven balance_3d_k3_3ranks 3 3 -dm_brick_dim 3
+balance_uneven balance_3d_k3_5ranks 5 3 -dm_brick_dim 3
+balance_uneven balance_2d_k2_3ranks 3 2 -dm_brick_cells 5,3 -dm_brick_refine 1
+balance_uneven balance_2d_k4_2ranks 2 4 -dm_brick_cells 7,2 -dm_brick_refine 0
+fi
+if section rounding "PCHFEM's roundings to half, bfloat16 and TF32 against exact values"; then
+ctest rounding_half_bfloat16_tf32 ./tests/test_rounding
+fi
+if section guard_scale "the true-residual check measures against rtol ||b||: b scaled by 1e-6 and 1e6 gives the same solve, at the tolerance's edge too"; then
+# b = s 1 with the brick's operator (a program linked against PETSc only): the reason and iterations of s = 1 for every s,
+# in a solve that converges and in one whose true residual stalls just above the tolerance (C0IP Q8, its round-off floor)
+guard_scale() { # name options...
+  local name=$1 s ok=0 ref="" out detail=""; shift
+  for s in 1 1e-6 1e6; do
+    ./tests/plain_mg -dll_append lib/libpetscvpatch.so -rhs_scale $s "$@" >"$OUT/$name.s$s.log" 2>&1
+    out="$(grep -o 'Linear solve .* iterations [0-9]*' "$OUT/$name.s$s.log")"
+    [ -z "$ref" ] && ref=$out
+    [ -n "$out" ] && [ "$out" = "$ref" ] || ok=1
+    detail="$detail s=$s: ${out#Linear solve }, true residual $(awk '/^true residual/{print $NF}' "$OUT/$name.s$s.log");"
+  done
+  result "$name" $ok "${detail% ;}"
+}
+guard_scale guard_scale_laplace_converges -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 2 -ksp_type fgmres -pc_type mg -mg_levels_ksp_type richardson -mg_levels_ksp_max_it 1 -mg_levels_pc_type vertexpatch -ksp_rtol 1e-10
+guard_scale guard_scale_c0ip_floor -dm_brick_operator c0ip -dm_brick_cells 2,2 -dm_brick_degree 8 -dm_brick_refine 3 -ksp_rtol 1e-8 -ksp_type fgmres -pc_type mg -mg_levels_ksp_type richardson -mg_levels_ksp_max_it 1 -mg_levels_pc_type vertexpatch
+grep -q "DIVERGED_BREAKDOWN" "$OUT/guard_scale_c0ip_floor.s1e-6.log"
+result guard_scale_floor_denied_small_b $? "||b|| = 1e-6 sqrt(n): the stalled true residual is still denied"
+fi
 if [ $nsections = 0 ]; then
   echo "no section matches '$PATTERN'; the sections: $(grep -o '^if section [a-z0-9_]*' "$0" | awk '{printf "%s ", $3}')"
   exit 2

@@ -341,6 +341,37 @@ static PetscErrorCode BrickSmootherDefaults(KSP ksp, DM dm, Mat P, PetscBool bou
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* PCMG makes a distinct up smoother (-pc_mg_distinct_smoothup) as a copy of the down smoother's types before either
+   reads its options, and the up smoother reads only -mg_levels_up_* ones: -mg_levels_pc_type vertexpatch alone leaves it at
+   PETSc's Chebyshev/SOR. An up smoother given no type of its own takes the KSP type, PC type and iterations the options
+   give the down smoother, so that -pc_mg_distinct_smoothup -mg_levels_up_pc_vertexpatch_reverse is a symmetric V-cycle. */
+static PetscErrorCode BrickUpFromDown(KSP up, KSP down)
+{
+  const char *uprefix, *dprefix;
+  char        type[64];
+  PetscBool   given;
+  PetscInt    its;
+  PC          pc;
+
+  PetscFunctionBegin;
+  PetscCall(KSPGetOptionsPrefix(up, &uprefix));
+  PetscCall(KSPGetOptionsPrefix(down, &dprefix));
+  PetscCall(BrickOptionGiven((PetscObject)up, uprefix, "-pc_type", &given));
+  if (given) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(BrickOptionGiven((PetscObject)up, uprefix, "-ksp_type", &given));
+  if (given) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscOptionsGetString(((PetscObject)down)->options, dprefix, "-pc_type", type, sizeof(type), &given));
+  if (!given) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(KSPGetPC(up, &pc));
+  PetscCall(PCSetType(pc, type));
+  PetscCall(PetscOptionsGetString(((PetscObject)down)->options, dprefix, "-ksp_type", type, sizeof(type), &given));
+  if (given) PetscCall(KSPSetType(up, type));
+  PetscCall(PetscOptionsGetInt(((PetscObject)down)->options, dprefix, "-ksp_max_it", &its, &given));
+  if (given) PetscCall(KSPSetTolerances(up, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT, its));
+  PetscCall(PetscInfo(up, "the up smoother takes the down smoother's types from the options of -%s\n", dprefix ? dprefix : ""));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The brick's defaults for a KSP that solves with it (from its DMKSP operator callback, before the KSP and its PC set up).
    PCMG calls that callback on its intermediate levels and its coarse solve, not on its finest level, whose operator is
    the outer KSP's: the outer KSP's call sees to the levels' smoothers (all matrix-free when P is), which PCMG has
@@ -360,6 +391,7 @@ PetscErrorCode DMBrickKSPDefaults_Private(KSP ksp, DM dm, Mat P)
     PC_MG *pcmg = (PC_MG *)pc->data;
     for (PetscInt l = 1; l < pcmg->nlevels && pcmg->levels; l++) {
       KSP smoothers[2] = {pcmg->levels[l]->smoothd, pcmg->levels[l]->smoothu};
+      if (smoothers[1] && smoothers[1] != smoothers[0]) PetscCall(BrickUpFromDown(smoothers[1], smoothers[0]));
       for (PetscInt s = 0; s < 2; s++)
         if (smoothers[s] && (s == 0 || smoothers[1] != smoothers[0])) PetscCall(BrickSmootherDefaults(smoothers[s], dm, P, (PetscBool)(l == pcmg->nlevels - 1))); /* P: the finest level's */
     }

@@ -4,34 +4,23 @@
    (11 bits for half with its subnormal range, 8 for bfloat16; TF32: 11), then multiplied in float, as the tensor cores
    multiply 16-bit inputs with float accumulation. */
 #include "hfemimpl.h"
+#include "hfemround.h"
 #include <petscblaslapack.h>
 
 /* PETSc's BLAS macros name the routines of PetscScalar only */
 PETSC_EXTERN void sgemm_(const char *, const char *, const PetscBLASInt *, const PetscBLASInt *, const PetscBLASInt *, const float *, const float *, const PetscBLASInt *, const float *, const PetscBLASInt *, const float *, float *, const PetscBLASInt *);
-
-/* v rounded to nearest (ties to even) with bits significant bits, exponents below emin (frexp's) on a fixed grid */
-static inline float RoundBits(float v, int bits, int emin)
-{
-  int e;
-  if (v == 0.0f) return v;
-  (void)frexpf(v, &e);
-  if (e < emin) e = emin;
-  return ldexpf(nearbyintf(ldexpf(v, bits - e)), e - bits);
-}
 
 /* the rounding of the inputs of a product: none (double, single), TF32, half (past its largest finite value, 65504:
    infinite, as the GPU's conversion), bfloat16 */
 float PCHFEMRoundInput_Private(PC_HFEM *hf, float v)
 {
   switch (hf->precision) {
-  case PC_HFEM_HALF: {
-    const float r = RoundBits(v, 11, -13);
-    return PetscAbsReal(r) > 65504.0f ? (r > 0 ? PETSC_INFINITY : PETSC_NINFINITY) : r;
-  }
+  case PC_HFEM_HALF:
+    return PCHFEMRoundHalf(v);
   case PC_HFEM_BFLOAT16:
-    return RoundBits(v, 8, -125);
+    return PCHFEMRoundBFloat16(v);
   default:
-    return hf->tf32 ? RoundBits(v, 11, -125) : v;
+    return hf->tf32 ? PCHFEMRoundTF32(v) : v;
   }
 }
 

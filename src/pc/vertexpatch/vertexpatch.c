@@ -500,7 +500,9 @@ static PetscErrorCode PCDestroy_VertexPatch(PC pc)
    Richardson iteration then calls the smoother's own sweep (PCApplyRichardson), which forms residuals
    patch by patch from the current iterate. PCApply() is one sweep from a zero initial guess. The
    multiplicative smoother is not symmetric: use FGMRES or GMRES around it, not CG (or a symmetric V-cycle with
-   -pc_mg_distinct_smoothup and -mg_levels_up_pc_vertexpatch_reverse); in single precision the V-cycle is not a
+   -pc_mg_distinct_smoothup -mg_levels_up_pc_vertexpatch_reverse: with KSPSetDM() on a brick the up smoothers take the
+   down smoothers' types from the options; elsewhere PETSc's up smoothers read only -mg_levels_up_* options, so add
+   -mg_levels_up_ksp_type richardson -mg_levels_up_ksp_max_it 1 -mg_levels_up_pc_type vertexpatch); in single precision the V-cycle is not a
    fixed linear operator, so use a flexible method (FGMRES, GCR, FCG) or one that updates its residual with A (CG,
    Richardson): a KSP that solves with the brick (KSPSetDM()) refuses GMRES, BiCGStab and the like with such a
    preconditioner, naming these options (see `DMBrickSetVerifyConvergence()`). On a grid with a single
