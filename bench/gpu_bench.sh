@@ -83,7 +83,7 @@ for p in $parts; do
       # H100 (133-717 million); GAMG one or two levels coarser
       r=$(awk -v k=$k -v s="${SOLVE_SCALE:-400}" 'BEGIN{print int(log(s/k)/log(2)) - 1}')
       rg=$(awk -v k=$k 'BEGIN{print int(log(200/k)/log(2)) - 2}')
-      o="-dm_vec_type cuda -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree $k -dm_brick_refine $r -rhs one -ksp_rtol 1e-9 -mg_coarse_ksp_type richardson -mg_coarse_ksp_max_it 1 -mg_coarse_pc_type vertexpatch"
+      o="-dm_vec_type cuda -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree $k -dm_brick_refine $r -rhs one -ksp_rtol 1e-9 -mg_coarse_ksp_type richardson -mg_coarse_ksp_max_it 1 -mg_coarse_pc_type vertexpatch -dm_brick_coarsen_below 0"
       n=$(awk -v k=$k -v r=$r 'BEGIN{n = k * 2^(r+1) - 1; printf "%.0f", n^3}')
       g() { awk '/iterations [0-9]/{for (i = 1; i < NF; i++) if ($i == "iterations") it = $(i+1)} /^solve time/{t = $3; s = $9} END{printf "%s, %s", it, t}' "$1"; }
       ./tutorials/ex1 $o -fmg 0 >"$LOG/solve_k${k}_double.log" 2>&1

@@ -21,7 +21,7 @@ step_refine() { awk -v k=$1 'BEGIN{print int(log(215/k)/log(2)) - 1}'; }
 solve_refine() { awk -v k=$1 'BEGIN{print int(log(400/k)/log(2)) - 1}'; }
 solve_dofs() { awk -v k=$1 -v r=$2 'BEGIN{n = k * 2^(r+1) - 1; printf "%.0f", n^3}'; }
 step() { ./bench/bench_gpu -dm_vec_type cuda -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree $1 -dm_brick_refine $(step_refine $1) -reps 10 "${@:3}" >"$2" 2>&1; }
-solve_opts() { echo "-dm_vec_type cuda -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree $1 -dm_brick_refine $2 -rhs one -ksp_rtol 1e-9 -mg_coarse_ksp_type richardson -mg_coarse_ksp_max_it 1 -mg_coarse_pc_type vertexpatch"; }
+solve_opts() { echo "-dm_vec_type cuda -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree $1 -dm_brick_refine $2 -rhs one -ksp_rtol 1e-9 -mg_coarse_ksp_type richardson -mg_coarse_ksp_max_it 1 -mg_coarse_pc_type vertexpatch -dm_brick_coarsen_below 0"; }
 # iterations, solve time of an ex1 log
 g() { awk '/iterations [0-9]/{for (i = 1; i < NF; i++) if ($i == "iterations") it = $(i+1)} /^solve time/{t = $3} END{printf "%s, %s", it, t}' "$1"; }
 for p in $parts; do

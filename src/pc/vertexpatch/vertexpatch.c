@@ -224,7 +224,7 @@ static PetscErrorCode PCSetUp_VertexPatch(PC pc)
   }
   PetscCall(PCVertexPatchCheckOptions(pc, brick));
   PetscCheck(brick->cells[0] > 1 && brick->cells[1] > 1 && (brick->dim == 2 || brick->cells[2] > 1), PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
-             "PCVERTEXPATCH: the brick on level %" PetscInt_FMT " has a single cell along some direction, hence no interior vertex and no patch; use at least 2 cells per direction (-dm_brick_cells, or fewer -pc_mg_levels)", brick->level);
+             "PCVERTEXPATCH: the brick on level %" PetscInt_FMT " has a single cell along some direction, hence no interior vertex and no patch; use at least 2 cells per direction (-dm_brick_cells; -dm_brick_coarsen_below 0 keeps that grid the coarsest, e.g. for a patch sweep as the coarse solve; or fewer -pc_mg_levels)", brick->level);
 
   if (vp->dm != dm) {
     if (vp->dm) PetscCall(DMBrickClearLocalMirror_Private(vp->dm, vp->xl));
