@@ -2,7 +2,8 @@
 # GPU check (make gpu-check, on a machine with a GPU and a CUDA PETSc): the CUDA operator kernels against the
 # host (assembled matrices, random vectors), whole solves with VECCUDA vectors against host vectors (same
 # iterations), compute-sanitizer memcheck and racecheck on the kernel checks and on a small mixed-precision solve.
-# GPU_CHECK_SECTIONS: a subset of "kernels solves mixed ranks slabs dg hfem sanitizer setup defaults" (default: all). Last line: "N passed, N failed".
+# GPU_CHECK_SECTIONS: a subset of "kernels solves mixed ranks slabs dg hfem sanitizer setup defaults" (default: all;
+# "operator" and "smoother" run parts of kernels). Last line: "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT_DIR:-tests/out-gpu}
@@ -22,11 +23,16 @@ its_of() { awk '/iterations/{for (i = 1; i < NF; i++) if ($i == "iterations" && 
 
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader >"$OUT/device.txt" 2>&1
 echo "device: $(cat "$OUT/device.txt")"
-if want kernels; then
+# (parts of it by name: operator, the operator and transfer kernels; smoother, the smoothing kernels' default variants)
+if want kernels || want operator; then
 ctest gpu_operator_2d_k1-8 ./tests/gpu_operator -dim 2 -kmin 1 -kmax 8 -refine 3
 ctest gpu_operator_3d_k1-6 ./tests/gpu_operator -dim 3 -kmin 1 -kmax 6 -refine 1
+fi
+if want kernels || want smoother; then
 ctest gpu_smoother_2d_k1-8 ./tests/gpu_smoother -dim 2 -kmin 1 -kmax 8 -refine 2
 ctest gpu_smoother_3d_k1-8 ./tests/gpu_smoother -dim 3 -kmin 1 -kmax 8 -refine 1
+fi
+if want kernels; then
 # c0ip on 2 cells per direction: the biharmonic's 1D matrices stay inside the patch cells there, so the shared kernel
 # contracts the x-kinds one by one; on the finer grids above it reads each closure word once for the three of them
 ctest gpu_smoother_3d_k2-5_two_cells ./tests/gpu_smoother -dim 3 -kmin 2 -kmax 5 -refine 0

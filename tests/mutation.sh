@@ -19,7 +19,9 @@ gpu=${GPU:-0}
 work=$(mktemp -d)
 base=$work/base
 mkdir -p "$base"
-cp -r include src tutorials tests cuda makefile petsc-plugin.conf "$base"/
+# with this tree's build outputs (timestamps kept), so that the base builds only what is out of date
+cp -a include src tutorials tests cuda makefile petsc-plugin.conf "$base"/
+for d in build lib; do [ -d "$d" ] && cp -a "$d" "$base"/; done
 rm -rf "$base/tests/out" "$base/tests/out-gpu"
 if [ "$gpu" = 1 ]; then
   progs="all tests/gpu_operator tests/gpu_smoother tests/gpu_hfem tests/test_ranks tests/test_separable tests/plain_mg"

@@ -712,7 +712,7 @@ if [ -f /opt/petsc-cuda/lib/petsc/conf/petscvariables ]; then
   fi
   rm -rf "$tmp"
 else
-  skipped=$((skipped + 1)); echo "SKIP build_petsc322_Werror (no /opt/petsc-cuda; bash ../shared/petsc-cuda/host-setup.sh installs it)"
+  skipped=$((skipped + 1)); echo "SKIP build_petsc322_Werror (no PETSc 3.22 with CUDA in /opt/petsc-cuda: scripts/build-petsc-cuda.sh --prefix /opt/petsc-cuda builds one, see README's CUDA section)"
 fi
 
 fi
