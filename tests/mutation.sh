@@ -65,10 +65,11 @@ EOF
     rm -rf "$m"
     continue
   fi
+  # the mutant's library first (an LD_LIBRARY_PATH to another build would win over the programs' run path)
   if [ "$gpu" = 1 ]; then
-    (cd "$m" && GPU_CHECK_SECTIONS="${sections//|/ }" OUT_DIR=tests/out-gpu timeout 1200 bash tests/gpu_check.sh) >"$m/run.log" 2>&1 </dev/null
+    (cd "$m" && export LD_LIBRARY_PATH="$m/lib:${LD_LIBRARY_PATH:-}" && GPU_CHECK_SECTIONS="${sections//|/ }" OUT_DIR=tests/out-gpu timeout 1200 bash tests/gpu_check.sh) >"$m/run.log" 2>&1 </dev/null
   else
-    (cd "$m" && timeout 1200 bash tests/run.sh "^($sections) ") >"$m/run.log" 2>&1 </dev/null
+    (cd "$m" && export LD_LIBRARY_PATH="$m/lib:${LD_LIBRARY_PATH:-}" && timeout 1200 bash tests/run.sh "^($sections) ") >"$m/run.log" 2>&1 </dev/null
   fi
   rc=$?
   summary=$(tail -1 "$m/run.log")
