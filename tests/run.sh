@@ -638,6 +638,14 @@ if command -v valgrind >/dev/null; then
   result valgrind_sipg_2d $?
   $VG ./tests/test_separable -dim 3 -kmin 2 -kmax 2 -malloc_dump >"$OUT/valgrind_separable.log" 2>&1
   result valgrind_separable_3d $?
+  # the brick's defaults for PCMG (brickcoarse.c): Jacobi for SOR with its Chebyshev bounds, an over-bound coarse problem's
+  # Chebyshev/Jacobi steps, distinct up smoothers, the up smoothers taking the down smoothers' types; the size count
+  $VG ./tests/plain_mg -dll_append lib/libpetscvpatch.so -dm_brick_cells 3,3 -dm_brick_degree 3 -dm_brick_refine 1 -pc_type mg -dm_brick_coarse_direct_max 100 -pc_mg_distinct_smoothup -malloc_dump >"$OUT/valgrind_plain_mg.log" 2>&1
+  result valgrind_pcmg_defaults $?
+  $VG ./tests/test_vcycle -dm_brick_degree 2 -dm_brick_refine 1 -pc_type mg -mg_levels_ksp_type richardson -mg_levels_pc_type vertexpatch -pc_mg_distinct_smoothup -mg_levels_up_pc_vertexpatch_reverse -malloc_dump >"$OUT/valgrind_vcycle.log" 2>&1
+  result valgrind_symmetric_vcycle $?
+  $VG ./tests/test_coarse -dim 2 -kmax 2 -malloc_dump >"$OUT/valgrind_coarse.log" 2>&1
+  result valgrind_coarse_size $?
   $VG ./tests/test_hfem >"$OUT/valgrind_hfem.log" 2>&1
   result valgrind_hfem $?
 else
