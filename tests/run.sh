@@ -782,6 +782,17 @@ $EX1 -dm_brick_cells 3,3 -dm_brick_degree 8 -dm_brick_refine 2 -fmg 0 -dm_brick_
 result coarse_option_wins $? "-mg_coarse_pc_type lu over the bound: LU on the assembled operator"
 expect_error bad_coarsen_below "-dm_brick_coarsen_below -2: allowed -1 (as far as the cells halve) or a number of levels >= 0" $EX1 -dm_brick_coarsen_below -2
 expect_error bad_coarse_direct_max "-dm_brick_coarse_direct_max -1: allowed >= 0" $EX1 -dm_brick_coarse_direct_max -1
+expect_error bad_coarse_chebyshev_its "-dm_brick_coarse_chebyshev_its 0: allowed >= 1" $EX1 -dm_brick_coarse_chebyshev_its 0
+# the step count is the option's, and a coarser solve costs V-cycles: 5 steps take more iterations than 20
+$EX1 -dm_brick_cells 3,3 -dm_brick_degree 8 -dm_brick_refine 2 -fmg 0 -dm_brick_coarse_direct_max 10000 -dm_brick_coarse_chebyshev_its 5 -ksp_view >"$OUT/coarse_chebyshev5.log" 2>&1 && converged_ok "$OUT/coarse_chebyshev5.log" 1e-9 &&
+  grep -q "nonzeros > -dm_brick_coarse_direct_max 10000: 5 Chebyshev/Jacobi steps, matrix-free" "$OUT/coarse_chebyshev5.log" &&
+  [ "$(its_of "$OUT/coarse_chebyshev5.log")" -gt "$(its_of "$OUT/coarse_chebyshev.log")" ]
+result coarse_chebyshev_its_option $? "5 steps: $(its_of "$OUT/coarse_chebyshev5.log") iterations, 20 steps: $(its_of "$OUT/coarse_chebyshev.log")"
+# DMView names the hierarchy's coarsest level and its size (4 x 4 x 4 cells halve twice: 1 x 1 x 1, Q3: 8 unknowns, 64 nonzeros)
+$EX1 -dm_brick_dim 3 -dm_brick_refine 0 -ksp_max_it 1 >"$OUT/hierarchy_viewed.log" 2>&1
+grep -q "hierarchy: 2 level(s) below the coarse grid (-dm_brick_coarsen_below); the coarsest, level -2, 1 x 1 x 1 cells, 8 unknowns, 64 nonzeros assembled: an exact coarse solve by default" "$OUT/hierarchy_viewed.log" &&
+  grep -q "levels=3 " <($EX1 -dm_brick_dim 3 -dm_brick_refine 0 -ksp_max_it 1 -ksp_view 2>&1)
+result hierarchy_viewed $? "DMView: 2 levels below 4 x 4 x 4, PCMG's default 3 levels at -dm_brick_refine 0"
 
 # Python: tutorials/ex1.py (petsc4py, Debian's python3-petsc4py, through -dll_append) gives ex1's iterations, true residual
 # and L2 error on 1-3 ranks

@@ -831,7 +831,11 @@ static PetscErrorCode DMDestroy_Brick(DM dm)
 .  -dm_brick_operator <laplace>          - the operator `DMCreateMatrix()` returns: laplace (Poisson, k >= 1) or c0ip (C0 interior
                                           penalty biharmonic, clamped plate, k >= 2)
 .  -dm_brick_refine <n>                  - this brick is the coarse grid refined n times
-.  -dm_brick_coarse_mat_type <aij>       - matrix type of levels <= 0 (coarse solves need an assembled matrix)
+.  -dm_brick_coarsen_below <-1>          - levels the hierarchy goes below the coarse grid (-1: as far as the cells halve)
+.  -dm_brick_coarse_direct_max <1000000> - most nonzeros of a coarse problem that PCMG's default coarse solve solves exactly
+.  -dm_brick_coarse_chebyshev_its <20>   - Chebyshev/Jacobi steps of a larger coarse problem (matrix-free)
+.  -dm_brick_jacobi_for_sor <true>       - a level smoother left at PETSc's default SOR gets Jacobi on the matrix-free operator
+.  -dm_brick_coarse_mat_type <aij>       - matrix type of the coarsest level when it gets an exact solve
 .  -dm_brick_verify_convergence <true>   - KSPs solving with the brick check a claimed convergence against b - A x
                                           (`DMBrickSetVerifyConvergence()`)
 .  -dm_brick_threads <1>                 - OpenMP threads per rank of the host operator product (`DMBrickSetThreads()`)
@@ -847,7 +851,8 @@ static PetscErrorCode DMDestroy_Brick(DM dm)
    node grid in lexicographic order per rank (as a DMDA would lay them out); boundary nodes are eliminated
    (homogeneous Dirichlet). Ranks own whole cells. `DMCoarsen()` and `DMRefine()` halve and double the
    cells, so `-pc_type mg` with `KSPSetDM()` builds its hierarchy, operators and interpolations from the
-   brick alone; with no -pc_mg_levels, PCMG uses every level down to the coarse grid.
+   brick alone; with no -pc_mg_levels, PCMG uses every level down to the hierarchy's coarsest, which lies below the
+   coarse grid as far as every direction's cells halve (DMGetRefineLevel() counts those levels).
 
    Level: beginner
 

@@ -168,7 +168,7 @@ static PetscErrorCode BrickIsMGCoarse(KSP ksp, PetscBool *coarse)
 /* The coarse solver by size, where the user chose none: PCMG's default (LU, or LU inside PCREDUNDANT on several ranks;
    PCDENSEINVERSE with device vectors) under -dm_brick_coarse_direct_max nonzeros, a few Chebyshev/Jacobi steps on the
    matrix-free operator over it. */
-static PetscErrorCode BrickCoarseDefaults(KSP ksp, DM dm, Mat P)
+static PetscErrorCode BrickCoarseDefaults(KSP ksp, DM dm)
 {
   DM_Brick   *brick = (DM_Brick *)dm->data;
   const char *prefix;
@@ -224,7 +224,6 @@ static PetscErrorCode BrickCoarseDefaults(KSP ksp, DM dm, Mat P)
     PetscCall(PetscSNPrintf(name, sizeof(name), "brick coarse solve: %" PetscInt_FMT " unknowns, %" PetscInt64_FMT " nonzeros > -dm_brick_coarse_direct_max %" PetscInt_FMT ": %" PetscInt_FMT " Chebyshev/Jacobi steps, matrix-free", rows, nnz, brick->coarse_direct_max, ksp->max_it));
     PetscCall(PetscObjectSetName((PetscObject)ksp, name));
     PetscCall(PetscInfo(ksp, "%s\n", name));
-    (void)P;
   } else {
     PetscCall(PetscSNPrintf(name, sizeof(name), "brick coarse solve: %" PetscInt_FMT " unknowns, %" PetscInt64_FMT " nonzeros <= -dm_brick_coarse_direct_max %" PetscInt_FMT ": exact (sparse LU)", rows, nnz, brick->coarse_direct_max));
     PetscCall(PetscObjectSetName((PetscObject)ksp, name));
@@ -282,7 +281,7 @@ static PetscErrorCode BrickChebyshevBounds(KSP ksp, DM dm, Mat P)
   PetscCall(KSPSetConvergenceTest(est, KSPConvergedSkip, NULL, NULL));
   PetscCall(KSPSetComputeSingularValues(est, PETSC_TRUE));
   PetscCall(MatCreateVecs(P, &x, &b));
-  PetscCall(BrickPartitionFreeNoise(dm, b));
+  PetscCall(BrickPartitionFreeNoise(dm, b)); /* set-up only: written on the host, copied to the GPU once with device vectors */
   PetscCall(KSPSolve(est, b, x));
   PetscCall(KSPComputeExtremeSingularValues(est, &emax, &emin));
   PetscCall(KSPChebyshevSetEigenvalues(ksp, 1.1 * emax, 0.1 * emax));
@@ -383,7 +382,7 @@ PetscErrorCode DMBrickKSPDefaults_Private(KSP ksp, DM dm, Mat P)
 
   PetscFunctionBegin;
   PetscCall(BrickIsMGCoarse(ksp, &coarse));
-  if (coarse) PetscCall(BrickCoarseDefaults(ksp, dm, P));
+  if (coarse) PetscCall(BrickCoarseDefaults(ksp, dm));
   PetscCall(BrickSmootherDefaults(ksp, dm, P, PETSC_TRUE));
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCMG, &mg));
