@@ -51,6 +51,19 @@ ifeq ($(NATIVE),yes)
 else ifneq ($(NATIVE),no)
   $(error NATIVE=$(NATIVE): allowed yes (-march=native, this machine's instruction set) or no (portable, the default))
 endif
+# p4est and libsc (forest domains), from the system or P4EST_DIR
+ifeq ($(strip $(P4EST_DIR)),)
+  VP_P4EST_HDR := $(wildcard /usr/include/p4est.h /usr/local/include/p4est.h)
+  VP_P4EST_LIB := -lp4est -lsc
+else
+  VP_P4EST_HDR := $(wildcard $(P4EST_DIR)/include/p4est.h)
+  VP_CCFLAGS   += -I$(P4EST_DIR)/include
+  VP_P4EST_LIB := -L$(P4EST_DIR)/lib -Wl,-rpath,$(P4EST_DIR)/lib -lp4est -lsc
+endif
+ifeq ($(VP_P4EST_HDR),)
+  $(error p4est not found (p4est.h in $(or $(P4EST_DIR),/usr/include)): run ./scripts/setup-debian.sh (Debian's libp4est-dev), or set P4EST_DIR in petsc-plugin.conf)
+endif
+VP_LIBS += $(VP_P4EST_LIB)
 comma     := ,
 VP_RPATH  := $(patsubst -L%,-Wl$(comma)-rpath$(comma)%,$(filter -L%,$(VP_LIBS)))
 

@@ -146,6 +146,25 @@ typedef enum {
 } DMBrickPrecision;
 PETSC_EXTERN const char *const DMBrickPrecisions[];
 
+/*E
+   DMBrickPartition - how the ranks split a brick's cells
+
+$  DMBRICK_PARTITION_P4EST - p4est's space-filling curve over the cells of a forest (the coarse cells are its trees): any
+$                            domain (cells removed, periodic directions); the default for a domain that is not a full box
+$  DMBRICK_PARTITION_GRID  - a process grid of boxes with the smallest cut (full, non-periodic boxes; their default)
+$  DMBRICK_PARTITION_SLABS - slabs along the last direction (full, non-periodic boxes; `DMBrickSetSlabs()`)
+
+   Level: intermediate
+
+.seealso: `DMBrickSetPartition()`, `DMBrickSetRemovedCells()`, `DMBrickSetPeriodic()`
+E*/
+typedef enum {
+  DMBRICK_PARTITION_P4EST,
+  DMBRICK_PARTITION_GRID,
+  DMBRICK_PARTITION_SLABS
+} DMBrickPartition;
+PETSC_EXTERN const char *const DMBrickPartitions[];
+
 /* A scalar function of a point: used for right-hand sides, exact solutions and interpolation. */
 typedef PetscErrorCode (*DMBrickPointFunction)(PetscInt dim, const PetscReal x[], PetscScalar *value, void *ctx);
 /* the gradient g[d] = du/dx_d of a function at x */
@@ -172,6 +191,10 @@ PETSC_EXTERN PetscErrorCode DMBrickSetThreads(DM, PetscInt);
 PETSC_EXTERN PetscErrorCode DMBrickSetSIMD(DM, PetscBool);
 PETSC_EXTERN PetscErrorCode DMBrickSetRankMinDoFs(DM, PetscInt);
 PETSC_EXTERN PetscErrorCode DMBrickSetSlabs(DM, PetscBool);
+PETSC_EXTERN PetscErrorCode DMBrickSetRemovedCells(DM, PetscInt, const PetscInt[]);
+PETSC_EXTERN PetscErrorCode DMBrickSetPeriodic(DM, const PetscBool[]);
+PETSC_EXTERN PetscErrorCode DMBrickSetPartition(DM, DMBrickPartition);
+PETSC_EXTERN PetscErrorCode DMBrickGetForestInfo(DM, PetscBool *, PetscInt64 *, PetscInt *, PetscInt *);
 PETSC_EXTERN PetscErrorCode DMBrickGetInfo(DM, PetscInt *, PetscInt[], PetscInt *, PetscInt *);
 PETSC_EXTERN PetscErrorCode DMBrickSynchronize(DM);
 PETSC_EXTERN PetscErrorCode DMBrickGetDomain(DM, PetscReal[], PetscReal[]);

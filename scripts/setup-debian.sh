@@ -5,7 +5,7 @@
 # user who may sudo; without either it names the packages for an administrator and stops. Skips what is there.
 set -euo pipefail
 need=()
-for pkg in build-essential make pkg-config petsc-dev openmpi-bin libopenmpi-dev valgrind python3-petsc4py python3-petsc4py-real; do
+for pkg in build-essential make pkg-config petsc-dev openmpi-bin libopenmpi-dev valgrind libp4est-dev python3-petsc4py python3-petsc4py-real; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
 done
 if [ ${#need[@]} -eq 0 ]; then

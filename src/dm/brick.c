@@ -528,6 +528,26 @@ static PetscErrorCode DMSetFromOptions_Brick(DM dm, PetscOptionItems *PetscOptio
       brick->upper[d] = domain[2 * d + 1];
     }
   }
+  {
+    PetscInt  rm[3 * 64];
+    PetscBool per[3] = {brick->periodic[0], brick->periodic[1], brick->periodic[2]};
+    PetscEnum part   = (PetscEnum)brick->partition;
+    n                = 3 * 64;
+    PetscCall(PetscOptionsIntArray("-dm_brick_remove", "Coarse cells removed from the box, dim positions each: i0,j0[,k0],i1,j1[,k1],... (the domain becomes a p4est forest)", "DMBrickSetRemovedCells", rm, &n, &flg));
+    if (flg) {
+      PetscCheck(n % brick->dim == 0, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_SIZ, "-dm_brick_remove needs %" PetscInt_FMT " numbers per cell (-dm_brick_dim %" PetscInt_FMT "), got %" PetscInt_FMT " numbers", brick->dim, brick->dim, n);
+      PetscCheck(n < 3 * 64, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_SIZ, "-dm_brick_remove: at most %d cells from the options (DMBrickSetRemovedCells() takes any number)", 3 * 64 / 3 - 1);
+      PetscCall(DMBrickSetRemovedCells(dm, n / brick->dim, rm));
+    }
+    n = 3;
+    PetscCall(PetscOptionsBoolArray("-dm_brick_periodic", "Periodic directions, 0 or 1 each: px,py[,pz]", "DMBrickSetPeriodic", per, &n, &flg));
+    if (flg) {
+      PetscCheck(n == brick->dim, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_SIZ, "-dm_brick_periodic needs %" PetscInt_FMT " values (one per direction), got %" PetscInt_FMT, brick->dim, n);
+      PetscCall(DMBrickSetPeriodic(dm, per));
+    }
+    PetscCall(PetscOptionsEnum("-dm_brick_partition", "How the ranks split the cells: p4est (space-filling curve of a forest; any domain), grid or slabs (full boxes)", "DMBrickSetPartition", DMBrickPartitions, part, &part, &flg));
+    if (flg) PetscCall(DMBrickSetPartition(dm, (DMBrickPartition)part));
+  }
   PetscCall(PetscOptionsInt("-dm_brick_degree", "Polynomial degree k of the Q_k element (1..8)", "DMBrickSetDegree", brick->degree, &brick->degree, NULL));
   /* read as a string and checked in DMSetUp, so that a wrong value gets a message listing what is allowed */
   PetscCall(PetscStrncpy(family, DMBrickFamilies[brick->family], sizeof(family)));
@@ -649,6 +669,12 @@ static PetscErrorCode DMView_Brick(DM dm, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
   PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  element: Q%" PetscInt_FMT " %s on Gauss-Lobatto nodes, operator %s, homogeneous Dirichlet boundary\n", brick->degree, DMBrickFamilies[brick->family], brick->opname));
+  if (brick->forest) {
+    PetscCall(PetscViewerASCIIPushTab(viewer));
+    PetscCall(DMBrickViewForest_Private(dm, viewer));
+    PetscCall(PetscViewerASCIIPopTab(viewer));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  DoFs per rank %" PetscInt_FMT "..%" PetscInt_FMT "; hierarchy: starts at the trees (level 0); matrices: %s on this level (%s on level 0 when it gets an exact solve), vectors %s\n", nmin, nmax, brick->level == 0 ? brick->coarse_mattype : dm->mattype, brick->coarse_mattype, dm->vectype));
+  } else {
   if (brick->family == DMBRICK_DG) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "  DoFs: %" PetscInt_FMT " (%" PetscInt_FMT " per cell, cell by cell: cells lexicographic in each rank's box, values x fastest in a cell", N, brick->dof));
     PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_FALSE));
@@ -687,6 +713,7 @@ static PetscErrorCode DMView_Brick(DM dm, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, " cells, %" PetscInt64_FMT " unknowns, %" PetscInt64_FMT " nonzeros assembled: %s\n", rows, nnz, direct ? "an exact coarse solve by default" : "over -dm_brick_coarse_direct_max, Chebyshev/Jacobi steps by default"));
     PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  matrices: %s on this level (%s on the coarsest level when it gets an exact solve), vectors %s\n", brick->level <= -brick->below && direct ? brick->coarse_mattype : dm->mattype, brick->coarse_mattype, dm->vectype));
+  }
   }
 #if defined(VP_HAVE_CUDA)
   PetscCall(PetscViewerASCIIPrintf(viewer, "  GPU arithmetic of the operator and transfers: %s on this level, %s on the coarser levels (host vectors: double)\n", DMBrickPrecisions[brick->precision], DMBrickPrecisions[brick->mg_precision]));
@@ -809,6 +836,8 @@ static PetscErrorCode DMDestroy_Brick(DM dm)
   DM_Brick *brick = (DM_Brick *)dm->data;
 
   PetscFunctionBegin;
+  PetscCall(DMBrickDestroyForest_Private(dm));
+  PetscCall(PetscFree(brick->removed));
   PetscCall(PetscSFDestroy(&brick->halo));
   PetscCall(ISLocalToGlobalMappingDestroy(&brick->ltog));
   if (brick->ownactivecomm) PetscCallMPI(MPI_Comm_free(&brick->activecomm));
@@ -830,6 +859,9 @@ static PetscErrorCode DMDestroy_Brick(DM dm)
 .  -dm_brick_family <cg,dg>              - continuous or discontinuous elements (the operator decides; a check)
 .  -dm_brick_operator <laplace>          - the operator `DMCreateMatrix()` returns: laplace (Poisson, k >= 1) or c0ip (C0 interior
                                           penalty biharmonic, clamped plate, k >= 2)
+.  -dm_brick_remove <i0,j0[,k0],...>     - coarse cells removed from the box (`DMBrickSetRemovedCells()`): the domain is a p4est forest
+.  -dm_brick_periodic <px,py[,pz]>       - periodic directions, 0 or 1 each (`DMBrickSetPeriodic()`)
+.  -dm_brick_partition <grid>            - p4est (space-filling curve of a forest; any domain), grid or slabs (full boxes) (`DMBrickSetPartition()`)
 .  -dm_brick_refine <n>                  - this brick is the coarse grid refined n times
 .  -dm_brick_coarsen_below <-1>          - levels the hierarchy goes below the coarse grid (-1: as far as the cells halve)
 .  -dm_brick_coarse_direct_max <1000000> - most nonzeros of a coarse problem that PCMG's default coarse solve solves exactly
@@ -875,6 +907,7 @@ PETSC_EXTERN PetscErrorCode DMCreate_Brick(DM dm)
   brick->coarse_cheby_its   = 20;
   brick->threads            = 1;
   brick->simd               = PETSC_TRUE;
+  brick->partition          = DMBRICK_PARTITION_GRID;
   for (PetscInt d = 0; d < 3; d++) {
     brick->cells0[d] = 2;
     brick->lower[d]  = 0.0;

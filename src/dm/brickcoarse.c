@@ -124,7 +124,12 @@ PetscErrorCode DMBrickGetOperatorSize(DM dm, PetscInt *rows, PetscInt64 *nonzero
   PetscFunctionBegin;
   PetscCall(DMBrickGetImpl_Private(dm, &brick));
   PetscCheck(dm->setupcalled, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONGSTATE, "Call DMSetUp() first");
-  PetscCall(DMBrickOperatorSize_Private(brick, brick->cells, &n, &nnz));
+  if (brick->forest) {
+    /* a forest: its DoFs, and the bound (2k+1)^d nonzeros a row (a node couples with the nodes of its cells) */
+    PetscInt64 own = brick->forest->nowned, width = 2 * brick->degree + 1;
+    PetscCallMPI(MPIU_Allreduce(&own, &n, 1, MPIU_INT64, MPI_SUM, PetscObjectComm((PetscObject)dm)));
+    nnz = n * width * width * (brick->dim == 3 ? width : 1);
+  } else PetscCall(DMBrickOperatorSize_Private(brick, brick->cells, &n, &nnz));
   if (rows) *rows = (PetscInt)n;
   if (nonzeros) *nonzeros = nnz;
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -35,6 +35,13 @@ static PetscErrorCode DMBrickCreateLevel(DM dm, MPI_Comm comm, PetscInt delta, D
   nb->coarse_direct_max  = brick->coarse_direct_max;
   nb->coarse_cheby_its   = brick->coarse_cheby_its;
   nb->precision          = delta < 0 ? brick->mg_precision : brick->precision;
+  nb->partition          = brick->partition;
+  nb->partition_set      = brick->partition_set;
+  for (PetscInt d = 0; d < 3; d++) nb->periodic[d] = brick->periodic[d];
+  nb->nremoved = brick->nremoved;
+  PetscCall(PetscFree(nb->removed));
+  PetscCall(PetscMalloc1(3 * brick->nremoved + 1, &nb->removed));
+  for (PetscInt i = 0; i < 3 * brick->nremoved; i++) nb->removed[i] = brick->removed[i];
   PetscCall(PetscStrncpy(nb->opname, brick->opname, sizeof(nb->opname)));
   for (PetscInt d = 0; d < 3; d++) {
     nb->cells0[d] = brick->cells0[d];
@@ -68,6 +75,8 @@ PetscErrorCode DMCoarsen_Brick(DM dm, MPI_Comm comm, DM *dmc)
 
   PetscFunctionBegin;
   PetscCheck(dm->setupcalled, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONGSTATE, "Call DMSetUp() on the brick before DMCoarsen()");
+  PetscCheck(!brick->forest || brick->level > 0, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE,
+             "Cannot coarsen the forest brick below its trees (the -dm_brick_cells grid, level 0): use fewer -pc_mg_levels (at most -dm_brick_refine + 1)");
   for (PetscInt d = 0; d < brick->dim; d++) {
     PetscCheck(brick->cells[d] % 2 == 0, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE,
                "Cannot coarsen the brick on level %" PetscInt_FMT ": %" PetscInt_FMT " cells along %c cannot be halved; use fewer -pc_mg_levels or a -dm_brick_cells coarse grid divisible by 2^(levels-1-refine)", brick->level, brick->cells[d],

@@ -87,6 +87,36 @@ typedef enum {
 } DMBrickGPUExchange;
 PETSC_INTERN const char *const DMBrickGPUExchanges[];
 
+/* A level of a forest domain (brickforest.c): the coarse cells left after -dm_brick_remove are the trees of a p4est (2D) /
+   p8est (3D) forest, refined uniformly to the level and partitioned along p4est's space-filling curve. All cells stay
+   congruent and axis-aligned, so the brick's 1D matrices and cell kernels stay exact; what changes is the addressing:
+   a rank's cells are a list (not a box), and a cell's nodes are read through this table of local-vector indices. A
+   cell is known by its lattice position on the level's box (cells0 * 2^level per direction). */
+typedef struct {
+  PetscInt     dim, k, nv, level; /* dimension, degree, nodes per cell (k+1)^dim, level (0: the trees) */
+  PetscInt     n[3];             /* cells per direction of the level's box (1 along unused directions) */
+  PetscBool    periodic[3];      /* -dm_brick_periodic */
+  PetscInt     ncells, nghost;   /* this rank's cells (p4est's, in curve order), then the ghost layer (cells sharing a corner with them) */
+  PetscInt    *ijk;              /* 3 lattice coordinates per cell, local ones first, then the ghosts */
+  PetscInt    *node;             /* nv per cell (x fastest): index of the node in the local vector, -1 on the Dirichlet boundary */
+  PetscInt64   ncellsglobal;     /* cells of the level in the domain */
+  PetscInt64  *first;            /* size + 1 entries: each rank's first cell in the curve order (p4est's global_first_quadrant) */
+  PetscInt    *tree;             /* per coarse cell (lexicographic): its tree, -1 where removed */
+  PetscInt     nowned, nlocal;   /* owned nodes (global numbers rstart ..), local vector length: owned, then ghost nodes */
+  PetscInt     rstart;
+  PetscInt    *ghostglobal;      /* global number of each ghost node (nlocal - nowned) */
+  PetscSF      halo;             /* ghost nodes (leaves) from their owners' global arrays (roots) */
+  PetscInt     npatches;         /* owned vertex patches (interior vertices whose node this rank owns) */
+  PetscInt     ncolors;          /* colors of the multiplicative sweep: by vertex parity, a third value along a periodic direction of odd cells */
+  PetscInt    *colorptr;         /* patches of color c: [colorptr[c], colorptr[c+1]) */
+  PetscInt    *patchcell;        /* 2^dim cells per patch (x fastest around its vertex): indices into ijk/node */
+  PetscInt    *patchvertex;      /* 3 per patch: the vertex's lattice position (for views and checks) */
+} BrickForest;
+
+/* the global position of cell c (level lattice) along p4est's curve: its tree's offset plus the Morton index inside the
+   tree (x the lowest bit, as p4est orders quadrants); -1 for a cell outside the domain */
+PETSC_INTERN PetscInt64 BrickForestCurveIndex(const BrickForest *, const PetscInt[], const PetscInt[], PetscInt);
+
 typedef struct {
   /* description (set before DMSetUp) */
   PetscInt           dim;
@@ -113,6 +143,12 @@ typedef struct {
   PetscBool          jacobi_for_sor;     /* -dm_brick_jacobi_for_sor: a smoother left at PETSc's default SOR gets Jacobi on a matrix-free level */
   PetscInt           coarse_direct_max;  /* -dm_brick_coarse_direct_max: most nonzeros of a coarse problem that gets an exact solve by default */
   PetscInt           coarse_cheby_its;   /* -dm_brick_coarse_chebyshev_its: Chebyshev/Jacobi steps of a larger coarse problem */
+  PetscInt           nremoved;           /* -dm_brick_remove: coarse cells not in the domain ... */
+  PetscInt          *removed;            /* ... dim coordinates each (3 stored per cell) */
+  PetscBool          periodic[3];        /* -dm_brick_periodic: directions whose two ends are identified */
+  DMBrickPartition   partition;          /* -dm_brick_partition: p4est (a forest; any domain), grid, slabs (full boxes only) */
+  PetscBool          partition_set;      /* asked for (else chosen: p4est for a domain that is not a full box) */
+  BrickForest       *forest;             /* the level's forest (NULL: the box layout below) */
   PetscInt           nexchange_ipc;      /* graphs of this level served device to device (CUDA IPC) ... */
   PetscInt           nexchange_mpi;      /* ... and through the host (PetscSF), for DMView */
 
@@ -158,6 +194,25 @@ static inline PetscInt BrickBoxSize(const BrickBox *b)
 }
 
 PETSC_INTERN PetscErrorCode DMBrickGetImpl_Private(DM, DM_Brick **);
+/* forests (brickforest.c, brickp4est.c, brickforesttransfer.c) */
+PETSC_INTERN PetscErrorCode DMBrickSetUpForest_Private(DM);
+PETSC_INTERN PetscErrorCode DMBrickDestroyForest_Private(DM);
+PETSC_INTERN PetscErrorCode DMBrickViewForest_Private(DM, PetscViewer);
+PETSC_INTERN PetscErrorCode DMBrickCheckDomain_Private(DM);
+PETSC_INTERN PetscErrorCode DMBrickForestCreateInterpolation_Private(DM, DM, MatType, Mat *);
+PETSC_INTERN PetscBool      DMBrickForestCellInDomain_Private(const DM_Brick *, PetscInt, const PetscInt[]);
+PETSC_INTERN PetscErrorCode DMBrickForestRequireCG_Private(DM, const char[]);
+/* the p4est part: mesh a level and number its nodes (2D and 3D builds of one source, brickp4est.c) */
+typedef struct {
+  PetscInt    ncells, nghost;
+  PetscInt   *ijk;        /* 3 per cell, local then ghost */
+  PetscInt   *gnode;      /* nv per cell: global number of each node, -1 on the Dirichlet boundary */
+  PetscInt    nowned, rstart;
+  PetscInt64 *first;      /* size + 1 */
+  PetscInt64  ncellsglobal;
+} BrickForestMesh;
+PETSC_INTERN PetscErrorCode DMBrickForestMesh2D_Private(DM, BrickForestMesh *);
+PETSC_INTERN PetscErrorCode DMBrickForestMesh3D_Private(DM, BrickForestMesh *);
 PETSC_INTERN PetscErrorCode DMBrickComputeOperators_Private(KSP, Mat, Mat, void *);
 PETSC_INTERN PetscErrorCode DMBrickSetUpBelow_Private(DM);
 PETSC_INTERN PetscErrorCode DMBrickCoarseDirect_Private(DM, PetscBool *);

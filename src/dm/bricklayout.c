@@ -66,6 +66,16 @@ PetscErrorCode DMSetUp_Brick(DM dm)
   }
   PetscCheck(brick->degree >= brick->op.min_degree, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_degree %" PetscInt_FMT " with -dm_brick_operator %s: allowed degrees %" PetscInt_FMT "..%d", brick->degree, brick->opname,
              brick->op.min_degree, BRICK_MAX_DEGREE);
+  PetscCall(DMBrickCheckDomain_Private(dm));
+  PetscCall(BrickBasisNodes(brick->degree, brick->nodes));
+  if (brick->partition == DMBRICK_PARTITION_P4EST) {
+    PetscCall(DMBrickSetUpForest_Private(dm));
+    PetscCall(DMSetDimension(dm, brick->dim));
+    PetscCall(DMKSPGetComputeOperators(dm, &computeops, NULL));
+    if (!computeops) PetscCall(DMKSPSetComputeOperators(dm, DMBrickComputeOperators_Private, NULL));
+    PetscCall(PetscLogEventEnd(DMBRICK_Setup, dm, 0, 0, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(DMBrickSetUpBelow_Private(dm));
   PetscCall(DMBrickSetUpPartition_Private(dm));
   PetscCall(DMBrickCreateBoxes_Private(dm));
@@ -520,6 +530,7 @@ PetscErrorCode DMCreateMatrix_Brick(DM dm, Mat *A)
 
   PetscFunctionBegin;
   if (brick->level <= -brick->below) PetscCall(DMBrickCoarseDirect_Private(dm, &direct));
+  if (brick->forest) PetscCall(DMBrickForestRequireCG_Private(dm, "-dm_brick_operator"));
   PetscCall(DMBrickCreateOperator(dm, direct ? brick->coarse_mattype : dm->mattype, A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -564,6 +564,10 @@ PetscErrorCode DMBrickCreateInterpolation(DM dmc, DM dmf, MatType type, Mat *P)
 
   PetscFunctionBegin;
   PetscCall(BrickTransferCheck(dmc, dmf));
+  if (((DM_Brick *)dmf->data)->forest) {
+    PetscCall(DMBrickForestCreateInterpolation_Private(dmc, dmf, type, P));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (((DM_Brick *)dmf->data)->family == DMBRICK_DG) {
     PetscCall(DMBrickCreateInterpolationDG_Private(dmc, dmf, type, P));
     PetscFunctionReturn(PETSC_SUCCESS);

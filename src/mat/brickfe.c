@@ -56,6 +56,21 @@ PetscErrorCode DMBrickInterpolateFunction(DM dm, DMBrickPointFunction f, void *c
     PetscCall(VecRestoreArray(u, &ua));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  if (brick->forest) { /* every owned node is a node of one of the rank's cells */
+    const BrickForest *fo = brick->forest;
+    const PetscInt     n  = brick->degree + 1;
+    PetscCall(VecGetArray(u, &ua));
+    for (PetscInt c = 0; c < fo->ncells; c++)
+      for (PetscInt i = 0; i < fo->nv; i++) {
+        const PetscInt ln = fo->node[c * fo->nv + i], ii[3] = {i % n, (i / n) % n, i / (n * n)};
+        PetscReal      X[3] = {0, 0, 0};
+        if (ln < 0 || ln >= fo->nowned) continue;
+        for (PetscInt d = 0; d < brick->dim; d++) X[d] = brick->lower[d] + h[d] * (fo->ijk[3 * c + d] + brick->nodes[ii[d]]);
+        PetscCall((*f)(brick->dim, X, &ua[ln], ctx));
+      }
+    PetscCall(VecRestoreArray(u, &ua));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(DMBrickOwnedNodeBox_Private(dm, &box));
   PetscCall(PetscMalloc1(BrickBoxSize(&box), &vals));
   for (PetscInt z = box.lo[2]; z <= box.hi[2]; z++)
@@ -108,6 +123,30 @@ static inline void BrickQuadraturePoint(const DM_Brick *brick, const BrickQuadra
   }
 }
 
+/* The rank's cells one by one, on a box or a forest: cell c's lattice position and its nodes' local indices */
+static PetscInt BrickFECellCount(const DM_Brick *brick, const BrickBox *cells)
+{
+  return brick->forest ? brick->forest->ncells : PetscMax(BrickBoxSize(cells), 0);
+}
+
+static PetscErrorCode BrickFECell(DM dm, const BrickBox *cells, PetscInt c, PetscInt cell[], PetscInt idx[])
+{
+  const DM_Brick *brick = (const DM_Brick *)dm->data;
+
+  PetscFunctionBegin;
+  if (brick->forest) {
+    for (PetscInt d = 0; d < 3; d++) cell[d] = brick->forest->ijk[3 * c + d];
+    PetscCall(PetscArraycpy(idx, brick->forest->node + c * brick->forest->nv, brick->forest->nv));
+  } else {
+    const PetscInt w0 = cells->hi[0] - cells->lo[0] + 1, w1 = cells->hi[1] - cells->lo[1] + 1;
+    cell[0] = cells->lo[0] + c % w0;
+    cell[1] = cells->lo[1] + (c / w0) % w1;
+    cell[2] = cells->lo[2] + c / (w0 * w1);
+    PetscCall(BrickCellLocalIndices(dm, cell, idx));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@C
    DMBrickComputeLoadVector - the load vector b_i = int f phi_i of a right-hand side f
 
@@ -147,11 +186,10 @@ PetscErrorCode DMBrickComputeLoadVector(DM dm, DMBrickPointFunction f, void *ctx
   PetscCall(DMGetLocalVector(dm, &bl));
   PetscCall(VecZeroEntries(bl));
   PetscCall(VecGetArray(bl, &bla));
-  for (PetscInt cz = cells.lo[2]; cz <= cells.hi[2]; cz++)
-    for (PetscInt cy = cells.lo[1]; cy <= cells.hi[1]; cy++)
-      for (PetscInt cx = cells.lo[0]; cx <= cells.hi[0]; cx++) {
-        const PetscInt cell[3] = {cx, cy, cz};
+  for (PetscInt ci = 0; ci < BrickFECellCount(brick, &cells); ci++) {
+        PetscInt cell[3];
         PetscInt       ext[3]  = {q.nq, q.nq, brick->dim == 3 ? q.nq : 1}, nloc;
+        PetscCall(BrickFECell(dm, &cells, ci, cell, idx));
         for (PetscInt p = 0; p < q.npts; p++) {
           PetscReal X[3], wJ;
           BrickQuadraturePoint(brick, &q, cell, p, X, &wJ);
@@ -165,10 +203,9 @@ PetscErrorCode DMBrickComputeLoadVector(DM dm, DMBrickPointFunction f, void *ctx
         ext[1] = n;
         if (brick->dim == 3) BrickTensorApply1D(2, ext, n, q.Bt, t2, be);
         nloc = brick->dim == 2 ? n * n : n * n * n;
-        PetscCall(BrickCellLocalIndices(dm, cell, idx));
         for (PetscInt i = 0; i < nloc; i++)
           if (idx[i] >= 0) bla[idx[i]] += be[i];
-      }
+  }
   PetscCall(VecRestoreArray(bl, &bla));
   PetscCall(VecZeroEntries(b));
   PetscCall(DMLocalToGlobal(dm, bl, ADD_VALUES, b));
@@ -199,12 +236,11 @@ PetscErrorCode DMBrickL2ErrorSum_Private(DM dm, Vec uh, DMBrickPointFunction exa
   PetscCall(DMGetLocalVector(dm, &ul));
   PetscCall(DMGlobalToLocal(dm, uh, INSERT_VALUES, ul));
   PetscCall(VecGetArrayRead(ul, &ula));
-  for (PetscInt cz = cells.lo[2]; cz <= cells.hi[2]; cz++)
-    for (PetscInt cy = cells.lo[1]; cy <= cells.hi[1]; cy++)
-      for (PetscInt cx = cells.lo[0]; cx <= cells.hi[0]; cx++) {
-        const PetscInt cell[3] = {cx, cy, cz};
+  PetscCheck(exact || !brick->forest, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "The separable L2 error is not implemented on forests yet: use DMBrickComputeL2Error() with a point function");
+  for (PetscInt ci = 0; ci < BrickFECellCount(brick, &cells); ci++) {
+        PetscInt cell[3];
         PetscInt       ext[3] = {n, n, brick->dim == 3 ? n : 1}, nloc = brick->dim == 2 ? n * n : n * n * n;
-        PetscCall(BrickCellLocalIndices(dm, cell, idx));
+        PetscCall(BrickFECell(dm, &cells, ci, cell, idx));
         for (PetscInt i = 0; i < nloc; i++) ue[i] = idx[i] < 0 ? 0.0 : ula[idx[i]];
         BrickTensorApply1D(0, ext, q.nq, q.B, ue, t1);
         ext[0] = q.nq;
@@ -226,7 +262,7 @@ PetscErrorCode DMBrickL2ErrorSum_Private(DM dm, Vec uh, DMBrickPointFunction exa
           }
           sum += wJ * PetscRealPart((uq[p] - u) * PetscConj(uq[p] - u));
         }
-      }
+  }
   PetscCall(VecRestoreArrayRead(ul, &ula));
   PetscCall(DMRestoreLocalVector(dm, &ul));
   *error2 = sum;

@@ -47,6 +47,7 @@ static PetscErrorCode BrickSeparableCheck(DM dm, PetscInt nterms, DMBrickSeparab
   PetscFunctionBegin;
   PetscCheck(nterms >= 1, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "nterms %" PetscInt_FMT ": a separable function needs at least one term", nterms);
   PetscCheck(f, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_NULL, "the separable function is NULL");
+  PetscCheck(!((DM_Brick *)dm->data)->forest, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "The separable load vector and L2 error are not implemented on forests (-dm_brick_remove, -dm_brick_periodic, -dm_brick_partition p4est) yet: use DMBrickComputeLoadVector() and DMBrickComputeL2Error() with a point function");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -147,6 +147,39 @@ static PetscErrorCode BrickLaplacePlanes(BrickLaplace *ctx, const BrickBox *cell
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* y = A x on a forest level: the rank's cells from its list, their nodes through the forest's table */
+static PetscErrorCode BrickLaplaceMultForest(BrickLaplace *ctx, Vec x, Vec y)
+{
+  DM_Brick          *brick = (DM_Brick *)ctx->dm->data;
+  const BrickForest *f     = brick->forest;
+  const PetscInt     n = brick->degree + 1, nv = f->nv;
+  const PetscScalar *xl;
+  PetscScalar       *yl, u[729], v[729], work[5 * 729];
+
+  PetscFunctionBegin;
+  PetscCall(BrickLaplaceWorkVectors(ctx));
+  PetscCall(DMGlobalToLocal(ctx->dm, x, INSERT_VALUES, ctx->xl));
+  PetscCall(VecZeroEntries(ctx->yl));
+  PetscCall(VecGetArrayRead(ctx->xl, &xl));
+  PetscCall(VecGetArray(ctx->yl, &yl));
+  for (PetscInt c = 0; c < f->ncells; c++) {
+    const PetscInt *idx = f->node + c * nv;
+    for (PetscInt i = 0; i < nv; i++) u[i] = idx[i] < 0 ? 0.0 : xl[idx[i]];
+    BrickLaplaceCellApply(brick->dim, n, ctx->Meo, ctx->Keo, u, v, work);
+    for (PetscInt i = 0; i < nv; i++)
+      if (idx[i] >= 0) yl[idx[i]] += v[i];
+  }
+  PetscCall(VecRestoreArrayRead(ctx->xl, &xl));
+  PetscCall(VecRestoreArray(ctx->yl, &yl));
+  PetscCall(VecZeroEntries(y));
+  PetscCall(DMLocalToGlobal(ctx->dm, ctx->yl, ADD_VALUES, y));
+  {
+    const PetscInt m = n / 2, h = n - m, line = h * (2 * h - 1) + m * (2 * m - 1) + 4 * m;
+    PetscCall(PetscLogFlops(1.0 * (nv / n) * line * (brick->dim == 2 ? 4 : 7) * f->ncells));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatMult_BrickLaplace(Mat A, Vec x, Vec y)
 {
   BrickLaplace      *ctx;
@@ -170,6 +203,10 @@ static PetscErrorCode MatMult_BrickLaplace(Mat A, Vec x, Vec y)
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 #endif
+  if (brick->forest) {
+    PetscCall(BrickLaplaceMultForest(ctx, x, y));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   n    = brick->degree + 1;
   nloc = brick->dim == 2 ? n * n : n * n * n;
   PetscCall(DMBrickOwnedCellBox_Private(ctx->dm, &cells));
@@ -232,6 +269,12 @@ static PetscErrorCode MatGetDiagonal_BrickLaplace(Mat A, Vec diag)
   PetscCall(VecZeroEntries(ctx->yl));
   PetscCall(VecGetArray(ctx->yl, &yl));
   for (PetscInt i = 0; i < nloc; i++) cell[i] = BrickLaplaceEntry(brick->dim, n, ctx->M, ctx->K, i, i);
+  if (brick->forest)
+    for (PetscInt c = 0; c < brick->forest->ncells; c++) {
+      const PetscInt *fi = brick->forest->node + c * nloc;
+      for (PetscInt i = 0; i < nloc; i++)
+        if (fi[i] >= 0) yl[fi[i]] += cell[i];
+    }
   for (PetscInt cz = cells.lo[2]; cz <= cells.hi[2]; cz++)
     for (PetscInt cy = cells.lo[1]; cy <= cells.hi[1]; cy++)
       for (PetscInt cx = cells.lo[0]; cx <= cells.hi[0]; cx++) {
@@ -322,6 +365,11 @@ static PetscErrorCode BrickLaplaceAssemble(DM dm, Mat A)
     PetscCall(MatAssembled(A, &assembled));
     if (assembled) PetscCall(MatZeroEntries(A)); /* reassembly; a fresh (or preallocator) matrix is empty */
   }
+  if (brick->forest)
+    for (PetscInt c = 0; c < brick->forest->ncells; c++) {
+      PetscCall(ISLocalToGlobalMappingApply(ltog, nloc, brick->forest->node + c * nloc, idx));
+      PetscCall(MatSetValues(A, nloc, idx, nloc, idx, E, ADD_VALUES));
+    }
   for (PetscInt cz = cells.lo[2]; cz <= cells.hi[2]; cz++)
     for (PetscInt cy = cells.lo[1]; cy <= cells.hi[1]; cy++)
       for (PetscInt cx = cells.lo[0]; cx <= cells.hi[0]; cx++) {

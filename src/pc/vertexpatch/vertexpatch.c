@@ -238,6 +238,12 @@ static PetscErrorCode PCSetUp_VertexPatch(PC pc)
   }
   PetscCheck(vp->space == PC_VERTEXPATCH_SPACE_FULL || brick->family == DMBRICK_DG, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_INCOMP,
              "-pc_vertexpatch_local_space %s needs a DG brick (-dm_brick_operator sipg); -dm_brick_operator %s has the patch interior as its only local space; allowed: full (the default)", PCVertexPatchLocalSpaces[vp->space], brick->opname);
+  vp->forest = PETSC_FALSE;
+  if (brick->forest) {
+    PetscCall(PCVertexPatchSetUpForest(pc));
+    PetscCall(PetscLogEventEnd(PC_VertexPatchSetUp, pc, 0, 0, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (brick->family == DMBRICK_DG) {
     PetscCall(PCVertexPatchSetUpDG(pc));
     PetscCall(PetscLogEventEnd(PC_VertexPatchSetUp, pc, 0, 0, 0));
@@ -306,10 +312,10 @@ static PetscErrorCode PCApply_VertexPatch(PC pc, Vec r, Vec y)
   PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
 
   PetscFunctionBegin;
-  if (vp->type == PC_VERTEXPATCH_MULTIPLICATIVE) PetscCall(vp->dg ? PCVertexPatchSmoothDG(pc, r, y, PETSC_TRUE) : PCVertexPatchSmooth(pc, r, y, PETSC_TRUE));
+  if (vp->type == PC_VERTEXPATCH_MULTIPLICATIVE) PetscCall(vp->forest ? PCVertexPatchSmoothForest(pc, r, y, PETSC_TRUE) : vp->dg ? PCVertexPatchSmoothDG(pc, r, y, PETSC_TRUE) : PCVertexPatchSmooth(pc, r, y, PETSC_TRUE));
   else {
     PetscCall(VecZeroEntries(y));
-    PetscCall(vp->dg ? PCVertexPatchAdditiveDG(pc, r, NULL, y) : PCVertexPatchAdditive(pc, r, NULL, y));
+    PetscCall(vp->forest ? PCVertexPatchAdditiveForest(pc, r, NULL, y) : vp->dg ? PCVertexPatchAdditiveDG(pc, r, NULL, y) : PCVertexPatchAdditive(pc, r, NULL, y));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -322,11 +328,11 @@ static PetscErrorCode PCApplyRichardson_VertexPatch(PC pc, Vec b, Vec y, Vec w, 
   PetscFunctionBegin;
   for (PetscInt i = 0; i < its; i++) {
     const PetscBool zero = (PetscBool)(guesszero && i == 0);
-    if (vp->type == PC_VERTEXPATCH_MULTIPLICATIVE) PetscCall(vp->dg ? PCVertexPatchSmoothDG(pc, b, y, zero) : PCVertexPatchSmooth(pc, b, y, zero));
+    if (vp->type == PC_VERTEXPATCH_MULTIPLICATIVE) PetscCall(vp->forest ? PCVertexPatchSmoothForest(pc, b, y, zero) : vp->dg ? PCVertexPatchSmoothDG(pc, b, y, zero) : PCVertexPatchSmooth(pc, b, y, zero));
     else {
       if (zero) PetscCall(VecZeroEntries(y));
       PetscCall(VecZeroEntries(w));
-      PetscCall(vp->dg ? PCVertexPatchAdditiveDG(pc, b, zero ? NULL : y, w) : PCVertexPatchAdditive(pc, b, zero ? NULL : y, w));
+      PetscCall(vp->forest ? PCVertexPatchAdditiveForest(pc, b, zero ? NULL : y, w) : vp->dg ? PCVertexPatchAdditiveDG(pc, b, zero ? NULL : y, w) : PCVertexPatchAdditive(pc, b, zero ? NULL : y, w));
       PetscCall(VecAXPY(y, 1.0, w));
     }
   }
@@ -353,6 +359,14 @@ static PetscErrorCode PCView_VertexPatch(PC pc, PetscViewer viewer)
   if (vp->lambda_max > 0) PetscCall(PetscViewerASCIIPrintf(viewer, " = min(%g, 1.8/lambda_max(B A)), lambda_max(B A) estimated %.4g at setup", (double)vp->omega_default, (double)vp->lambda_max));
   PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
   PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
+  if (vp->forest) {
+    const PetscInt ni = vp->op_d.ni, np = vp->op_d.ne, dim = vp->op_d.dim;
+    PetscInt       total;
+    PetscCallMPI(MPI_Allreduce(&vp->npatches, &total, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)pc)));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  on a p4est forest: %" PetscInt_FMT " patches (interior vertices) in %" PetscInt_FMT " color(s), %" PetscInt_FMT " interior / %" PetscInt_FMT " closure DoFs per patch, read through the forest's cell-node table; precision %s%s; host, %d MPI rank(s)\n", total,
+                                     vp->ncolors, dim == 3 ? ni * ni * ni : ni * ni, dim == 3 ? np * np * np : np * np, PCVertexPatchPrecisions[vp->precision], vp->reverse ? ", reverse color order" : "", ((DM_Brick *)vp->dm->data)->nactive));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(PetscViewerASCIIPrintf(viewer, "  schedule %s, ordering %s", PCVertexPatchSchedules[vp->schedule], PCVertexPatchOrderings[vp->ordering]));
   PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_FALSE));
   if (vp->schedule == PC_VERTEXPATCH_BATCHED) PetscCall(PetscViewerASCIIPrintf(viewer, ", batch size %" PetscInt_FMT " (%" PetscInt_FMT " thread(s))", vp->batch_size, vp->nthreads));

@@ -131,6 +131,7 @@ typedef struct {
   PetscLogDouble   host_flops_per_patch; /* the mean over this rank's patches of the host kernels' count (even-odd form where used) */
   void            *gpu;                  /* the CUDA smoother (VP_HAVE_CUDA: VPCudaSmoother), made at setup when the brick's vectors are on the device, else at the first step on the GPU */
   void            *dg;                   /* the DG smoother (vpdg.c) on a sipg brick; NULL on a CG one */
+  PetscBool        forest;               /* the brick is a forest: patches through its cell-node table (vpforest.c) */
   PetscBool        evenodd;              /* -pc_vertexpatch_even_odd: the host kernels use the even-odd form where it holds */
   VPEvenOdd_d     *eo_d;                 /* that form in double and float (NULL: off) */
   VPEvenOdd_f     *eo_f;
@@ -202,6 +203,10 @@ PETSC_INTERN PetscErrorCode PCVertexPatchExchangeGhostsDeviceEnd(PC, PetscInt, P
 PETSC_INTERN PetscInt       PCVertexPatchClass(PetscInt, PetscInt);
 PETSC_INTERN PetscErrorCode PCVertexPatchGetPrecision_VertexPatch(PC, PCVertexPatchPrecision *);
 PETSC_INTERN PetscErrorCode PCVertexPatchEstimateDamping(PC);
+/* forest bricks (vpforest.c) */
+PETSC_INTERN PetscErrorCode PCVertexPatchSetUpForest(PC);
+PETSC_INTERN PetscErrorCode PCVertexPatchSmoothForest(PC, Vec, Vec, PetscBool);
+PETSC_INTERN PetscErrorCode PCVertexPatchAdditiveForest(PC, Vec, Vec, Vec);
 /* DG bricks (vpdg.c) */
 PETSC_INTERN PetscErrorCode PCVertexPatchSetUpDG(PC);
 PETSC_INTERN PetscErrorCode PCVertexPatchDestroyDG(PC);

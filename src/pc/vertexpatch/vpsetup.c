@@ -209,6 +209,7 @@ PetscErrorCode PCVertexPatchSetUpPatchOperator(PC pc)
       for (PetscInt c = 0; c < VP_NCLASS; c++) present[d][c] = (PetscBool)(d >= dim && c == 0);
     for (PetscInt d = 0; d < dim; d++) {
       const PetscInt lo = PetscMax(brick->cstart[d], 1), hi = PetscMin(brick->cend[d], brick->cells[d]) - 1;
+      if (brick->forest) present[d][vp->clsmap[d][1]] = PETSC_TRUE; /* a forest's patches all take the interior class */
       for (PetscInt v = lo; v <= hi; v++) present[d][vp->clsmap[d][PCVertexPatchClass(v, brick->cells[d])]] = PETSC_TRUE;
     }
     for (PetscInt c2 = 0; c2 < VP_NCLASS; c2++)

@@ -1,0 +1,595 @@
+/* Forest domains of DMBRICK: the description (removed coarse cells, periodic directions, partition), its checks, and the
+   layout of a level on a p4est forest (brickp4est.c meshes it): the rank's cells as a list, the local vector (owned
+   nodes, then the ghost nodes of the rank's cells and of its ghost layer), the halo PetscSF, and the vertex patches with
+   their colors. The operators, transfers and smoothers read a forest level through BrickForest (brickimpl.h). */
+#include "brickimpl.h"
+
+const char *const DMBrickPartitions[] = {"p4est", "grid", "slabs", "DMBrickPartition", "DMBRICK_PARTITION_", NULL};
+
+/*@
+   DMBrickSetRemovedCells - removes coarse cells from the brick's box: the domain is the union of the others
+
+   Logically Collective
+
+   Input Parameters:
++  dm    - the brick (not set up)
+.  n     - number of removed cells
+-  cells - their integer positions on the coarse grid (-dm_brick_cells), dim numbers each: i0,j0[,k0],i1,j1[,k1],...
+
+   Options Database Key:
+.  -dm_brick_remove <i0,j0[,k0],...> - the removed cells
+
+   Notes:
+   Every cell stays congruent and axis-aligned, so the operators and smoothers stay exact tensor-product ones. The brick
+   becomes a p4est forest whose trees are the remaining cells (-dm_brick_partition p4est). The faces of the removed cells
+   carry homogeneous Dirichlet data like the box's boundary. The remaining cells must be face-connected; at least one
+   must remain.
+
+   Level: intermediate
+
+.seealso: `DMBRICK`, `DMBrickSetPeriodic()`, `DMBrickSetPartition()`
+@*/
+PetscErrorCode DMBrickSetRemovedCells(DM dm, PetscInt n, const PetscInt cells[])
+{
+  DM_Brick *brick;
+
+  PetscFunctionBegin;
+  PetscCall(DMBrickGetImpl_Private(dm, &brick));
+  PetscCheck(!dm->setupcalled, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONGSTATE, "DMBrickSetRemovedCells() must be called before DMSetUp()");
+  PetscCheck(n >= 0, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_remove: %" PetscInt_FMT " cells; allowed >= 0", n);
+  PetscCall(PetscFree(brick->removed));
+  brick->nremoved = n;
+  PetscCall(PetscCalloc1(3 * n + 1, &brick->removed));
+  for (PetscInt c = 0; c < n; c++)
+    for (PetscInt d = 0; d < brick->dim; d++) brick->removed[3 * c + d] = cells[brick->dim * c + d];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+   DMBrickSetPeriodic - makes directions of the brick periodic (their two ends identified)
+
+   Logically Collective
+
+   Input Parameters:
++  dm       - the brick (not set up)
+-  periodic - one flag per direction
+
+   Options Database Key:
+.  -dm_brick_periodic <px,py[,pz]> - 0 or 1 per direction
+
+   Note:
+   A periodic direction needs at least 2 coarse cells (a vertex patch spans two cells along it). The brick becomes a p4est
+   forest (-dm_brick_partition p4est); its hierarchy starts at the -dm_brick_cells grid.
+
+   Level: intermediate
+
+.seealso: `DMBRICK`, `DMBrickSetRemovedCells()`
+@*/
+PetscErrorCode DMBrickSetPeriodic(DM dm, const PetscBool periodic[])
+{
+  DM_Brick *brick;
+
+  PetscFunctionBegin;
+  PetscCall(DMBrickGetImpl_Private(dm, &brick));
+  PetscCheck(!dm->setupcalled, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONGSTATE, "DMBrickSetPeriodic() must be called before DMSetUp()");
+  for (PetscInt d = 0; d < 3; d++) brick->periodic[d] = d < brick->dim ? periodic[d] : PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+   DMBrickSetPartition - how the ranks split the brick's cells
+
+   Logically Collective
+
+   Input Parameters:
++  dm        - the brick (not set up)
+-  partition - `DMBRICK_PARTITION_P4EST`, `DMBRICK_PARTITION_GRID` or `DMBRICK_PARTITION_SLABS`
+
+   Options Database Key:
+.  -dm_brick_partition <p4est|grid|slabs> - the partition
+
+   Note:
+   Without this call a full box without periodic directions uses the process grid (or slabs: `DMBrickSetSlabs()`), and any
+   other domain p4est's space-filling curve. p4est on a full box gives the forest layout on the box (for comparison).
+
+   Level: intermediate
+
+.seealso: `DMBRICK`, `DMBrickPartition`, `DMBrickSetRemovedCells()`, `DMBrickSetPeriodic()`, `DMBrickSetSlabs()`
+@*/
+PetscErrorCode DMBrickSetPartition(DM dm, DMBrickPartition partition)
+{
+  DM_Brick *brick;
+
+  PetscFunctionBegin;
+  PetscCall(DMBrickGetImpl_Private(dm, &brick));
+  PetscCheck(!dm->setupcalled, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONGSTATE, "DMBrickSetPartition() must be called before DMSetUp()");
+  brick->partition     = partition;
+  brick->partition_set = PETSC_TRUE;
+  if (partition != DMBRICK_PARTITION_P4EST) PetscCall(DMBrickSetSlabs(dm, (PetscBool)(partition == DMBRICK_PARTITION_SLABS)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+   DMBrickGetForestInfo - whether the brick is a forest, and its sizes
+
+   Collective
+
+   Input Parameter:
+.  dm - the brick (set up)
+
+   Output Parameters:
++  forest   - `PETSC_TRUE` on a p4est forest (cells removed, periodic directions, or -dm_brick_partition p4est)
+.  ncells   - cells of the level in the domain (all ranks)
+.  nlocal   - this rank's cells
+-  npatches - this rank's vertex patches
+
+   Level: intermediate
+
+.seealso: `DMBRICK`, `DMBrickSetRemovedCells()`
+@*/
+PetscErrorCode DMBrickGetForestInfo(DM dm, PetscBool *forest, PetscInt64 *ncells, PetscInt *nlocal, PetscInt *npatches)
+{
+  DM_Brick *brick;
+
+  PetscFunctionBegin;
+  PetscCall(DMBrickGetImpl_Private(dm, &brick));
+  PetscCheck(dm->setupcalled, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONGSTATE, "Call DMSetUp() first");
+  if (forest) *forest = (PetscBool)(brick->forest != NULL);
+  if (ncells) *ncells = brick->forest ? brick->forest->ncellsglobal : (PetscInt64)brick->cells[0] * brick->cells[1] * (brick->dim == 3 ? brick->cells[2] : 1);
+  if (nlocal) *nlocal = brick->forest ? brick->forest->ncells : (brick->cend[0] - brick->cstart[0]) * (brick->cend[1] - brick->cstart[1]) * (brick->dim == 3 ? brick->cend[2] - brick->cstart[2] : 1);
+  if (npatches) *npatches = brick->forest ? brick->forest->npatches : -1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* whether lattice cell c of level `level` lies in the domain (periodic directions wrapped) */
+PetscBool DMBrickForestCellInDomain_Private(const DM_Brick *brick, PetscInt level, const PetscInt c[])
+{
+  PetscInt coarse = 0;
+
+  for (PetscInt d = brick->dim - 1; d >= 0; d--) {
+    const PetscInt n = brick->cells0[d] << level;
+    PetscInt       x = c[d];
+    if (brick->periodic[d]) x = ((x % n) + n) % n;
+    else if (x < 0 || x >= n) return PETSC_FALSE;
+    coarse = coarse * brick->cells0[d] + (x >> level);
+  }
+  return (PetscBool)(brick->forest->tree[coarse] >= 0);
+}
+
+PetscInt64 BrickForestCurveIndex(const BrickForest *f, const PetscInt cells0[], const PetscInt c[], PetscInt level)
+{
+  PetscInt   coarse = 0;
+  PetscInt64 morton = 0;
+
+  for (PetscInt d = f->dim - 1; d >= 0; d--) coarse = coarse * cells0[d] + (c[d] >> level);
+  if (f->tree[coarse] < 0) return -1;
+  for (PetscInt b = 0; b < level; b++)
+    for (PetscInt d = 0; d < f->dim; d++) morton |= (PetscInt64)((c[d] >> b) & 1) << (f->dim * b + d);
+  return ((PetscInt64)f->tree[coarse] << (f->dim * level)) + morton;
+}
+
+/* The description's checks, with the option each concerns. Called by DMSetUp on every brick. */
+PetscErrorCode DMBrickCheckDomain_Private(DM dm)
+{
+  DM_Brick      *brick = (DM_Brick *)dm->data;
+  MPI_Comm       comm  = PetscObjectComm((PetscObject)dm);
+  const PetscInt dim = brick->dim, n0 = brick->cells0[0] * brick->cells0[1] * (dim == 3 ? brick->cells0[2] : 1);
+  PetscBool      periodic = PETSC_FALSE;
+  PetscInt      *keep, *queue, nkeep = 0, nreached = 0;
+
+  PetscFunctionBegin;
+  for (PetscInt d = 0; d < dim; d++) {
+    periodic = (PetscBool)(periodic || brick->periodic[d]);
+    PetscCheck(!brick->periodic[d] || brick->cells0[d] >= 2, comm, PETSC_ERR_ARG_OUTOFRANGE,
+               "-dm_brick_periodic along %c needs at least 2 coarse cells there (a vertex patch spans two cells across the periodic end); got -dm_brick_cells %" PetscInt_FMT " along %c", "xyz"[d], brick->cells0[d], "xyz"[d]);
+  }
+  if (!brick->nremoved && !periodic && brick->partition != DMBRICK_PARTITION_P4EST) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(!brick->partition_set || brick->partition == DMBRICK_PARTITION_P4EST, comm, PETSC_ERR_ARG_INCOMP,
+             "-dm_brick_partition %s splits full boxes only; a domain with %s needs -dm_brick_partition p4est (or leave the option out)", DMBrickPartitions[brick->partition], brick->nremoved ? "removed cells (-dm_brick_remove)" : "periodic directions (-dm_brick_periodic)");
+  PetscCheck(!brick->slabs_set || !brick->slabs || brick->slabs_auto, comm, PETSC_ERR_ARG_INCOMP, "-dm_brick_slabs splits full boxes only; leave it out with -dm_brick_remove, -dm_brick_periodic or -dm_brick_partition p4est");
+  brick->partition = DMBRICK_PARTITION_P4EST;
+  PetscCall(PetscMalloc2(n0, &keep, n0, &queue));
+  for (PetscInt c = 0; c < n0; c++) keep[c] = 1;
+  for (PetscInt r = 0; r < brick->nremoved; r++) {
+    PetscInt c = 0;
+    for (PetscInt d = dim - 1; d >= 0; d--) {
+      const PetscInt x = brick->removed[3 * r + d];
+      PetscCheck(x >= 0 && x < brick->cells0[d], comm, PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_remove: cell %" PetscInt_FMT " (%" PetscInt_FMT ",%" PetscInt_FMT "%s%s) lies outside the %" PetscInt_FMT " x %" PetscInt_FMT "%s%s coarse grid: position %c must be 0..%" PetscInt_FMT, r,
+                 brick->removed[3 * r], brick->removed[3 * r + 1], dim == 3 ? "," : "", dim == 3 ? "z" : "", brick->cells0[0], brick->cells0[1], dim == 3 ? " x " : "", dim == 3 ? "Nz" : "", "xyz"[d], brick->cells0[d] - 1);
+      c = c * brick->cells0[d] + x;
+    }
+    keep[c] = 0;
+  }
+  for (PetscInt c = 0; c < n0; c++) nkeep += keep[c];
+  PetscCheck(nkeep > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_remove removes every one of the %" PetscInt_FMT " coarse cells: keep at least one", n0);
+  {
+    /* face-connected: a breadth-first walk over the kept cells (across periodic ends too) reaches them all */
+    PetscInt head = 0, first = 0;
+    while (!keep[first]) first++;
+    keep[first]       = 2;
+    queue[nreached++] = first;
+    while (head < nreached) {
+      const PetscInt c = queue[head++], cc[3] = {c % brick->cells0[0], (c / brick->cells0[0]) % brick->cells0[1], c / (brick->cells0[0] * brick->cells0[1])};
+      for (PetscInt d = 0; d < dim; d++)
+        for (PetscInt s = -1; s <= 1; s += 2) {
+          PetscInt nb[3] = {cc[0], cc[1], cc[2]}, m;
+          nb[d] += s;
+          if (brick->periodic[d]) nb[d] = (nb[d] + brick->cells0[d]) % brick->cells0[d];
+          else if (nb[d] < 0 || nb[d] >= brick->cells0[d]) continue;
+          m = nb[0] + brick->cells0[0] * (nb[1] + brick->cells0[1] * nb[2]);
+          if (keep[m] == 1) {
+            keep[m]           = 2;
+            queue[nreached++] = m;
+          }
+        }
+    }
+  }
+  PetscCheck(nreached == nkeep, comm, PETSC_ERR_ARG_INCOMP, "-dm_brick_remove leaves a disconnected domain: %" PetscInt_FMT " of the %" PetscInt_FMT " remaining coarse cells are not face-connected to the others; the brick solves on one connected domain", nkeep - nreached, nkeep);
+  PetscCall(PetscFree2(keep, queue));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- vectors and their ghosts ---- */
+
+static PetscErrorCode DMCreateGlobalVector_BrickForest(DM dm, Vec *v)
+{
+  DM_Brick *brick = (DM_Brick *)dm->data;
+
+  PetscFunctionBegin;
+  PetscCall(VecCreate(PetscObjectComm((PetscObject)dm), v));
+  PetscCall(VecSetSizes(*v, brick->forest->nowned, PETSC_DETERMINE));
+  PetscCall(VecSetType(*v, dm->vectype));
+  PetscCall(VecSetDM(*v, dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DMCreateLocalVector_BrickForest(DM dm, Vec *v)
+{
+  DM_Brick *brick = (DM_Brick *)dm->data;
+
+  PetscFunctionBegin;
+  PetscCall(VecCreate(PETSC_COMM_SELF, v));
+  PetscCall(VecSetSizes(*v, brick->forest->nlocal, PETSC_DETERMINE));
+  PetscCall(VecSetType(*v, dm->vectype));
+  PetscCall(VecSetDM(*v, dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the owned block copied, the ghosts through the halo */
+static PetscErrorCode DMGlobalToLocalBegin_BrickForest(DM dm, Vec g, InsertMode mode, Vec l)
+{
+  BrickForest       *f = ((DM_Brick *)dm->data)->forest;
+  const PetscScalar *ga;
+  PetscScalar       *la;
+
+  PetscFunctionBegin;
+  PetscCheck(mode == INSERT_VALUES, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "DMGlobalToLocal() on a forest brick: INSERT_VALUES only");
+  PetscCall(VecGetArrayRead(g, &ga));
+  PetscCall(VecGetArray(l, &la));
+  PetscCall(PetscArraycpy(la, ga, f->nowned));
+  PetscCall(PetscSFBcastBegin(f->halo, MPIU_SCALAR, ga, la + f->nowned, MPI_REPLACE));
+  PetscCall(PetscSFBcastEnd(f->halo, MPIU_SCALAR, ga, la + f->nowned, MPI_REPLACE));
+  PetscCall(VecRestoreArray(l, &la));
+  PetscCall(VecRestoreArrayRead(g, &ga));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DMGlobalToLocalEnd_BrickForest(DM dm, Vec g, InsertMode mode, Vec l)
+{
+  PetscFunctionBegin;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ADD_VALUES: the owned block added, the ghosts summed into their owners; INSERT_VALUES: the owned block */
+static PetscErrorCode DMLocalToGlobalBegin_BrickForest(DM dm, Vec l, InsertMode mode, Vec g)
+{
+  BrickForest       *f = ((DM_Brick *)dm->data)->forest;
+  const PetscScalar *la;
+  PetscScalar       *ga;
+
+  PetscFunctionBegin;
+  PetscCheck(mode == INSERT_VALUES || mode == ADD_VALUES, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "DMLocalToGlobal() on a forest brick: INSERT_VALUES or ADD_VALUES");
+  PetscCall(VecGetArrayRead(l, &la));
+  PetscCall(VecGetArray(g, &ga));
+  if (mode == INSERT_VALUES) PetscCall(PetscArraycpy(ga, la, f->nowned));
+  else {
+    for (PetscInt i = 0; i < f->nowned; i++) ga[i] += la[i];
+    PetscCall(PetscSFReduceBegin(f->halo, MPIU_SCALAR, la + f->nowned, ga, MPI_SUM));
+    PetscCall(PetscSFReduceEnd(f->halo, MPIU_SCALAR, la + f->nowned, ga, MPI_SUM));
+  }
+  PetscCall(VecRestoreArray(g, &ga));
+  PetscCall(VecRestoreArrayRead(l, &la));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DMLocalToGlobalEnd_BrickForest(DM dm, Vec l, InsertMode mode, Vec g)
+{
+  PetscFunctionBegin;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DMGetLocalToGlobalMapping_BrickForest(DM dm)
+{
+  DM_Brick *brick = (DM_Brick *)dm->data;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectReference((PetscObject)brick->ltog));
+  PetscCall(ISLocalToGlobalMappingDestroy(&dm->ltogmap));
+  dm->ltogmap = brick->ltog;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- the level's layout ---- */
+
+typedef struct {
+  PetscInt64 key;
+  PetscInt   cell;
+} BrickCellKey;
+
+static int BrickCellKeyCompare(const void *a, const void *b)
+{
+  const PetscInt64 x = ((const BrickCellKey *)a)->key, y = ((const BrickCellKey *)b)->key;
+  return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+/* the cell at lattice position c (wrapped), among the rank's cells and its ghosts, or -1 */
+static PetscInt BrickForestFindCell(const BrickForest *f, const BrickCellKey *sorted, PetscInt n, const PetscInt c[])
+{
+  BrickCellKey want = {0, -1}, *hit;
+
+  for (PetscInt d = f->dim - 1; d >= 0; d--) {
+    PetscInt x = c[d];
+    if (f->periodic[d]) x = ((x % f->n[d]) + f->n[d]) % f->n[d];
+    if (x < 0 || x >= f->n[d]) return -1;
+    want.key = want.key * f->n[d] + x;
+  }
+  hit = (BrickCellKey *)bsearch(&want, sorted, (size_t)n, sizeof(BrickCellKey), BrickCellKeyCompare);
+  return hit ? hit->cell : -1;
+}
+
+/* The owned vertex patches: an owned free node at a cell corner is an interior vertex (its 2^dim cells are in the
+   domain), and its cells are among the rank's cells and ghosts. Colors: the vertex's parity per direction, with a third
+   value for the last vertex of a periodic direction of odd length (it neighbours vertex 0 across the end). */
+static PetscErrorCode BrickForestSetUpPatches(BrickForest *f)
+{
+  const PetscInt nc = f->ncells + f->nghost, nchild = 1 << f->dim, k = f->k;
+  BrickCellKey  *sorted;
+  PetscBool     *seen;
+  PetscInt      *color, ncol[3] = {1, 1, 1}, np = 0;
+  PetscInt      *cells, *verts;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(nc, &sorted));
+  for (PetscInt c = 0; c < nc; c++) {
+    sorted[c].cell = c;
+    sorted[c].key  = 0;
+    for (PetscInt d = f->dim - 1; d >= 0; d--) sorted[c].key = sorted[c].key * f->n[d] + f->ijk[3 * c + d];
+  }
+  qsort(sorted, (size_t)nc, sizeof(BrickCellKey), BrickCellKeyCompare);
+  for (PetscInt d = 0; d < f->dim; d++) ncol[d] = (f->periodic[d] && f->n[d] % 2) ? 3 : 2;
+  f->ncolors = ncol[0] * ncol[1] * ncol[2];
+  PetscCall(PetscCalloc1(f->nowned, &seen));
+  PetscCall(PetscMalloc3(f->nowned, &color, f->nowned * nchild, &cells, 3 * f->nowned, &verts));
+  for (PetscInt c = 0; c < f->ncells; c++)
+    for (PetscInt corner = 0; corner < nchild; corner++) {
+      PetscInt i = 0, v[3] = {0, 0, 0}, col = 0;
+      for (PetscInt d = f->dim - 1; d >= 0; d--) i = i * (k + 1) + ((corner >> d) & 1) * k;
+      {
+        const PetscInt ln = f->node[c * f->nv + i];
+        if (ln < 0 || ln >= f->nowned || seen[ln]) continue;
+        seen[ln] = PETSC_TRUE;
+      }
+      for (PetscInt d = 0; d < f->dim; d++) {
+        v[d] = f->ijk[3 * c + d] + ((corner >> d) & 1);
+        if (f->periodic[d]) v[d] %= f->n[d];
+      }
+      for (PetscInt d = f->dim - 1; d >= 0; d--) col = col * ncol[d] + ((f->periodic[d] && f->n[d] % 2 && v[d] == f->n[d] - 1) ? 2 : v[d] % 2);
+      for (PetscInt b = 0; b < nchild; b++) {
+        PetscInt cc[3] = {0, 0, 0};
+        for (PetscInt d = 0; d < f->dim; d++) cc[d] = v[d] - 1 + ((b >> d) & 1);
+        cells[np * nchild + b] = BrickForestFindCell(f, sorted, nc, cc);
+        PetscCheck(cells[np * nchild + b] >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "forest brick: a cell of the patch at vertex (%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ") is neither the rank's nor in its ghost layer", v[0], v[1], v[2]);
+      }
+      for (PetscInt d = 0; d < 3; d++) verts[3 * np + d] = v[d];
+      color[np++] = col;
+    }
+  /* sorted by color (counting sort: the order within a color is the rank's curve order) */
+  f->npatches = np;
+  PetscCall(PetscCalloc1(f->ncolors + 1, &f->colorptr));
+  PetscCall(PetscMalloc2(np * nchild, &f->patchcell, 3 * np, &f->patchvertex));
+  for (PetscInt p = 0; p < np; p++) f->colorptr[color[p] + 1]++;
+  for (PetscInt c = 0; c < f->ncolors; c++) f->colorptr[c + 1] += f->colorptr[c];
+  {
+    PetscInt *next;
+    PetscCall(PetscMalloc1(f->ncolors, &next));
+    for (PetscInt c = 0; c < f->ncolors; c++) next[c] = f->colorptr[c];
+    for (PetscInt p = 0; p < np; p++) {
+      const PetscInt q = next[color[p]]++;
+      for (PetscInt b = 0; b < nchild; b++) f->patchcell[q * nchild + b] = cells[p * nchild + b];
+      for (PetscInt d = 0; d < 3; d++) f->patchvertex[3 * q + d] = verts[3 * p + d];
+    }
+    PetscCall(PetscFree(next));
+  }
+  PetscCall(PetscFree3(color, cells, verts));
+  PetscCall(PetscFree(seen));
+  PetscCall(PetscFree(sorted));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The level on its forest. The brick's box fields keep the level's lattice (cells) and leave the box partition empty,
+   so that no box loop runs on a forest level. */
+PetscErrorCode DMBrickSetUpForest_Private(DM dm)
+{
+  DM_Brick       *brick = (DM_Brick *)dm->data;
+  MPI_Comm        comm  = PetscObjectComm((PetscObject)dm);
+  const PetscInt  dim = brick->dim, n0 = brick->cells0[0] * brick->cells0[1] * (dim == 3 ? brick->cells0[2] : 1);
+  BrickForest    *f;
+  BrickForestMesh mesh;
+  PetscInt        refine, coarsen, nc;
+  PetscMPIInt     size;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCheck(!brick->op.dg, comm, PETSC_ERR_SUP, "-dm_brick_operator %s on a forest (-dm_brick_remove, -dm_brick_periodic, -dm_brick_partition p4est) is not implemented yet; allowed on forests: laplace", brick->opname);
+  PetscCall(DMBrickForestRequireCG_Private(dm, "-dm_brick_operator"));
+  PetscCall(DMGetRefineLevel(dm, &refine));
+  PetscCall(DMGetCoarsenLevel(dm, &coarsen));
+  brick->below     = 0; /* a forest's hierarchy starts at its trees, the -dm_brick_cells grid */
+  brick->below_set = PETSC_TRUE;
+  brick->level     = refine - coarsen;
+  PetscCheck(brick->level >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "A forest brick (-dm_brick_remove, -dm_brick_periodic, -dm_brick_partition p4est) has no level below its coarse cells (-dm_brick_cells): level %" PetscInt_FMT " asked for; use fewer -pc_mg_levels", brick->level);
+  PetscCall(PetscNew(&f));
+  brick->forest = f;
+  f->dim        = dim;
+  f->k          = brick->degree;
+  f->nv         = dim == 2 ? (f->k + 1) * (f->k + 1) : (f->k + 1) * (f->k + 1) * (f->k + 1);
+  f->level      = brick->level;
+  for (PetscInt d = 0; d < 3; d++) {
+    brick->cells[d] = d < dim ? brick->cells0[d] << brick->level : 1;
+    f->n[d]         = brick->cells[d];
+    f->periodic[d]  = brick->periodic[d];
+    brick->cstart[d] = brick->cend[d] = 0; /* no box loop on a forest */
+    brick->procs[d]                   = 1;
+  }
+  brick->dof     = 1;
+  brick->nactive = size;
+  brick->nfit    = size;
+  PetscCall(PetscMalloc1(n0, &f->tree));
+  for (PetscInt c = 0; c < n0; c++) f->tree[c] = 0;
+  for (PetscInt r = 0; r < brick->nremoved; r++) f->tree[brick->removed[3 * r] + brick->cells0[0] * (brick->removed[3 * r + 1] + brick->cells0[1] * brick->removed[3 * r + 2])] = -1;
+  for (PetscInt c = 0, t = 0; c < n0; c++)
+    if (f->tree[c] >= 0) f->tree[c] = t++;
+  if (dim == 2) PetscCall(DMBrickForestMesh2D_Private(dm, &mesh));
+  else PetscCall(DMBrickForestMesh3D_Private(dm, &mesh));
+  f->ncells       = mesh.ncells;
+  f->nghost       = mesh.nghost;
+  f->ncellsglobal = mesh.ncellsglobal;
+  f->first        = mesh.first;
+  f->nowned       = mesh.nowned;
+  f->rstart       = mesh.rstart;
+  nc              = f->ncells + f->nghost;
+  PetscCall(PetscMalloc2(3 * nc, &f->ijk, f->nv * nc, &f->node));
+  PetscCall(PetscArraycpy(f->ijk, mesh.ijk, 3 * nc));
+  {
+    /* the curve order p4est gave: cell i of this rank is number first[rank] + i */
+    PetscMPIInt rank;
+    PetscCallMPI(MPI_Comm_rank(comm, &rank));
+    for (PetscInt c = 0; c < f->ncells; c++)
+      PetscCheck(BrickForestCurveIndex(f, brick->cells0, f->ijk + 3 * c, f->level) == f->first[rank] + c, PETSC_COMM_SELF, PETSC_ERR_LIB, "p4est's cell order is not the Morton order assumed for cell %" PetscInt_FMT, c);
+  }
+  {
+    /* local numbering: owned nodes at their global offset, then the other nodes of the cells and ghost cells, sorted */
+    PetscInt *ghosts, ng = 0;
+    PetscCall(PetscMalloc1(f->nv * nc, &ghosts));
+    for (PetscInt i = 0; i < f->nv * nc; i++) {
+      const PetscInt g = mesh.gnode[i];
+      if (g >= 0 && (g < f->rstart || g >= f->rstart + f->nowned)) ghosts[ng++] = g;
+    }
+    PetscCall(PetscSortRemoveDupsInt(&ng, ghosts));
+    f->nlocal = f->nowned + ng;
+    PetscCall(PetscMalloc1(ng, &f->ghostglobal));
+    PetscCall(PetscArraycpy(f->ghostglobal, ghosts, ng));
+    for (PetscInt i = 0; i < f->nv * nc; i++) {
+      const PetscInt g = mesh.gnode[i];
+      if (g < 0) f->node[i] = -1;
+      else if (g >= f->rstart && g < f->rstart + f->nowned) f->node[i] = g - f->rstart;
+      else {
+        PetscInt loc;
+        PetscCall(PetscFindInt(g, ng, f->ghostglobal, &loc));
+        f->node[i] = f->nowned + loc;
+      }
+    }
+    {
+      PetscLayout layout;
+      PetscInt   *l2g;
+      PetscCall(PetscLayoutCreateFromSizes(comm, f->nowned, PETSC_DECIDE, 1, &layout));
+      PetscCall(PetscSFCreate(comm, &f->halo));
+      PetscCall(PetscSFSetGraphLayout(f->halo, layout, ng, NULL, PETSC_COPY_VALUES, f->ghostglobal));
+      PetscCall(PetscSFSetUp(f->halo));
+      PetscCall(PetscLayoutDestroy(&layout));
+      PetscCall(PetscMalloc1(f->nlocal, &l2g));
+      for (PetscInt i = 0; i < f->nowned; i++) l2g[i] = f->rstart + i;
+      for (PetscInt i = 0; i < ng; i++) l2g[f->nowned + i] = f->ghostglobal[i];
+      PetscCall(ISLocalToGlobalMappingDestroy(&brick->ltog));
+      PetscCall(ISLocalToGlobalMappingCreate(comm, 1, f->nlocal, l2g, PETSC_OWN_POINTER, &brick->ltog));
+    }
+    PetscCall(PetscFree(ghosts));
+  }
+  PetscCall(PetscFree2(mesh.ijk, mesh.gnode));
+  PetscCall(BrickForestSetUpPatches(f));
+  for (PetscInt d = 0; d < 3; d++) {
+    brick->ostart[d] = brick->gstart[d] = 0;
+    brick->owidth[d] = brick->gwidth[d] = 1;
+  }
+  brick->owidth[0] = f->nowned;
+  brick->gwidth[0] = f->nlocal;
+  dm->ops->createglobalvector      = DMCreateGlobalVector_BrickForest;
+  dm->ops->createlocalvector       = DMCreateLocalVector_BrickForest;
+  dm->ops->globaltolocalbegin      = DMGlobalToLocalBegin_BrickForest;
+  dm->ops->globaltolocalend        = DMGlobalToLocalEnd_BrickForest;
+  dm->ops->localtoglobalbegin      = DMLocalToGlobalBegin_BrickForest;
+  dm->ops->localtoglobalend        = DMLocalToGlobalEnd_BrickForest;
+  dm->ops->getlocaltoglobalmapping = DMGetLocalToGlobalMapping_BrickForest;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* forests support the CG laplace operator on host vectors so far: anything else is an error naming the option */
+PetscErrorCode DMBrickForestRequireCG_Private(DM dm, const char what[])
+{
+  DM_Brick *brick = (DM_Brick *)dm->data;
+  PetscBool laplace, device = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrcmp(brick->opname, "laplace", &laplace));
+  PetscCheck(laplace, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "%s %s on a forest (-dm_brick_remove, -dm_brick_periodic, -dm_brick_partition p4est) is not implemented yet; allowed on forests: -dm_brick_operator laplace", what, brick->opname);
+  if (dm->vectype) PetscCall(PetscStrbeginswith(dm->vectype, "seqcuda", &device));
+  if (!device && dm->vectype) PetscCall(PetscStrbeginswith(dm->vectype, "mpicuda", &device));
+  if (!device && dm->vectype) PetscCall(PetscStrcmp(dm->vectype, "cuda", &device));
+  PetscCheck(!device, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "-dm_vec_type %s on a forest (-dm_brick_remove, -dm_brick_periodic, -dm_brick_partition p4est): the forest's kernels are host-only so far; allowed: -dm_vec_type standard", dm->vectype);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMBrickViewForest_Private(DM dm, PetscViewer viewer)
+{
+  DM_Brick    *brick = (DM_Brick *)dm->data;
+  BrickForest *f     = brick->forest;
+  PetscInt     mm[2], loc = f->ncells, npmax, npmin, ntrees = 0;
+  PetscInt64   dofs, nown = f->nowned;
+  PetscMPIInt  size;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
+  {
+    const PetscInt in[2] = {loc, loc};
+    PetscCall(PetscGlobalMinMaxInt(PetscObjectComm((PetscObject)dm), in, mm));
+  }
+  npmin = npmax = f->npatches;
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &npmax, 1, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)dm)));
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &npmin, 1, MPIU_INT, MPI_MIN, PetscObjectComm((PetscObject)dm)));
+  PetscCallMPI(MPIU_Allreduce(&nown, &dofs, 1, MPIU_INT64, MPI_SUM, PetscObjectComm((PetscObject)dm)));
+  for (PetscInt c = 0; c < brick->cells0[0] * brick->cells0[1] * (brick->dim == 3 ? brick->cells0[2] : 1); c++) ntrees += f->tree[c] >= 0;
+  PetscCall(PetscViewerASCIIPrintf(viewer, "domain: p4est forest of %" PetscInt_FMT " trees (the %" PetscInt_FMT " coarse cells but %" PetscInt_FMT " removed), periodic %s%s%s%s, %" PetscInt64_FMT " cells on this level, %" PetscInt64_FMT " DoFs\n", ntrees,
+                                   brick->cells0[0] * brick->cells0[1] * (brick->dim == 3 ? brick->cells0[2] : 1), brick->nremoved, brick->periodic[0] ? "x" : "", brick->periodic[1] ? "y" : "", brick->periodic[2] ? "z" : "",
+                                   (brick->periodic[0] || brick->periodic[1] || brick->periodic[2]) ? "" : "none", f->ncellsglobal, dofs));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "partition: p4est's space-filling curve (-dm_brick_partition p4est, %s) over %d ranks: %" PetscInt_FMT "..%" PetscInt_FMT " cells and %" PetscInt_FMT "..%" PetscInt_FMT " vertex patches a rank, %" PetscInt_FMT " colors\n",
+                                   brick->partition_set ? "asked for" : "the partition of a domain with removed cells or periodic directions", size, mm[0], mm[1], npmin, npmax, f->ncolors));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMBrickDestroyForest_Private(DM dm)
+{
+  DM_Brick    *brick = (DM_Brick *)dm->data;
+  BrickForest *f     = brick->forest;
+
+  PetscFunctionBegin;
+  if (!f) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscFree(f->tree));
+  PetscCall(PetscFree(f->first));
+  PetscCall(PetscFree2(f->ijk, f->node));
+  PetscCall(PetscFree(f->ghostglobal));
+  PetscCall(PetscSFDestroy(&f->halo));
+  PetscCall(PetscFree(f->colorptr));
+  PetscCall(PetscFree2(f->patchcell, f->patchvertex));
+  PetscCall(PetscFree(brick->forest));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,312 @@
+/* Grid transfer between two levels of a forest brick (CG). Each rank prolongs onto its own fine cells: a fine cell's
+   values are its parent coarse cell's, embedded child by child (the 1D two-child embedding of bricktransfer.c, one
+   (k+1) x (k+1) block per child position and direction). The two levels are partitioned by p4est each on its own, so
+   a parent may live on another rank: at set-up the fine rank learns its parents' coarse node numbers from their owners
+   (a PetscSF over the coarse cell-node tables, addressed by the parents' curve positions) and then gathers the coarse
+   values it needs through a second PetscSF whose roots are the coarse global vector. The restriction is the exact
+   transpose: a fine node shared by 2^m fine cells is weighted 1/2^m in each (its cells are all in the domain, as it is
+   a free node), so that each fine row counts once. */
+#include "brickimpl.h"
+
+typedef struct {
+  DM           dmc, dmf; /* not referenced: the shell composes both */
+  PetscInt     dim, k, nv;
+  PetscReal    E[2][BRICK_MAX_DEGREE + 1][BRICK_MAX_DEGREE + 1]; /* child position b: rows b k .. b k + k of the embedding */
+  PetscReal    ET[2][(BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)];
+  PetscInt     nparents, *parentof, *child; /* per fine cell: its parent (index into the gathered parents), its child bits */
+  PetscInt    *pnode;                       /* nparents nv: the parent's nodes in buf, -1 on the boundary */
+  PetscInt     nbuf;                        /* coarse nodes the rank's fine cells read */
+  PetscInt    *bufglobal;                   /* their global numbers */
+  PetscSF      gather;                      /* buf (leaves) from the coarse global vector (roots) */
+  PetscScalar *buf;
+  Vec          fl; /* fine local vector */
+} BrickForestTransfer;
+
+static int BrickInt64Compare(const void *a, const void *b)
+{
+  const PetscInt64 x = *(const PetscInt64 *)a, y = *(const PetscInt64 *)b;
+  return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+/* the node values of fine cell c from its parent's (u: nv values of the parent, v: nv values of the child) */
+static void BrickForestEmbed(const BrickForestTransfer *t, PetscBool transpose, PetscInt bits, const PetscScalar u[], PetscScalar v[], PetscScalar work[])
+{
+  const PetscInt n = t->k + 1, ext[3] = {n, n, t->dim == 3 ? n : 1};
+  PetscReal      B[3][(BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)];
+
+  for (PetscInt d = 0; d < t->dim; d++) {
+    const PetscInt b = (bits >> d) & 1;
+    for (PetscInt i = 0; i < n; i++)
+      for (PetscInt j = 0; j < n; j++) B[d][i * n + j] = transpose ? t->E[b][j][i] : t->E[b][i][j];
+  }
+  BrickTensorApply1D(0, ext, n, B[0], u, t->dim == 2 ? work : work);
+  BrickTensorApply1D(1, ext, n, B[1], work, t->dim == 2 ? v : work + t->nv);
+  if (t->dim == 3) BrickTensorApply1D(2, ext, n, B[2], work + t->nv, v);
+}
+
+static PetscErrorCode MatMult_BrickForestTransfer(Mat P, Vec xc, Vec yf)
+{
+  BrickForestTransfer *t;
+  const BrickForest   *ff;
+  const PetscScalar   *xa;
+  PetscScalar         *fa, *ya, u[729], v[729], work[2 * 729];
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(P, &t));
+  ff = ((DM_Brick *)t->dmf->data)->forest;
+  PetscCall(VecGetArrayRead(xc, &xa));
+  PetscCall(PetscSFBcastBegin(t->gather, MPIU_SCALAR, xa, t->buf, MPI_REPLACE));
+  PetscCall(PetscSFBcastEnd(t->gather, MPIU_SCALAR, xa, t->buf, MPI_REPLACE));
+  PetscCall(VecRestoreArrayRead(xc, &xa));
+  PetscCall(VecGetArray(t->fl, &fa));
+  for (PetscInt c = 0; c < ff->ncells; c++) {
+    const PetscInt *pn = t->pnode + t->parentof[c] * t->nv, *fn = ff->node + c * t->nv;
+    for (PetscInt i = 0; i < t->nv; i++) u[i] = pn[i] < 0 ? 0.0 : t->buf[pn[i]];
+    BrickForestEmbed(t, PETSC_FALSE, t->child[c], u, v, work);
+    for (PetscInt i = 0; i < t->nv; i++)
+      if (fn[i] >= 0) fa[fn[i]] = v[i]; /* a node shared by several cells gets the same value from each */
+  }
+  PetscCall(VecGetArray(yf, &ya));
+  PetscCall(PetscArraycpy(ya, fa, ff->nowned));
+  PetscCall(VecRestoreArray(yf, &ya));
+  PetscCall(VecRestoreArray(t->fl, &fa));
+  PetscCall(PetscLogFlops(2.0 * t->dim * t->nv * (t->k + 1) * ff->ncells));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMultTranspose_BrickForestTransfer(Mat P, Vec xf, Vec yc)
+{
+  BrickForestTransfer *t;
+  const BrickForest   *ff;
+  const PetscScalar   *fa;
+  PetscScalar         *ya, u[729], v[729], work[2 * 729];
+  const PetscInt       n = 0;
+
+  PetscFunctionBegin;
+  (void)n;
+  PetscCall(MatShellGetContext(P, &t));
+  ff = ((DM_Brick *)t->dmf->data)->forest;
+  PetscCall(DMGlobalToLocal(t->dmf, xf, INSERT_VALUES, t->fl));
+  PetscCall(PetscArrayzero(t->buf, t->nbuf));
+  PetscCall(VecGetArrayRead(t->fl, &fa));
+  for (PetscInt c = 0; c < ff->ncells; c++) {
+    const PetscInt *pn = t->pnode + t->parentof[c] * t->nv, *fn = ff->node + c * t->nv;
+    for (PetscInt i = 0; i < t->nv; i++) {
+      const PetscInt ii[3] = {i % (t->k + 1), (i / (t->k + 1)) % (t->k + 1), i / ((t->k + 1) * (t->k + 1))};
+      PetscReal      w     = 1.0;
+      for (PetscInt d = 0; d < t->dim; d++)
+        if (ii[d] == 0 || ii[d] == t->k) w *= 0.5;
+      v[i] = fn[i] < 0 ? 0.0 : w * fa[fn[i]];
+    }
+    BrickForestEmbed(t, PETSC_TRUE, t->child[c], v, u, work);
+    for (PetscInt i = 0; i < t->nv; i++)
+      if (pn[i] >= 0) t->buf[pn[i]] += u[i];
+  }
+  PetscCall(VecRestoreArrayRead(t->fl, &fa));
+  PetscCall(VecZeroEntries(yc));
+  PetscCall(VecGetArray(yc, &ya));
+  PetscCall(PetscSFReduceBegin(t->gather, MPIU_SCALAR, t->buf, ya, MPI_SUM));
+  PetscCall(PetscSFReduceEnd(t->gather, MPIU_SCALAR, t->buf, ya, MPI_SUM));
+  PetscCall(VecRestoreArray(yc, &ya));
+  PetscCall(PetscLogFlops(2.0 * t->dim * t->nv * (t->k + 1) * ff->ncells));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode BrickForestTransferDestroy(void *ctx)
+{
+  BrickForestTransfer *t = (BrickForestTransfer *)ctx;
+
+  PetscFunctionBegin;
+  PetscCall(PetscFree2(t->parentof, t->child));
+  PetscCall(PetscFree(t->pnode));
+  PetscCall(PetscFree(t->bufglobal));
+  PetscCall(PetscFree(t->buf));
+  PetscCall(PetscSFDestroy(&t->gather));
+  PetscCall(VecDestroy(&t->fl));
+  PetscCall(PetscFree(t));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatView_BrickForestTransfer(Mat P, PetscViewer viewer)
+{
+  BrickForestTransfer *t;
+  PetscBool            isascii;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(P, &t));
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
+  if (isascii)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "brick Q%" PetscInt_FMT " prolongation on a p4est forest, level %" PetscInt_FMT " -> %" PetscInt_FMT ", matrix-free cell by cell (parents gathered across the two partitions); restriction is its transpose\n", t->k,
+                                     ((DM_Brick *)t->dmc->data)->level, ((DM_Brick *)t->dmf->data)->level));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode BrickForestTransferSetUp(DM dmc, DM dmf, BrickForestTransfer *t)
+{
+  DM_Brick          *cb = (DM_Brick *)dmc->data, *fb = (DM_Brick *)dmf->data;
+  const BrickForest *fc = cb->forest, *ff = fb->forest;
+  MPI_Comm           comm = PetscObjectComm((PetscObject)dmf);
+  const PetscInt     k = fb->degree, n = k + 1, nv = ff->nv;
+  PetscInt64        *pg, *parents;
+  PetscInt          *cglobal, *pglobal;
+  PetscMPIInt        size;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  t->dmc = dmc;
+  t->dmf = dmf;
+  t->dim = fb->dim;
+  t->k   = k;
+  t->nv  = nv;
+  {
+    PetscReal P[(2 * BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)];
+    PetscCall(BrickBasisProlongation(k, fb->nodes, P));
+    for (PetscInt b = 0; b < 2; b++)
+      for (PetscInt i = 0; i < n; i++)
+        for (PetscInt j = 0; j < n; j++) t->E[b][i][j] = P[(b * k + i) * n + j];
+  }
+  /* the parents of the rank's fine cells, by curve position on the coarse level */
+  PetscCall(PetscMalloc2(ff->ncells, &t->parentof, ff->ncells, &t->child));
+  PetscCall(PetscMalloc2(ff->ncells, &pg, ff->ncells, &parents));
+  for (PetscInt c = 0; c < ff->ncells; c++) {
+    const PetscInt *ijk = ff->ijk + 3 * c, pc[3] = {ijk[0] >> 1, ijk[1] >> 1, ijk[2] >> 1};
+    t->child[c] = (ijk[0] & 1) | ((ijk[1] & 1) << 1) | (fb->dim == 3 ? (ijk[2] & 1) << 2 : 0);
+    pg[c]       = BrickForestCurveIndex(fc, cb->cells0, pc, fc->level);
+    parents[c]  = pg[c];
+  }
+  qsort(parents, (size_t)ff->ncells, sizeof(PetscInt64), BrickInt64Compare);
+  t->nparents = 0;
+  for (PetscInt c = 0; c < ff->ncells; c++)
+    if (!t->nparents || parents[c] != parents[t->nparents - 1]) parents[t->nparents++] = parents[c];
+  for (PetscInt c = 0; c < ff->ncells; c++) {
+    const PetscInt64 *hit = (const PetscInt64 *)bsearch(&pg[c], parents, (size_t)t->nparents, sizeof(PetscInt64), BrickInt64Compare);
+    t->parentof[c]        = (PetscInt)(hit - parents);
+  }
+  /* the parents' coarse node numbers, from the ranks that own the parents */
+  PetscCall(PetscMalloc2(fc->ncells * nv, &cglobal, t->nparents * nv, &pglobal));
+  {
+    const PetscInt *l2g;
+    ISLocalToGlobalMapping ltog;
+    PetscCall(DMBrickGetLocalToGlobal_Private(dmc, &ltog));
+    PetscCall(ISLocalToGlobalMappingGetIndices(ltog, &l2g));
+    for (PetscInt i = 0; i < fc->ncells * nv; i++) cglobal[i] = fc->node[i] < 0 ? -1 : l2g[fc->node[i]];
+    PetscCall(ISLocalToGlobalMappingRestoreIndices(ltog, &l2g));
+  }
+  {
+    PetscSFNode *remote;
+    PetscSF      sf;
+    PetscCall(PetscMalloc1(t->nparents * nv, &remote));
+    for (PetscInt p = 0; p < t->nparents; p++) {
+      PetscMPIInt lo = 0, hi = size;
+      while (hi - lo > 1) {
+        const PetscMPIInt mid = (lo + hi) / 2;
+        if (fc->first[mid] <= parents[p]) lo = mid;
+        else hi = mid;
+      }
+      while (lo < size - 1 && fc->first[lo + 1] <= parents[p]) lo++; /* past empty ranks */
+      for (PetscInt i = 0; i < nv; i++) {
+        remote[p * nv + i].rank  = lo;
+        remote[p * nv + i].index = (PetscInt)(parents[p] - fc->first[lo]) * nv + i;
+      }
+    }
+    PetscCall(PetscSFCreate(comm, &sf));
+    PetscCall(PetscSFSetGraph(sf, fc->ncells * nv, t->nparents * nv, NULL, PETSC_OWN_POINTER, remote, PETSC_OWN_POINTER));
+    PetscCall(PetscSFBcastBegin(sf, MPIU_INT, cglobal, pglobal, MPI_REPLACE));
+    PetscCall(PetscSFBcastEnd(sf, MPIU_INT, cglobal, pglobal, MPI_REPLACE));
+    PetscCall(PetscSFDestroy(&sf));
+  }
+  {
+    /* the coarse nodes to gather: the parents' free nodes, sorted */
+    PetscInt nb = 0;
+    PetscCall(PetscMalloc1(t->nparents * nv, &t->bufglobal));
+    PetscCall(PetscMalloc1(t->nparents * nv, &t->pnode));
+    for (PetscInt i = 0; i < t->nparents * nv; i++)
+      if (pglobal[i] >= 0) t->bufglobal[nb++] = pglobal[i];
+    PetscCall(PetscSortRemoveDupsInt(&nb, t->bufglobal));
+    t->nbuf = nb;
+    for (PetscInt i = 0; i < t->nparents * nv; i++) {
+      t->pnode[i] = -1;
+      if (pglobal[i] >= 0) PetscCall(PetscFindInt(pglobal[i], nb, t->bufglobal, &t->pnode[i]));
+    }
+    PetscCall(PetscMalloc1(nb + 1, &t->buf));
+  }
+  {
+    PetscLayout layout;
+    PetscCall(PetscLayoutCreateFromSizes(comm, fc->nowned, PETSC_DECIDE, 1, &layout));
+    PetscCall(PetscSFCreate(comm, &t->gather));
+    PetscCall(PetscSFSetGraphLayout(t->gather, layout, t->nbuf, NULL, PETSC_COPY_VALUES, t->bufglobal));
+    PetscCall(PetscSFSetUp(t->gather));
+    PetscCall(PetscLayoutDestroy(&layout));
+  }
+  PetscCall(DMCreateLocalVector(dmf, &t->fl));
+  PetscCall(PetscFree2(cglobal, pglobal));
+  PetscCall(PetscFree2(pg, parents));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The assembled prolongation: each owned fine node's row, from one of its cells (every cell gives the same row) */
+static PetscErrorCode BrickForestTransferAssemble(BrickForestTransfer *t, MatType type, Mat *P)
+{
+  DM_Brick          *fb = (DM_Brick *)t->dmf->data, *cb = (DM_Brick *)t->dmc->data;
+  const BrickForest *ff = fb->forest, *fc = cb->forest;
+  const PetscInt     n = t->k + 1, nv = t->nv;
+  PetscBool         *done;
+  PetscInt          *cols, Mc = 0, Mf = 0;
+  PetscScalar       *vals;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPIU_Allreduce(&fc->nowned, &Mc, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)t->dmf)));
+  PetscCallMPI(MPIU_Allreduce(&ff->nowned, &Mf, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)t->dmf)));
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)t->dmf), P));
+  PetscCall(MatSetSizes(*P, ff->nowned, fc->nowned, Mf, Mc));
+  PetscCall(MatSetType(*P, type));
+  PetscCall(MatSeqAIJSetPreallocation(*P, nv, NULL));
+  PetscCall(MatMPIAIJSetPreallocation(*P, nv, NULL, nv, NULL));
+  PetscCall(MatSetOption(*P, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  PetscCall(PetscCalloc1(ff->nowned, &done));
+  PetscCall(PetscMalloc2(nv, &cols, nv, &vals));
+  for (PetscInt c = 0; c < ff->ncells; c++) {
+    const PetscInt *pn = t->pnode + t->parentof[c] * nv, *fn = ff->node + c * nv;
+    for (PetscInt i = 0; i < nv; i++) {
+      const PetscInt ii[3] = {i % n, (i / n) % n, i / (n * n)}, row = fn[i] + ff->rstart;
+      PetscInt       nc    = 0;
+      if (fn[i] < 0 || fn[i] >= ff->nowned || done[fn[i]]) continue;
+      done[fn[i]] = PETSC_TRUE;
+      for (PetscInt j = 0; j < nv; j++) {
+        const PetscInt jj[3] = {j % n, (j / n) % n, j / (n * n)};
+        PetscReal      w     = 1.0;
+        if (pn[j] < 0) continue;
+        for (PetscInt d = 0; d < t->dim; d++) w *= t->E[(t->child[c] >> d) & 1][ii[d]][jj[d]];
+        cols[nc]   = t->bufglobal[pn[j]];
+        vals[nc++] = w;
+      }
+      PetscCall(MatSetValues(*P, 1, &row, nc, cols, vals, INSERT_VALUES));
+    }
+  }
+  PetscCall(MatAssemblyBegin(*P, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*P, MAT_FINAL_ASSEMBLY));
+  PetscCall(PetscFree2(cols, vals));
+  PetscCall(PetscFree(done));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMBrickForestCreateInterpolation_Private(DM dmc, DM dmf, MatType type, Mat *P)
+{
+  DM_Brick            *cb = (DM_Brick *)dmc->data, *fb = (DM_Brick *)dmf->data;
+  BrickForestTransfer *t;
+  PetscBool            isshell;
+
+  PetscFunctionBegin;
+  PetscCheck(cb->forest && fb->forest, PetscObjectComm((PetscObject)dmf), PETSC_ERR_ARG_INCOMP, "Brick interpolation between a forest level and a box level: both levels must come from one forest hierarchy");
+  PetscCheck(cb->nremoved == fb->nremoved, PetscObjectComm((PetscObject)dmf), PETSC_ERR_ARG_INCOMP, "Bricks of different forests (-dm_brick_remove differs)");
+  for (PetscInt d = 0; d < 3; d++) PetscCheck(cb->periodic[d] == fb->periodic[d], PetscObjectComm((PetscObject)dmf), PETSC_ERR_ARG_INCOMP, "Bricks of different forests (-dm_brick_periodic differs along %c)", "xyz"[d]);
+  PetscCall(PetscNew(&t));
+  PetscCall(BrickForestTransferSetUp(dmc, dmf, t));
+  PetscCall(PetscStrcmp(type, MATSHELL, &isshell));
+  if (isshell) PetscCall(DMBrickTransferShell_Private(dmc, dmf, t, BrickForestTransferDestroy, MatMult_BrickForestTransfer, MatMultTranspose_BrickForestTransfer, MatView_BrickForestTransfer, P));
+  else {
+    PetscCall(BrickForestTransferAssemble(t, type, P));
+    PetscCall(BrickForestTransferDestroy(t));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,166 @@
+/* PCVERTEXPATCH on a forest brick (CPU). The patch problems are the box's: every cell is congruent and a patch's 2^dim
+   cells are all in the domain, so each patch takes the interior position class of the brick's patch operator (the same
+   1D matrices, fast-diagonalization factors and dense factors) and the per-patch kernels of vpkernels.c. What differs is
+   addressing: a patch's closure is read through the forest's cell-node table (its 2^dim cells may be the rank's or in
+   its ghost layer), with -1 for Dirichlet nodes (read as zero).
+
+   Multiplicative: color by color (BrickForest's colors: same-colored patches share no interior node and no interior
+   meets another's closure), each color's corrections gathered in a zeroed local vector, added to their owners
+   (DMLocalToGlobal ADD) and the ghosts refreshed. A node receives at most one correction per color, so every rank count
+   computes the same iterate, bit for bit. Additive: all patches' corrections of one residual, summed the same way. */
+#include "vpimpl.h"
+
+/* local indices of the closure of patch p, (2k+1)^dim of them, x fastest (-1: Dirichlet node) */
+static void VPForestClosure(const BrickForest *f, PetscInt p, PetscInt idx[])
+{
+  const PetscInt k = f->k, ne = 2 * k + 1, n = k + 1, nz = f->dim == 3 ? ne : 1;
+  PetscInt       c = 0;
+
+  for (PetscInt z = 0; z < nz; z++)
+    for (PetscInt y = 0; y < ne; y++)
+      for (PetscInt x = 0; x < ne; x++, c++) {
+        const PetscInt a[3] = {x, y, z}, bz = f->dim == 3 && z > k;
+        PetscInt       i[3] = {0, 0, 0}, b[3] = {x > k, y > k, bz}, cell;
+        for (PetscInt d = 0; d < f->dim; d++) i[d] = a[d] - b[d] * k;
+        cell   = f->patchcell[p * (1 << f->dim) + (b[0] | (b[1] << 1) | (b[2] << 2))];
+        idx[c] = f->node[cell * f->nv + i[0] + n * (i[1] + n * i[2])];
+      }
+}
+
+/* one patch: the residual (local: of xa and ba on the closure; global: ba holds it), the local solve, target += omega delta */
+static PetscErrorCode VPForestProcessPatch(const PC_VertexPatch *vp, const BrickForest *f, PetscInt p, const PetscScalar *xa, const PetscScalar *ba, PetscBool local, PetscScalar *target, PetscScalar *work, PetscInt *idx)
+{
+  const PetscInt k = f->k, ne = 2 * k + 1, ni = 2 * k - 1, dim = f->dim, nc = dim == 3 ? ne * ne * ne : ne * ne, n = dim == 3 ? ni * ni * ni : ni * ni;
+  PetscInt       interior[VP_MAX_NI * VP_MAX_NI * VP_MAX_NI], c = 0;
+  PetscScalar   *xbar = work, *bint = work + nc, *r = bint + n, *delta = r + n, *kw = delta + n;
+  const int      cls[3] = {1, 1, 1};
+
+  PetscFunctionBegin;
+  VPForestClosure(f, p, idx);
+  for (PetscInt z = (dim == 3 ? 1 : 0); z < (dim == 3 ? ne - 1 : 1); z++)
+    for (PetscInt y = 1; y < ne - 1; y++)
+      for (PetscInt x = 1; x < ne - 1; x++) interior[c++] = idx[x + ne * (y + ne * z)];
+  for (PetscInt i = 0; i < n; i++) bint[i] = ba[interior[i]];
+  if (local)
+    for (PetscInt i = 0; i < nc; i++) xbar[i] = idx[i] < 0 ? 0.0 : xa[idx[i]];
+  if (vp->precision == PC_VERTEXPATCH_DOUBLE) {
+    if (local) VPPatchResidual_d(&vp->op_d, vp->eo_d, cls, xbar, bint, r, kw);
+    else
+      for (PetscInt i = 0; i < n; i++) r[i] = bint[i];
+    if (vp->solver == PC_VERTEXPATCH_FDM) VPPatchSolveFDM_d(&vp->op_d, vp->eo_d, cls, r, delta, kw);
+    else {
+      const PetscInt key = vp->clsmap[0][1] + 3 * vp->clsmap[1][1] + 9 * vp->clsmap[2][1];
+      int            info;
+      for (PetscInt i = 0; i < n; i++) delta[i] = r[i];
+      info = VPPatchSolveDense(n, vp->dense[key], delta);
+      PetscCheck(!info, PETSC_COMM_SELF, PETSC_ERR_LIB, "PCVERTEXPATCH: the dense patch solve failed (LAPACK info %d)", info);
+    }
+    for (PetscInt i = 0; i < n; i++) target[interior[i]] += vp->omega * delta[i];
+  } else {
+    float *xf = (float *)kw, *bf = xf + nc, *rf = bf + n, *df = rf + n, *wf = df + n;
+    if (local)
+      for (PetscInt i = 0; i < nc; i++) xf[i] = (float)xbar[i];
+    for (PetscInt i = 0; i < n; i++) bf[i] = (float)bint[i];
+    if (local) VPPatchResidual_f(&vp->op_f, vp->eo_f, cls, xf, bf, rf, wf);
+    else
+      for (PetscInt i = 0; i < n; i++) rf[i] = bf[i];
+    VPPatchSolveFDM_f(&vp->op_f, vp->eo_f, cls, rf, df, wf);
+    for (PetscInt i = 0; i < n; i++) target[interior[i]] += vp->omega * (PetscScalar)df[i];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode VPForestColor(PC_VertexPatch *vp, const BrickForest *f, PetscInt color, const PetscScalar *xa, const PetscScalar *ba, PetscBool local, PetscScalar *target)
+{
+  PetscInt idx[VP_MAX_NE * VP_MAX_NE * VP_MAX_NE];
+
+  PetscFunctionBegin;
+  for (PetscInt p = f->colorptr[color]; p < f->colorptr[color + 1]; p++) PetscCall(VPForestProcessPatch(vp, f, p, xa, ba, local, target, vp->work, idx));
+  PetscCall(PetscLogFlops(vp->flops_per_patch * (f->colorptr[color + 1] - f->colorptr[color])));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PCVertexPatchSetUpForest(PC pc)
+{
+  PC_VertexPatch *vp    = (PC_VertexPatch *)pc->data;
+  DM_Brick       *brick = (DM_Brick *)vp->dm->data;
+
+  PetscFunctionBegin;
+  PetscCall(DMBrickForestRequireCG_Private(vp->dm, "PCVERTEXPATCH with -dm_brick_operator"));
+  PetscCheck(vp->schedule == PC_VERTEXPATCH_COLORED, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "-pc_vertexpatch_schedule %s on a forest brick: allowed: colored (within a color the forest's patches come in p4est's curve order)", PCVertexPatchSchedules[vp->schedule]);
+  PetscCall(PCVertexPatchSetUpPatchOperator(pc));
+  PetscCall(PCVertexPatchSetUpEvenOdd(pc));
+  vp->forest   = PETSC_TRUE;
+  vp->npatches = brick->forest->npatches;
+  vp->ncolors  = brick->forest->ncolors;
+  vp->nthreads = 1;
+  PetscCall(PetscFree(vp->work));
+  PetscCall(PetscMalloc1(PCVertexPatchWorkSize(vp), &vp->work));
+  PetscCall(PCVertexPatchGetWorkVectors(pc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* x = one multiplicative sweep from x (or from zero) for A x = b */
+PetscErrorCode PCVertexPatchSmoothForest(PC pc, Vec b, Vec x, PetscBool guesszero)
+{
+  PC_VertexPatch    *vp = (PC_VertexPatch *)pc->data;
+  const BrickForest *f  = ((DM_Brick *)vp->dm->data)->forest;
+  const PetscBool    local = (PetscBool)(vp->residual == PC_VERTEXPATCH_RESIDUAL_LOCAL);
+  const PetscScalar *xa, *ba;
+  PetscScalar       *da;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(PC_VertexPatchSmooth, pc, b, x, 0));
+  if (guesszero) PetscCall(VecZeroEntries(x));
+  if (local) PetscCall(DMGlobalToLocal(vp->dm, b, INSERT_VALUES, vp->bl));
+  for (PetscInt ic = 0; ic < f->ncolors; ic++) {
+    const PetscInt c = vp->reverse ? f->ncolors - 1 - ic : ic;
+    if (local) PetscCall(DMGlobalToLocal(vp->dm, x, INSERT_VALUES, vp->xl));
+    else {
+      PetscCall(MatMult(pc->pmat, x, vp->r));
+      PetscCall(VecAYPX(vp->r, -1.0, b));
+      PetscCall(DMGlobalToLocal(vp->dm, vp->r, INSERT_VALUES, vp->bl));
+    }
+    PetscCall(VecZeroEntries(vp->dl));
+    PetscCall(VecGetArrayRead(vp->xl, &xa));
+    PetscCall(VecGetArrayRead(vp->bl, &ba));
+    PetscCall(VecGetArray(vp->dl, &da));
+    PetscCall(VPForestColor(vp, f, c, xa, ba, local, da));
+    PetscCall(VecRestoreArray(vp->dl, &da));
+    PetscCall(VecRestoreArrayRead(vp->bl, &ba));
+    PetscCall(VecRestoreArrayRead(vp->xl, &xa));
+    PetscCall(DMLocalToGlobal(vp->dm, vp->dl, ADD_VALUES, x));
+  }
+  PetscCall(PetscLogEventEnd(PC_VertexPatchSmooth, pc, b, x, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* y += omega sum_p R_p^T A_p^-1 R_p (b - A x) (x NULL: zero) */
+PetscErrorCode PCVertexPatchAdditiveForest(PC pc, Vec b, Vec x, Vec y)
+{
+  PC_VertexPatch    *vp = (PC_VertexPatch *)pc->data;
+  const BrickForest *f  = ((DM_Brick *)vp->dm->data)->forest;
+  const PetscBool    local = (PetscBool)(x && vp->residual == PC_VERTEXPATCH_RESIDUAL_LOCAL);
+  const PetscScalar *xa, *ba;
+  PetscScalar       *da;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(PC_VertexPatchSmooth, pc, b, y, 0));
+  if (x && !local) {
+    PetscCall(MatMult(pc->pmat, x, vp->r));
+    PetscCall(VecAYPX(vp->r, -1.0, b));
+    PetscCall(DMGlobalToLocal(vp->dm, vp->r, INSERT_VALUES, vp->bl));
+  } else PetscCall(DMGlobalToLocal(vp->dm, b, INSERT_VALUES, vp->bl));
+  if (local) PetscCall(DMGlobalToLocal(vp->dm, x, INSERT_VALUES, vp->xl));
+  PetscCall(VecZeroEntries(vp->dl));
+  PetscCall(VecGetArrayRead(vp->xl, &xa));
+  PetscCall(VecGetArrayRead(vp->bl, &ba));
+  PetscCall(VecGetArray(vp->dl, &da));
+  for (PetscInt ic = 0; ic < f->ncolors; ic++) PetscCall(VPForestColor(vp, f, vp->reverse ? f->ncolors - 1 - ic : ic, xa, ba, local, da));
+  PetscCall(VecRestoreArray(vp->dl, &da));
+  PetscCall(VecRestoreArrayRead(vp->bl, &ba));
+  PetscCall(VecRestoreArrayRead(vp->xl, &xa));
+  PetscCall(DMLocalToGlobal(vp->dm, vp->dl, ADD_VALUES, y));
+  PetscCall(PetscLogEventEnd(PC_VertexPatchSmooth, pc, b, y, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
