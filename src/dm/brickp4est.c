@@ -21,49 +21,108 @@
   #define BRICK_FOREST_DIM        2
 #endif
 
-/* The connectivity of the kept coarse cells: tree t is the t-th kept cell in lexicographic order. Vertices are the
-   lattice points of the coarse grid, their numbers wrapped along periodic directions, so that p4est_connectivity_complete
-   joins the trees across the periodic ends as across any shared face. */
+/* The connectivity of the kept coarse cells: p4est's brick of the whole coarse grid (its tree order, a space-filling curve
+   of the trees, and its periodic identifications, which hold for two cells per direction too), with the removed cells'
+   trees taken out: a face towards a removed tree becomes a boundary face, and the removed trees leave the lists of the
+   edges and corners they shared. f->tree gets the kept trees' numbers in the brick's order. */
 static PetscErrorCode BrickForestConnectivity(const DM_Brick *brick, p4est_connectivity_t **connout)
 {
-  const BrickForest    *f = brick->forest;
-  PetscInt              nvx[3], ntrees = 0, nvert = 1;
-  p4est_connectivity_t *conn;
+  BrickForest          *f = brick->forest;
+  p4est_connectivity_t *full, *conn = NULL;
+  PetscInt             *newidx, ntrees = 0, ncorners = 0, nctt = 0;
+#if defined(P4_TO_P8)
+  PetscInt nedges = 0, nett = 0;
+#endif
 
   PetscFunctionBegin;
-  for (PetscInt d = 0; d < 3; d++) {
-    nvx[d] = d < BRICK_FOREST_DIM ? brick->cells0[d] + (brick->periodic[d] ? 0 : 1) : 1;
-    nvert *= nvx[d];
-  }
-  for (PetscInt c = 0; c < brick->cells0[0] * brick->cells0[1] * (BRICK_FOREST_DIM == 3 ? brick->cells0[2] : 1); c++) ntrees += f->tree[c] >= 0;
 #if defined(P4_TO_P8)
-  conn = p8est_connectivity_new((p4est_topidx_t)nvert, (p4est_topidx_t)ntrees, 0, 0, 0, 0);
+  full = p8est_connectivity_new_brick((int)brick->cells0[0], (int)brick->cells0[1], (int)brick->cells0[2], brick->periodic[0], brick->periodic[1], brick->periodic[2]);
 #else
-  conn = p4est_connectivity_new((p4est_topidx_t)nvert, (p4est_topidx_t)ntrees, 0, 0);
+  full = p4est_connectivity_new_brick((int)brick->cells0[0], (int)brick->cells0[1], brick->periodic[0], brick->periodic[1]);
 #endif
-  for (PetscInt v = 0; v < nvert; v++) {
-    conn->vertices[3 * v + 0] = (double)(v % nvx[0]);
-    conn->vertices[3 * v + 1] = (double)((v / nvx[0]) % nvx[1]);
-    conn->vertices[3 * v + 2] = (double)(v / (nvx[0] * nvx[1]));
+  PetscCall(PetscMalloc1(full->num_trees, &newidx));
+  for (p4est_topidx_t t = 0; t < full->num_trees; t++) {
+    /* the tree's coarse cell: the position of its first corner (the brick puts its vertices on the integer lattice) */
+    const double *v = full->vertices + 3 * full->tree_to_vertex[P4EST_CHILDREN * t];
+    PetscInt      c = (PetscInt)v[0] + brick->cells0[0] * ((PetscInt)v[1] + brick->cells0[1] * (BRICK_FOREST_DIM == 3 ? (PetscInt)v[2] : 0));
+    newidx[t]       = f->tree[c] >= 0 ? ntrees++ : -1;
+    if (f->tree[c] >= 0) f->tree[c] = newidx[t];
   }
-  for (PetscInt c = 0; c < brick->cells0[0] * brick->cells0[1] * (BRICK_FOREST_DIM == 3 ? brick->cells0[2] : 1); c++) {
-    const PetscInt t = f->tree[c], cc[3] = {c % brick->cells0[0], (c / brick->cells0[0]) % brick->cells0[1], c / (brick->cells0[0] * brick->cells0[1])};
-    if (t < 0) continue;
-    for (PetscInt corner = 0; corner < P4EST_CHILDREN; corner++) {
-      PetscInt v = 0;
-      for (PetscInt d = BRICK_FOREST_DIM - 1; d >= 0; d--) {
-        PetscInt p = cc[d] + ((corner >> d) & 1);
-        if (brick->periodic[d]) p %= brick->cells0[d];
-        v = v * nvx[d] + p;
+  for (p4est_topidx_t k = 0; k < full->num_corners; k++) {
+    PetscInt m = 0;
+    for (p4est_topidx_t e = full->ctt_offset[k]; e < full->ctt_offset[k + 1]; e++) m += newidx[full->corner_to_tree[e]] >= 0;
+    if (m >= 2) {
+      ncorners++;
+      nctt += m;
+    }
+  }
+#if defined(P4_TO_P8)
+  for (p4est_topidx_t k = 0; k < full->num_edges; k++) {
+    PetscInt m = 0;
+    for (p4est_topidx_t e = full->ett_offset[k]; e < full->ett_offset[k + 1]; e++) m += newidx[full->edge_to_tree[e]] >= 0;
+    if (m >= 2) {
+      nedges++;
+      nett += m;
+    }
+  }
+  conn = p8est_connectivity_new(full->num_vertices, (p4est_topidx_t)ntrees, (p4est_topidx_t)nedges, (p4est_topidx_t)nett, (p4est_topidx_t)ncorners, (p4est_topidx_t)nctt);
+#else
+  conn = p4est_connectivity_new(full->num_vertices, (p4est_topidx_t)ntrees, (p4est_topidx_t)ncorners, (p4est_topidx_t)nctt);
+#endif
+  PetscCall(PetscArraycpy(conn->vertices, full->vertices, 3 * full->num_vertices));
+  for (p4est_topidx_t t = 0; t < full->num_trees; t++) {
+    const PetscInt nt = newidx[t];
+    if (nt < 0) continue;
+    for (int c = 0; c < P4EST_CHILDREN; c++) conn->tree_to_vertex[P4EST_CHILDREN * nt + c] = full->tree_to_vertex[P4EST_CHILDREN * t + c];
+    for (int face = 0; face < P4EST_FACES; face++) {
+      const p4est_topidx_t nb = full->tree_to_tree[P4EST_FACES * t + face];
+      const PetscBool      kept = (PetscBool)(newidx[nb] >= 0);
+      conn->tree_to_tree[P4EST_FACES * nt + face] = (p4est_topidx_t)(kept ? newidx[nb] : nt);
+      conn->tree_to_face[P4EST_FACES * nt + face] = kept ? full->tree_to_face[P4EST_FACES * t + face] : (int8_t)face;
+    }
+    for (int c = 0; c < P4EST_CHILDREN; c++) conn->tree_to_corner[P4EST_CHILDREN * nt + c] = -1;
+#if defined(P4_TO_P8)
+    for (int e = 0; e < P8EST_EDGES; e++) conn->tree_to_edge[P8EST_EDGES * nt + e] = -1;
+#endif
+  }
+  {
+    PetscInt k2 = 0, pos = 0;
+    conn->ctt_offset[0] = 0;
+    for (p4est_topidx_t k = 0; k < full->num_corners; k++) {
+      PetscInt m = 0;
+      for (p4est_topidx_t e = full->ctt_offset[k]; e < full->ctt_offset[k + 1]; e++) m += newidx[full->corner_to_tree[e]] >= 0;
+      if (m < 2) continue;
+      for (p4est_topidx_t e = full->ctt_offset[k]; e < full->ctt_offset[k + 1]; e++) {
+        const PetscInt nt = newidx[full->corner_to_tree[e]];
+        if (nt < 0) continue;
+        conn->corner_to_tree[pos]                                                  = (p4est_topidx_t)nt;
+        conn->corner_to_corner[pos++]                                              = full->corner_to_corner[e];
+        conn->tree_to_corner[P4EST_CHILDREN * nt + full->corner_to_corner[e]] = (p4est_topidx_t)k2;
       }
-      conn->tree_to_vertex[P4EST_CHILDREN * t + corner] = (p4est_topidx_t)v;
-    }
-    for (PetscInt face = 0; face < P4EST_FACES; face++) { /* placeholders (a boundary face points at itself): complete() fills them */
-      conn->tree_to_tree[P4EST_FACES * t + face] = (p4est_topidx_t)t;
-      conn->tree_to_face[P4EST_FACES * t + face] = (int8_t)face;
+      conn->ctt_offset[++k2] = (p4est_topidx_t)pos;
     }
   }
-  p4est_connectivity_complete(conn);
+#if defined(P4_TO_P8)
+  {
+    PetscInt k2 = 0, pos = 0;
+    conn->ett_offset[0] = 0;
+    for (p4est_topidx_t k = 0; k < full->num_edges; k++) {
+      PetscInt m = 0;
+      for (p4est_topidx_t e = full->ett_offset[k]; e < full->ett_offset[k + 1]; e++) m += newidx[full->edge_to_tree[e]] >= 0;
+      if (m < 2) continue;
+      for (p4est_topidx_t e = full->ett_offset[k]; e < full->ett_offset[k + 1]; e++) {
+        const PetscInt nt = newidx[full->edge_to_tree[e]];
+        if (nt < 0) continue;
+        conn->edge_to_tree[pos]                                                 = (p4est_topidx_t)nt;
+        conn->edge_to_edge[pos++]                                               = full->edge_to_edge[e];
+        conn->tree_to_edge[P8EST_EDGES * nt + full->edge_to_edge[e] % P8EST_EDGES] = (p4est_topidx_t)k2;
+      }
+      conn->ett_offset[++k2] = (p4est_topidx_t)pos;
+    }
+  }
+#endif
+  p4est_connectivity_destroy(full);
+  PetscCall(PetscFree(newidx));
   PetscCheck(p4est_connectivity_is_valid(conn), PETSC_COMM_SELF, PETSC_ERR_LIB, "p4est: the connectivity of the brick's coarse cells is not valid");
   *connout = conn;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -95,7 +154,7 @@ PetscErrorCode BrickForestMesh_Private(DM dm, BrickForestMesh *mesh)
   BrickForest          *f     = brick->forest;
   MPI_Comm              comm  = PetscObjectComm((PetscObject)dm);
   const PetscInt        k = brick->degree, nv = f->nv, level = f->level, shift = P4EST_MAXLEVEL - level;
-  p4est_connectivity_t *conn;
+  p4est_connectivity_t *conn = NULL;
   p4est_t              *p4est;
   p4est_ghost_t        *ghost;
   p4est_lnodes_t       *lnodes;

@@ -1,0 +1,315 @@
+/* Forest domains (p4est): the brick from the -dm_brick_* options (-dm_brick_remove, -dm_brick_periodic), checked on one
+   level and the one below it.
+   -test operator: the matrix-free operator equals the assembled one on a random vector (1e-12), so does its diagonal;
+                   the assembled matrix is symmetric; the shell transfer equals the assembled one both ways; with every
+                   direction periodic the constants are the kernel (A 1 = 0, and A v != 0 for v not constant); and the
+                   "fingerprint" lines: operator, prolongation, restriction and one smoothing step of each kind applied to
+                   a vector given by a formula, as numbers that do not depend on the partition (tests/run.sh compares
+                   them between rank counts).
+   -test order:    -Delta u = f with u = sin(2 pi x) [sin(pi y)] [sin(pi z)] (periodic along x, Dirichlet elsewhere: needs
+                   -dm_brick_periodic 1,0[,0]) solved on -levels refinements; prints the L2 errors and checks the order k + 1. */
+#include "checks.h"
+
+static PetscErrorCode Rough(PetscInt dim, const PetscReal x[], PetscScalar *v, void *ctx)
+{
+  /* a partition-independent vector with all frequencies (smooth in x, so that the periodic wrap is a node like any) */
+  *v = PetscSinReal(2 * PETSC_PI * (3 * x[0] + 2 * x[1] + (dim == 3 ? x[2] : 0))) + 0.5 * PetscCosReal(2 * PETSC_PI * (5 * x[1] - x[0])) + (dim == 3 ? 0.25 * PetscSinReal(2 * PETSC_PI * 7 * x[2]) : 0) + 0.3;
+  return 0;
+}
+
+static PetscErrorCode Weight(PetscInt dim, const PetscReal x[], PetscScalar *v, void *ctx)
+{
+  /* of period 1 in every direction: a periodic end's node has one value whichever cell gives its coordinates */
+  *v = 2.0 + PetscSinReal(2 * PETSC_PI * x[0]) + 0.5 * PetscCosReal(2 * PETSC_PI * (x[1] + 0.1)) + (dim == 3 ? 0.25 * PetscSinReal(4 * PETSC_PI * x[2]) : 0);
+  return 0;
+}
+
+static PetscErrorCode Exact(PetscInt dim, const PetscReal x[], PetscScalar *u, void *ctx)
+{
+  *u = PetscSinReal(2 * PETSC_PI * x[0]);
+  for (PetscInt d = 1; d < dim; d++) *u *= PetscSinReal(PETSC_PI * x[d]);
+  return 0;
+}
+
+static PetscErrorCode Load(PetscInt dim, const PetscReal x[], PetscScalar *f, void *ctx)
+{
+  PetscCall(Exact(dim, x, f, ctx));
+  *f *= (4 + (dim - 1)) * PETSC_PI * PETSC_PI;
+  return 0;
+}
+
+/* a number of y that does not depend on the partition: the weighted sum and the norm */
+static PetscErrorCode Fingerprint(DM dm, const char what[], Vec y)
+{
+  Vec         w;
+  PetscScalar dot;
+  PetscReal   nrm;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMCreateGlobalVector(dm, &w));
+  PetscCall(DMBrickInterpolateFunction(dm, Weight, NULL, w));
+  PetscCall(VecDot(y, w, &dot));
+  PetscCall(VecNorm(y, NORM_2, &nrm));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "fingerprint %s %.15e %.15e\n", what, (double)PetscRealPart(dot), (double)nrm));
+  PetscCall(VecDestroy(&w));
+  PetscFunctionReturn(0);
+}
+
+/* one step of a vertex-patch smoother (as a PCMG level smoother would take it) from x = 0 for A x = b */
+static PetscErrorCode SmoothingStep(DM dm, Mat A, const char type[], const char solver[], const char residual[], const char precision[], Vec b, Vec x)
+{
+  KSP  ksp;
+  PC   pc;
+  char name[128];
+
+  PetscFunctionBeginUser;
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+  PetscCall(KSPSetOptionsPrefix(ksp, "step_"));
+  PetscCall(KSPSetDM(ksp, dm));
+  PetscCall(KSPSetDMActive(ksp, PETSC_FALSE));
+  PetscCall(KSPSetOperators(ksp, A, A));
+  PetscCall(KSPSetType(ksp, KSPRICHARDSON));
+  PetscCall(KSPSetTolerances(ksp, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT, 1));
+  PetscCall(KSPSetNormType(ksp, KSP_NORM_NONE));
+  PetscCall(KSPSetConvergenceTest(ksp, KSPConvergedSkip, NULL, NULL));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, PCVERTEXPATCH));
+  PetscCall(PetscOptionsSetValue(NULL, "-step_pc_vertexpatch_type", type));
+  PetscCall(PetscOptionsSetValue(NULL, "-step_pc_vertexpatch_local_solver", solver));
+  PetscCall(PetscOptionsSetValue(NULL, "-step_pc_vertexpatch_residual", residual));
+  PetscCall(PetscOptionsSetValue(NULL, "-step_pc_vertexpatch_precision", precision));
+  PetscCall(KSPSetFromOptions(ksp));
+  PetscCall(VecZeroEntries(x));
+  PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(PetscSNPrintf(name, sizeof(name), "smooth_%s_%s_%s_%s", type, solver, residual, precision));
+  PetscCall(Fingerprint(dm, name, x));
+  PetscCall(KSPDestroy(&ksp));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode TestOperator(DM dm)
+{
+  DM          dmc;
+  Mat         S, A, P, Pa;
+  Vec         x, y, z, xc, yc, zc, d1, d2;
+  PetscRandom rnd;
+  PetscReal   rel;
+  PetscBool   symmetric, allperiodic = PETSC_TRUE;
+  PetscInt    dim, level;
+  char        name[128];
+
+  PetscFunctionBeginUser;
+  PetscCall(DMBrickGetInfo(dm, &dim, NULL, NULL, &level));
+  for (PetscInt d = 0; d < dim; d++) {
+    char      opt[64];
+    PetscBool per[3] = {PETSC_FALSE, PETSC_FALSE, PETSC_FALSE};
+    PetscInt  n      = 3;
+    PetscCall(PetscOptionsGetBoolArray(NULL, NULL, "-dm_brick_periodic", per, &n, NULL));
+    allperiodic = (PetscBool)(allperiodic && n == dim && per[d]);
+    (void)opt;
+  }
+  PetscCall(DMBrickCreateOperator(dm, MATSHELL, &S));
+  PetscCall(DMBrickCreateOperator(dm, MATAIJ, &A));
+  PetscCall(DMCreateGlobalVector(dm, &x));
+  PetscCall(VecDuplicate(x, &y));
+  PetscCall(VecDuplicate(x, &z));
+  PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
+  PetscCall(PetscRandomSetFromOptions(rnd));
+  PetscCall(VecSetRandom(x, rnd));
+  PetscCall(MatMult(S, x, y));
+  PetscCall(MatMult(A, x, z));
+  PetscCall(RelativeDifference(y, z, &rel));
+  PetscCall(CheckLessThan("shell = assembled on a random vector", rel, 1e-12));
+  PetscCall(VecDuplicate(x, &d1));
+  PetscCall(VecDuplicate(x, &d2));
+  PetscCall(MatGetDiagonal(S, d1));
+  PetscCall(MatGetDiagonal(A, d2));
+  PetscCall(RelativeDifference(d1, d2, &rel));
+  PetscCall(CheckLessThan("shell diagonal = assembled diagonal", rel, 1e-12));
+  PetscCall(MatIsSymmetric(A, 1e-12, &symmetric));
+  PetscCall(CheckTrue("assembled operator symmetric (1e-12)", symmetric));
+  if (allperiodic) {
+    PetscReal n1, nx;
+    PetscCall(VecSet(z, 1.0));
+    PetscCall(MatMult(S, z, y));
+    PetscCall(VecNorm(y, NORM_2, &n1));
+    PetscCall(MatMult(S, x, y));
+    PetscCall(VecNorm(y, NORM_2, &nx));
+    PetscCall(CheckLessThan("all periodic: ||A 1|| / ||A x|| (constants are the kernel)", n1 / nx, 1e-12));
+    PetscCall(CheckTrue("all periodic: A x != 0 for a random x", (PetscBool)(nx > 0)));
+  }
+  /* the partition-independent numbers */
+  PetscCall(DMBrickInterpolateFunction(dm, Rough, NULL, x));
+  PetscCall(MatMult(S, x, y));
+  PetscCall(Fingerprint(dm, "operator", y));
+  PetscCall(MatGetDiagonal(S, d1));
+  PetscCall(Fingerprint(dm, "diagonal", d1));
+  if (level > 0) {
+    PetscCall(DMCoarsen(dm, PETSC_COMM_WORLD, &dmc));
+    PetscCall(DMBrickCreateInterpolation(dmc, dm, MATSHELL, &P));
+    PetscCall(DMBrickCreateInterpolation(dmc, dm, MATAIJ, &Pa));
+    PetscCall(DMCreateGlobalVector(dmc, &xc));
+    PetscCall(VecDuplicate(xc, &yc));
+    PetscCall(VecDuplicate(xc, &zc));
+    PetscCall(VecSetRandom(xc, rnd));
+    PetscCall(MatMult(P, xc, y));
+    PetscCall(MatMult(Pa, xc, z));
+    PetscCall(RelativeDifference(y, z, &rel));
+    PetscCall(CheckLessThan("prolongation: shell = assembled", rel, 1e-12));
+    PetscCall(VecSetRandom(x, rnd));
+    PetscCall(MatMultTranspose(P, x, yc));
+    PetscCall(MatMultTranspose(Pa, x, zc));
+    PetscCall(RelativeDifference(yc, zc, &rel));
+    PetscCall(CheckLessThan("restriction: shell = assembled transpose", rel, 1e-12));
+    {
+      /* nested spaces with the same Dirichlet boundary: the Galerkin identity P^T A_f P = A_c */
+      Mat Ac;
+      Vec t1, t2;
+      PetscCall(DMBrickCreateOperator(dmc, MATAIJ, &Ac));
+      PetscCall(VecDuplicate(x, &t1));
+      PetscCall(VecDuplicate(x, &t2));
+      PetscCall(VecSetRandom(xc, rnd));
+      PetscCall(MatMult(Pa, xc, t1));
+      PetscCall(MatMult(A, t1, t2));
+      PetscCall(MatMultTranspose(Pa, t2, yc));
+      PetscCall(MatMult(Ac, xc, zc));
+      PetscCall(RelativeDifference(yc, zc, &rel));
+      PetscCall(CheckLessThan("Galerkin identity P^T A_f P = A_c on a random vector", rel, 1e-12));
+      PetscCall(VecDestroy(&t1));
+      PetscCall(VecDestroy(&t2));
+      PetscCall(MatDestroy(&Ac));
+    }
+    PetscCall(DMBrickInterpolateFunction(dmc, Rough, NULL, xc));
+    PetscCall(MatMult(P, xc, y));
+    PetscCall(Fingerprint(dm, "prolongation", y));
+    PetscCall(DMBrickInterpolateFunction(dm, Rough, NULL, x));
+    PetscCall(MatMultTranspose(P, x, yc));
+    PetscCall(Fingerprint(dmc, "restriction", yc));
+    PetscCall(VecDestroy(&xc));
+    PetscCall(VecDestroy(&yc));
+    PetscCall(VecDestroy(&zc));
+    PetscCall(MatDestroy(&P));
+    PetscCall(MatDestroy(&Pa));
+    PetscCall(DMDestroy(&dmc));
+  }
+  PetscCall(DMBrickInterpolateFunction(dm, Rough, NULL, z));
+  PetscCall(SmoothingStep(dm, S, "multiplicative", "fdm", "local", "double", z, x));
+  PetscCall(SmoothingStep(dm, S, "multiplicative", "dense", "global", "double", z, x));
+  PetscCall(SmoothingStep(dm, S, "additive", "fdm", "global", "double", z, x));
+  PetscCall(SmoothingStep(dm, S, "multiplicative", "fdm", "local", "single", z, x));
+  {
+    /* FDM and the dense factorization are the same exact local solve for laplace */
+    Vec xd;
+    PetscCall(VecDuplicate(x, &xd));
+    PetscCall(SmoothingStep(dm, S, "multiplicative", "fdm", "local", "double", z, x));
+    PetscCall(SmoothingStep(dm, S, "multiplicative", "dense", "local", "double", z, xd));
+    PetscCall(RelativeDifference(x, xd, &rel));
+    PetscCall(PetscSNPrintf(name, sizeof(name), "smoothing step: fdm = dense local solver"));
+    PetscCall(CheckLessThan(name, rel, 1e-12));
+    /* local and global residuals give the same step */
+    PetscCall(SmoothingStep(dm, S, "multiplicative", "fdm", "global", "double", z, xd));
+    PetscCall(RelativeDifference(x, xd, &rel));
+    PetscCall(CheckLessThan("smoothing step: local = global residual", rel, 1e-12));
+    PetscCall(VecDestroy(&xd));
+  }
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&z));
+  PetscCall(VecDestroy(&d1));
+  PetscCall(VecDestroy(&d2));
+  PetscCall(MatDestroy(&S));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode TestOrder(PetscInt dim, PetscInt k, const PetscInt cells[], PetscInt levels, PetscInt first)
+{
+  PetscReal err[16];
+
+  PetscFunctionBeginUser;
+  for (PetscInt l = 0; l < levels; l++) {
+    DM        dm;
+    KSP       ksp;
+    Vec       b, u;
+    PetscInt  its;
+    PetscReal lower[3] = {0, 0, 0}, upper[3] = {1, 1, 1};
+    PetscCall(CreateBrick(dim, cells, lower, upper, k, first + l, &dm));
+    PetscCall(DMCreateGlobalVector(dm, &b));
+    PetscCall(VecDuplicate(b, &u));
+    PetscCall(DMBrickComputeLoadVector(dm, Load, NULL, b));
+    PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+    PetscCall(KSPSetDM(ksp, dm));
+    PetscCall(KSPSetDMActive(ksp, PETSC_FALSE));
+    {
+      Mat A;
+      PetscCall(DMCreateMatrix(dm, &A));
+      PetscCall(KSPSetOperators(ksp, A, A));
+      PetscCall(MatDestroy(&A));
+    }
+    PetscCall(KSPSetType(ksp, KSPCG));
+    PetscCall(KSPSetTolerances(ksp, 1e-13, 1e-50, PETSC_DEFAULT, 100));
+    PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED));
+    {
+      PC pc;
+      PetscCall(KSPGetPC(ksp, &pc));
+      PetscCall(PCSetType(pc, PCMG));
+      PetscCall(PCMGSetLevels(pc, first + l + 1, NULL));
+      PetscCall(PetscOptionsSetValue(NULL, "-mg_levels_ksp_type", "richardson"));
+      PetscCall(PetscOptionsSetValue(NULL, "-mg_levels_ksp_max_it", "1"));
+      PetscCall(PetscOptionsSetValue(NULL, "-mg_levels_pc_type", "vertexpatch"));
+      PetscCall(PetscOptionsSetValue(NULL, "-mg_levels_pc_vertexpatch_type", "additive"));
+    }
+    PetscCall(KSPSetFromOptions(ksp));
+    PetscCall(KSPSolve(ksp, b, u));
+    PetscCall(KSPGetIterationNumber(ksp, &its));
+    PetscCall(DMBrickComputeL2Error(dm, u, Exact, NULL, &err[l]));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "refine %" PetscInt_FMT ": %" PetscInt_FMT " CG iterations, L2 error %.4e", first + l, its, (double)err[l]));
+    if (l) PetscCall(PetscPrintf(PETSC_COMM_WORLD, ", order %.2f", (double)(PetscLog2Real(err[l - 1] / err[l]))));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));
+    PetscCall(KSPDestroy(&ksp));
+    PetscCall(VecDestroy(&b));
+    PetscCall(VecDestroy(&u));
+    PetscCall(DMDestroy(&dm));
+  }
+  for (PetscInt l = 1; l < levels; l++) {
+    char what[128];
+    if (err[l] < 1e-11) continue; /* near round-off: not judged */
+    PetscCall(PetscSNPrintf(what, sizeof(what), "order %" PetscInt_FMT " -> %" PetscInt_FMT " refinements, |order - (k + 1)|", first + l - 1, first + l));
+    PetscCall(CheckLessThan(what, PetscAbsReal(PetscLog2Real(err[l - 1] / err[l]) - (k + 1)), 0.25));
+  }
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  char     test[32] = "operator";
+  PetscInt dim = 2, k = 2, refine = 2, cells[3] = {2, 2, 2}, n = 3, levels = 3;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-test", test, sizeof(test), NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-dim", &dim, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-k", &k, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-refine", &refine, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-levels", &levels, NULL));
+  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-cells", cells, &n, NULL));
+  PetscCheck(levels >= 1 && levels <= 16, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-levels %" PetscInt_FMT ": allowed 1..16", levels);
+  {
+    PetscBool op, order;
+    PetscCall(PetscStrcmp(test, "operator", &op));
+    PetscCall(PetscStrcmp(test, "order", &order));
+    PetscCheck(op || order, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-test %s: allowed operator, order", test);
+    if (op) {
+      DM        dm;
+      PetscReal lower[3] = {0, 0, 0}, upper[3] = {1, 1, 1};
+      PetscBool forest;
+      PetscCall(CreateBrick(dim, cells, lower, upper, k, refine, &dm));
+      PetscCall(DMBrickGetForestInfo(dm, &forest, NULL, NULL, NULL));
+      PetscCall(CheckTrue("the brick is a p4est forest", forest));
+      PetscCall(TestOperator(dm));
+      PetscCall(DMDestroy(&dm));
+    } else PetscCall(TestOrder(dim, k, cells, levels, refine));
+  }
+  PetscCall(PetscFinalize());
+  return (int)check_failures;
+}
