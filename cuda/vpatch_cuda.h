@@ -259,6 +259,25 @@ typedef struct VPCudaCellLaplace_s *VPCudaCellLaplace;
 
 int VPCudaCellLaplaceCreate(int dim, int k, const int c0[3], const int cells[3], const VPCudaBox *xbox, const VPCudaBox *ybox, const double *const M[3], const double *const K[3], VPCudaCellLaplace *op);
 int VPCudaCellLaplaceApply(VPCudaCellLaplace op, int single, const double *x, double *y);
+/* a forest's cells (src/dm/brickforest.c): node[] holds each cell's (k+1)^dim local-vector positions (-1: Dirichlet);
+   Apply then takes local vectors of nlocal entries (y zeroed first) */
+int VPCudaCellLaplaceCreateTable(int dim, int k, int ncells, const int *node, size_t nlocal, const double *const M[3], const double *const K[3], VPCudaCellLaplace *op);
+int VPCudaCellLaplaceDiagonal(VPCudaCellLaplace op, double *y);
+
+/* A forest's vertex-patch smoothing step and grid transfer (vpforest.cu): cells and patches through tables (node[]: (k+1)^dim
+   local-vector positions per cell, -1 Dirichlet; patchcell[]: 2^dim cells per patch around its vertex, x lowest bit).
+   Step: target[interior of patches start..end-1] += omega A_p^-1 r_p, r_p the residual of x and b on the closure, or
+   b itself where x is NULL (global residual). Transfer: prolong (in: the coarse values gathered, out: the fine local
+   vector) or restrict (in: the fine local vector, out += the transpose; zero it first). E: the two children's
+   (k+1) x (k+1) embeddings, row-major. */
+typedef struct VPCudaForestSmoother_s *VPCudaForestSmoother;
+int VPCudaForestSmootherCreate(const VPCudaPatchOp_d *op_d, const VPCudaPatchOp_f *op_f, int k, int npatches, const int *patchcell, int ncells, const int *node, VPCudaForestSmoother *sm);
+int VPCudaForestSmootherStep(VPCudaForestSmoother sm, int single, int start, int end, const double *b, const double *x, double *target, double omega);
+int VPCudaForestSmootherDestroy(VPCudaForestSmoother *sm);
+typedef struct VPCudaForestTransfer_s *VPCudaForestTransfer;
+int VPCudaForestTransferCreate(int dim, int k, int ncells, const int *node, const int *parentof, const int *child, int nparents, const int *pnode, const double *E, VPCudaForestTransfer *t);
+int VPCudaForestTransferApply(VPCudaForestTransfer t, int prolong, const double *in, double *out);
+int VPCudaForestTransferDestroy(VPCudaForestTransfer *t);
 int VPCudaCellLaplaceDestroy(VPCudaCellLaplace *op);
 
 /* Grid transfer between two levels of a brick (one rank): prolongation P = (x)_d P_d and restriction P^T,

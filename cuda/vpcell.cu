@@ -8,9 +8,12 @@
 #include "vpatch_cuda.h"
 #include "vpcuda_check.h"
 #include <cuda_runtime.h>
+#include <cstring>
 
 struct VPCudaCellLaplace_s {
   int     dim, k, c0[3], cells[3], nblocks;
+  int    *node;   // a forest's cell-node table (device; NULL on a box): cells[0] cells, (k+1)^dim entries each
+  double *celldiag; // a forest's element matrix diagonal (device, (k+1)^dim)
   VPCudaBox xb, yb; // where x and y lie: the input box (ghosted) and the output box (owned nodes)
   size_t  npts;     // points of y
   double *mk_d; // M[3][N*N] then K[3][N*N]
@@ -45,23 +48,55 @@ __device__ inline size_t VPBoxIndex(const VPCudaBox &b, int i0, int i1, int i2)
   return (size_t)(i0 - b.lo[0]) + (size_t)b.m[0] * ((size_t)(i1 - b.lo[1]) + (size_t)b.m[1] * (size_t)(i2 - b.lo[2]));
 }
 
-// y += A_K x on cell c (3D); mk: M[3][N*N] then K[3][N*N]; x and y lie in the boxes xb and yb (interior indices
-// f - 1 of full-grid node f; boundary nodes are not stored), y only where yb holds the node
-template <typename T, int K>
-__device__ void VPCell3D(const T *__restrict__ mk, const VPCudaBox &xb, const VPCudaBox &yb, const int c[3], bool active, int lt, const double *__restrict__ x, double *y, T *mem)
+// Where a cell's nodes lie, for the cell functions below: in(a, b, z) is the position in x of the cell's node (a, b, z)
+// (x fastest; -1: not stored, reads zero) and out(a, b, z) its position in y (-1: not written). Box: a rank's box of
+// interior nodes (full-grid node f has interior index f - 1; boundary nodes are not stored), y only on the owned box.
+struct VPBoxCellAddr {
+  const VPCudaBox &xb, &yb;
+  int              c[3];
+  bool             three; // 3D (in 2D the third index is 0 and not checked)
+  template <int K>
+  __device__ inline long in(int a, int b, int z) const
+  {
+    const int f0 = c[0] * K + a, f1 = c[1] * K + b, f2 = three ? c[2] * K + z : 1;
+    return (f0 > 0 && f0 <= xb.n[0] && f1 > 0 && f1 <= xb.n[1] && f2 > 0 && (!three || f2 <= xb.n[2])) ? (long)VPBoxIndex(xb, f0 - 1, f1 - 1, f2 - 1) : -1;
+  }
+  template <int K>
+  __device__ inline long out(int a, int b, int z) const
+  {
+    const int f0 = c[0] * K + a, f1 = c[1] * K + b, f2 = three ? c[2] * K + z : 1;
+    return (in<K>(a, b, z) >= 0 && VPInBox(yb, 0, f0 - 1) && VPInBox(yb, 1, f1 - 1) && (!three || VPInBox(yb, 2, f2 - 1))) ? (long)VPBoxIndex(yb, f0 - 1, f1 - 1, f2 - 1) : -1;
+  }
+};
+
+// A forest's cell (src/dm/brickforest.c): its nodes' local-vector positions from the cell-node table, x and y both local
+struct VPTableCellAddr {
+  const int *node; // the cell's (K+1)^dim entries, -1 on the Dirichlet boundary
+  template <int K>
+  __device__ inline long in(int a, int b, int z) const
+  {
+    return node ? node[a + (K + 1) * (b + (K + 1) * z)] : -1;
+  }
+  template <int K>
+  __device__ inline long out(int a, int b, int z) const
+  {
+    return in<K>(a, b, z);
+  }
+};
+
+// y += A_K x on one cell (3D); mk: M[3][N*N] then K[3][N*N]; ad says where its nodes lie in x and y
+template <typename T, int K, typename Addr>
+__device__ void VPCell3D(const T *__restrict__ mk, const Addr &ad, bool active, int lt, const double *__restrict__ x, double *y, T *mem)
 {
   constexpr int N = K + 1, NN = N * N;
   const T      *M = mk, *Kd = mk + 3 * NN;
   const int     a = lt % N, b = lt / N;
-  const int     f0 = c[0] * K + a, f1 = c[1] * K + b, base2 = c[2] * K; // full-grid nodes; interior index f - 1
-  const bool    in01 = active && f0 > 0 && f0 <= xb.n[0] && f1 > 0 && f1 <= xb.n[1];
-  const bool    out01 = in01 && VPInBox(yb, 0, f0 - 1) && VPInBox(yb, 1, f1 - 1);
   T            *u = mem, *XM = mem + N * NN, *XK = mem + 2 * N * NN;
 
 #pragma unroll
   for (int z = 0; z < N; z++) {
-    const int f2  = base2 + z;
-    u[a + N * (b + N * z)] = (in01 && f2 > 0 && f2 <= xb.n[2]) ? (T)x[VPBoxIndex(xb, f0 - 1, f1 - 1, f2 - 1)] : (T)0;
+    const long i           = active ? ad.template in<K>(a, b, z) : -1;
+    u[a + N * (b + N * z)] = i >= 0 ? (T)x[i] : (T)0;
   }
   __syncthreads();
   {
@@ -100,31 +135,28 @@ __device__ void VPCell3D(const T *__restrict__ mk, const VPCudaBox &xb, const VP
     }
 #pragma unroll 1 /* a rolled loop: unrolled, the compiler keeps all 2 N^2 uniform matrix entries in registers */
     for (int z = 0; z < N; z++) {
-      const int f2 = base2 + z;
-      T         v  = 0;
+      const long o = active ? ad.template out<K>(a, b, z) : -1;
+      T          v = 0;
 #pragma unroll
       for (int j = 0; j < N; j++) v += M[2 * NN + z * N + j] * t1[j] + Kd[2 * NN + z * N + j] * t3[j];
-      if (out01 && f2 > 0 && f2 <= xb.n[2] && VPInBox(yb, 2, f2 - 1)) atomicAdd(&y[VPBoxIndex(yb, f0 - 1, f1 - 1, f2 - 1)], (double)v);
+      if (o >= 0) atomicAdd(&y[o], (double)v);
     }
   }
   __syncthreads(); // the next cell of this block overwrites u, XM, XK
 }
 
-// y += A_K x on cell c (2D): thread a owns the y line x = a
-template <typename T, int K>
-__device__ void VPCell2D(const T *__restrict__ mk, const VPCudaBox &xb, const VPCudaBox &yb, const int c[3], bool active, int a, const double *__restrict__ x, double *y, T *u)
+// y += A_K x on one cell (2D): thread a owns the y line x = a
+template <typename T, int K, typename Addr>
+__device__ void VPCell2D(const T *__restrict__ mk, const Addr &ad, bool active, int a, const double *__restrict__ x, double *y, T *u)
 {
   constexpr int N = K + 1, NN = N * N;
   const T      *M = mk, *Kd = mk + 3 * NN;
-  const int     f0 = c[0] * K + a, base1 = c[1] * K;
-  const bool    in0 = active && f0 > 0 && f0 <= xb.n[0];
-  const bool    out0 = in0 && VPInBox(yb, 0, f0 - 1);
   T             Ma[N], Ka[N], xm[N], xk[N];
 
 #pragma unroll
   for (int yy = 0; yy < N; yy++) {
-    const int f1 = base1 + yy;
-    u[a + N * yy] = (in0 && f1 > 0 && f1 <= xb.n[1]) ? (T)x[VPBoxIndex(xb, f0 - 1, f1 - 1, 0)] : (T)0;
+    const long i  = active ? ad.template in<K>(a, yy, 0) : -1;
+    u[a + N * yy] = i >= 0 ? (T)x[i] : (T)0;
   }
   __syncthreads();
   VPCellRow<T, N>(M, a, Ma);
@@ -142,11 +174,11 @@ __device__ void VPCell2D(const T *__restrict__ mk, const VPCudaBox &xb, const VP
   }
 #pragma unroll 1 /* as in 3D: keeps the y matrices out of registers */
   for (int yy = 0; yy < N; yy++) {
-    const int f1 = base1 + yy;
-    T         v  = 0;
+    const long o = active ? ad.template out<K>(a, yy, 0) : -1;
+    T          v = 0;
 #pragma unroll
     for (int j = 0; j < N; j++) v += M[NN + yy * N + j] * xk[j] + Kd[NN + yy * N + j] * xm[j]; // M_y K_x + K_y M_x
-    if (out0 && f1 > 0 && f1 <= xb.n[1] && VPInBox(yb, 1, f1 - 1)) atomicAdd(&y[VPBoxIndex(yb, f0 - 1, f1 - 1, 0)], (double)v);
+    if (o >= 0) atomicAdd(&y[o], (double)v);
   }
   __syncthreads();
 }
@@ -161,9 +193,26 @@ __global__ void __launch_bounds__(VPCellTile<K, DIM>::BLOCK) VPCellKernel(const 
   for (size_t first = (size_t)blockIdx.x * CT::CELLS; first < ncells; first += (size_t)gridDim.x * CT::CELLS) {
     const size_t id     = first + pc;
     const bool   active = id < ncells;
-    const int    c[3]   = {first_cell.x + (int)(id % cells.x), first_cell.y + (int)((id / cells.x) % cells.y), first_cell.z + (int)(id / ((size_t)cells.x * cells.y))};
-    if constexpr (DIM == 3) VPCell3D<T, K>(mk, xb, yb, c, active, lt, x, y, mem + pc * CT::WORDS);
-    else VPCell2D<T, K>(mk, xb, yb, c, active, lt, x, y, mem + pc * CT::WORDS);
+    const VPBoxCellAddr ad = {xb, yb, {first_cell.x + (int)(id % cells.x), first_cell.y + (int)((id / cells.x) % cells.y), first_cell.z + (int)(id / ((size_t)cells.x * cells.y))}, DIM == 3};
+    if constexpr (DIM == 3) VPCell3D<T, K>(mk, ad, active, lt, x, y, mem + pc * CT::WORDS);
+    else VPCell2D<T, K>(mk, ad, active, lt, x, y, mem + pc * CT::WORDS);
+  }
+}
+
+// the same on a forest's cells: cell id's nodes from the table, x and y local vectors
+template <typename T, int K, int DIM>
+__global__ void __launch_bounds__(VPCellTile<K, DIM>::BLOCK) VPCellTableKernel(const T *__restrict__ mk, int ncells, const int *__restrict__ node, const double *__restrict__ x, double *y)
+{
+  using CT = VPCellTile<K, DIM>;
+  constexpr int NV = DIM == 3 ? (K + 1) * (K + 1) * (K + 1) : (K + 1) * (K + 1);
+  __shared__ T  mem[CT::CELLS * CT::WORDS];
+  const int     pc = threadIdx.x / CT::THREADS, lt = threadIdx.x % CT::THREADS;
+  for (size_t first = (size_t)blockIdx.x * CT::CELLS; first < (size_t)ncells; first += (size_t)gridDim.x * CT::CELLS) {
+    const size_t          id     = first + pc;
+    const bool            active = id < (size_t)ncells;
+    const VPTableCellAddr ad     = {active ? node + id * NV : nullptr};
+    if constexpr (DIM == 3) VPCell3D<T, K>(mk, ad, active, lt, x, y, mem + pc * CT::WORDS);
+    else VPCell2D<T, K>(mk, ad, active, lt, x, y, mem + pc * CT::WORDS);
   }
 }
 
@@ -175,6 +224,11 @@ static int VPCellLaunch(VPCudaCellLaplace op, const T *mk, const double *x, doub
   const size_t need   = (ncells + CT::CELLS - 1) / CT::CELLS;
   const int    blocks = (int)(need < (size_t)op->nblocks ? need : (size_t)op->nblocks);
   if (ncells == 0) return 0;
+  if (op->node) {
+    VPCellTableKernel<T, K, DIM><<<blocks, CT::BLOCK>>>(mk, op->cells[0], op->node, x, y);
+    VP_CHECK(cudaGetLastError());
+    return 0;
+  }
   VPCellKernel<T, K, DIM><<<blocks, CT::BLOCK>>>(mk, make_int3(op->c0[0], op->c0[1], op->c0[2]), make_int3(op->cells[0], op->cells[1], op->cells[2]), op->xb, op->yb, x, y);
   VP_CHECK(cudaGetLastError());
   return 0;
@@ -237,6 +291,57 @@ extern "C" int VPCudaCellLaplaceCreate(int dim, int k, const int c0[3], const in
   return 0;
 }
 
+// a forest's operator: ncells cells whose nodes lie at node[] (host, (k+1)^dim per cell) in local vectors of nlocal entries
+extern "C" int VPCudaCellLaplaceCreateTable(int dim, int k, int ncells, const int *node, size_t nlocal, const double *const M[3], const double *const K[3], VPCudaCellLaplace *out)
+{
+  const int c0[3] = {0, 0, 0}, cells[3] = {ncells, 1, 1}, N = k + 1, nv = dim == 3 ? N * N * N : N * N;
+  VPCudaBox box;
+  double    diag[729];
+  int       err;
+  memset(&box, 0, sizeof(box));
+  box.m[0] = box.m[1] = box.m[2] = 1;
+  if ((err = VPCudaCellLaplaceCreate(dim, k, c0, cells, &box, &box, M, K, out))) return err;
+  (*out)->cells[0] = ncells;
+  (*out)->cells[1] = (*out)->cells[2] = 1;
+  (*out)->npts     = nlocal;
+  for (int i = 0; i < nv; i++) {
+    const int ii[3] = {i % N, (i / N) % N, i / (N * N)};
+    double    sum   = 0;
+    for (int d = 0; d < dim; d++) {
+      double p = 1;
+      for (int e = 0; e < dim; e++) p *= (e == d ? K[e] : M[e])[ii[e] * N + ii[e]];
+      sum += p;
+    }
+    diag[i] = sum;
+  }
+  VP_CHECK(cudaMalloc(&(*out)->node, (size_t)(ncells > 0 ? ncells : 1) * nv * sizeof(int)));
+  VP_CHECK(cudaMemcpy((*out)->node, node, (size_t)ncells * nv * sizeof(int), cudaMemcpyHostToDevice));
+  VP_CHECK(cudaMalloc(&(*out)->celldiag, nv * sizeof(double)));
+  VP_CHECK(cudaMemcpy((*out)->celldiag, diag, nv * sizeof(double), cudaMemcpyHostToDevice));
+  return 0;
+}
+
+__global__ void VPCellTableDiagonal(int ncells, int nv, const int *__restrict__ node, const double *__restrict__ celldiag, double *y)
+{
+  for (size_t p = (size_t)blockIdx.x * blockDim.x + threadIdx.x; p < (size_t)ncells * nv; p += (size_t)gridDim.x * blockDim.x) {
+    const int i = node[p];
+    if (i >= 0) atomicAdd(&y[i], celldiag[p % nv]);
+  }
+}
+
+// a forest operator's diagonal in a local vector (the sum of its cells' element diagonals)
+extern "C" int VPCudaCellLaplaceDiagonal(VPCudaCellLaplace op, double *y)
+{
+  const int N = op->k + 1, nv = op->dim == 3 ? N * N * N : N * N;
+  if (!op->node) return (int)cudaErrorInvalidValue;
+  if (op->npts) VP_CHECK(cudaMemsetAsync(y, 0, op->npts * sizeof(double)));
+  if (op->cells[0]) {
+    VPCellTableDiagonal<<<op->nblocks, 256>>>(op->cells[0], nv, op->node, op->celldiag, y);
+    VP_CHECK(cudaGetLastError());
+  }
+  return 0;
+}
+
 extern "C" int VPCudaCellLaplaceApply(VPCudaCellLaplace op, int single, const double *x, double *y)
 {
   if (op->npts) VP_CHECK(cudaMemsetAsync(y, 0, op->npts * sizeof(double)));
@@ -246,6 +351,8 @@ extern "C" int VPCudaCellLaplaceApply(VPCudaCellLaplace op, int single, const do
 extern "C" int VPCudaCellLaplaceDestroy(VPCudaCellLaplace *op)
 {
   if (!*op) return 0;
+  VP_CHECK(cudaFree((*op)->node));
+  VP_CHECK(cudaFree((*op)->celldiag));
   VP_CHECK(cudaFree((*op)->mk_d));
   VP_CHECK(cudaFree((*op)->mk_f));
   delete *op;

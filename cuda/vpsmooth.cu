@@ -10,6 +10,7 @@
 #include "vpsmooth_c0ip.h"
 #include "vppatchbox.h"
 #include "vpcuda_check.h"
+#include "vpcontract.h"
 #include <cuda_runtime.h>
 
 struct VPCudaSmoother_s {
@@ -27,25 +28,6 @@ struct VPCudaSmoother_s {
   int              tile_blocks;   // VPC_KERNEL_SHARED and _MMA: grid size cap
   int              nsm;           // multiprocessors of the device
 };
-
-// out = A (nrows x ncols) along dir on in's nodes [off, off + ncols); all threads of the block, then a barrier
-template <typename T>
-__device__ void VPContract(int dir, const int ext[3], int nrows, int off, int ncols, const T *A, const T *in, T *out)
-{
-  int inner = 1, outer = 1;
-  for (int d = 0; d < dir; d++) inner *= ext[d];
-  for (int d = dir + 1; d < 3; d++) outer *= ext[d];
-  const int n = ext[dir], total = outer * nrows * inner;
-  for (int p = threadIdx.x; p < total; p += blockDim.x) {
-    const int s = p % inner, i = (p / inner) % nrows, o = p / (inner * nrows);
-    const T  *src = in + (o * n + off) * inner + s;
-    const T  *row = A + i * ncols;
-    T         acc = 0;
-    for (int j = 0; j < ncols; j++) acc += row[j] * src[j * inner];
-    out[p] = acc;
-  }
-  __syncthreads();
-}
 
 // position in the box's array of node p (x fastest) of the interior of the patch at vertex v
 __device__ inline size_t VPInteriorIndex(int p, int ni, int dim, const int *v, int g, int k, const VPCudaBox &bx)

@@ -2,7 +2,7 @@
 # GPU check (make gpu-check, on a machine with a GPU and a CUDA PETSc): the CUDA operator kernels against the
 # host (assembled matrices, random vectors), whole solves with VECCUDA vectors against host vectors (same
 # iterations), compute-sanitizer memcheck and racecheck on the kernel checks and on a small mixed-precision solve.
-# GPU_CHECK_SECTIONS: a subset of "kernels solves mixed ranks slabs dg hfem sanitizer setup defaults" (default: all;
+# GPU_CHECK_SECTIONS: a subset of "kernels solves mixed ranks slabs dg hfem sanitizer setup defaults forest" (default: all;
 # "operator" and "smoother" run parts of kernels). Last line: "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
@@ -51,6 +51,46 @@ ctest gpu_smoother_2d_k1-8_2blocks ./tests/gpu_smoother -dim 2 -kmin 1 -kmax 8 -
 # at k = 3 and 5): the cp.async copy of the next patch's closure and the matrices kept from the previous patch
 ctest gpu_smoother_3d_k3_several_patches_per_block ./tests/gpu_smoother -dim 3 -kmin 3 -kmax 3 -refine 5 -basic
 ctest gpu_smoother_3d_k5_several_patches_per_block ./tests/gpu_smoother -dim 3 -kmin 5 -kmax 5 -refine 4 -basic
+fi
+
+# forest domains (p4est): operator, diagonal, transfers and the smoothing steps on device vectors, their fingerprints
+# (partition-independent numbers) against the host's, on 1, 2 and 4 ranks (one GPU each where there are several)
+if want forest; then
+forest_gpu() { # name ranks options...
+  local name=$1 n=$2 ok=0; shift 2
+  mpirun -n "$n" --oversubscribe ./tests/test_forest "$@" >"$OUT/$name.host.log" 2>&1 || ok=1
+  mpirun -n "$n" --oversubscribe ./tests/test_forest "$@" -dm_vec_type cuda >"$OUT/$name.log" 2>&1 || ok=1
+  grep -q '^FAIL' "$OUT/$name.log" && ok=1
+  grep '^fingerprint' "$OUT/$name.host.log" >"$OUT/$name.fp.host"
+  grep '^fingerprint' "$OUT/$name.log" >"$OUT/$name.fp.gpu"
+  # double: 1e-12 relative; the single-precision step: 1e-5
+  awk 'NR == FNR { a[$2] = $3; b[$2] = $4; next } { t = ($2 ~ /single/) ? 1e-5 : 1e-12; da = $3 - a[$2]; db = $4 - b[$2]; if (da < 0) da = -da; if (db < 0) db = -db
+       sa = a[$2] < 0 ? -a[$2] : a[$2]; if (!($2 in a) || da > t * (sa + 1) || db > t * (b[$2] + 1)) bad = 1; m++ } END { exit bad || m < 8 }' "$OUT/$name.fp.host" "$OUT/$name.fp.gpu" || ok=1
+  result "$name" $ok "$(grep -c '^ok ' "$OUT/$name.log") checks, $(wc -l <"$OUT/$name.fp.gpu") fingerprints = host"
+}
+for n in 1 2 4; do
+  forest_gpu gpu_forest_lshape_k3_np$n $n -dim 2 -k 3 -refine 3 -dm_brick_remove 1,1
+  forest_gpu gpu_forest_fichera_k3_np$n $n -dim 3 -k 3 -refine 2 -dm_brick_remove 1,1,1
+  forest_gpu gpu_forest_periodic_k2_np$n $n -dim 3 -k 2 -refine 2 -dm_brick_periodic 1,0,1
+done
+for k in 1 2 4 5 6 7 8; do forest_gpu gpu_forest_lshape_k${k}_np1 1 -dim 2 -k $k -refine 2 -dm_brick_remove 1,1; done
+for k in 1 2 4 5; do forest_gpu gpu_forest_fichera_k${k}_np1 1 -dim 3 -k $k -refine $([ $k = 1 ] && echo 2 || echo 1) -dm_brick_remove 1,1,1; done
+# whole solves (ex5): the same iterations on the device as on the host, every rank count
+for d in lshape fichera holes periodic; do
+  ./tutorials/ex5 -domain $d >"$OUT/gpu_ex5_$d.host.log" 2>&1
+  for n in 1 2 4; do
+    mpirun -n $n --oversubscribe ./tutorials/ex5 -domain $d -dm_vec_type cuda >"$OUT/gpu_ex5_${d}_np$n.log" 2>&1
+    h=$(its_of "$OUT/gpu_ex5_$d.host.log"); g=$(its_of "$OUT/gpu_ex5_${d}_np$n.log")
+    grep -q "CONVERGED_RTOL" "$OUT/gpu_ex5_${d}_np$n.log" && [ -n "$g" ] && [ "$g" = "$h" ]
+    result gpu_ex5_${d}_np$n $? "iterations host $h, GPU $g"
+  done
+done
+if command -v compute-sanitizer >/dev/null; then
+  compute-sanitizer --tool memcheck --error-exitcode 99 ./tests/test_forest -dim 3 -k 3 -refine 1 -dm_brick_remove 1,1,1 -dm_vec_type cuda >"$OUT/gpu_forest_memcheck.log" 2>&1
+  result gpu_forest_memcheck $?
+  compute-sanitizer --tool racecheck --error-exitcode 99 ./tests/test_forest -dim 2 -k 3 -refine 2 -dm_brick_remove 1,1 -dm_vec_type cuda >"$OUT/gpu_forest_racecheck.log" 2>&1
+  result gpu_forest_racecheck $?
+fi
 fi
 
 # whole solves: VECCUDA (operator on the GPU) against host vectors, same iterations and L2 error

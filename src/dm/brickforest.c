@@ -255,22 +255,28 @@ static PetscErrorCode DMCreateLocalVector_BrickForest(DM dm, Vec *v)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the owned block copied, the ghosts through the halo */
+/* the owned block copied, the ghosts through the halo; device vectors stay on the device (PetscSF with their memory
+   type: through the host only where MPI is not GPU-aware) */
 static PetscErrorCode DMGlobalToLocalBegin_BrickForest(DM dm, Vec g, InsertMode mode, Vec l)
 {
   BrickForest       *f = ((DM_Brick *)dm->data)->forest;
   const PetscScalar *ga;
   PetscScalar       *la;
+  PetscMemType       gmt, lmt;
 
   PetscFunctionBegin;
   PetscCheck(mode == INSERT_VALUES, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "DMGlobalToLocal() on a forest brick: INSERT_VALUES only");
-  PetscCall(VecGetArrayRead(g, &ga));
-  PetscCall(VecGetArray(l, &la));
-  PetscCall(PetscArraycpy(la, ga, f->nowned));
-  PetscCall(PetscSFBcastBegin(f->halo, MPIU_SCALAR, ga, la + f->nowned, MPI_REPLACE));
+  PetscCall(VecGetArrayReadAndMemType(g, &ga, &gmt));
+  PetscCall(VecGetArrayAndMemType(l, &la, &lmt));
+  if (PetscMemTypeDevice(gmt) && PetscMemTypeDevice(lmt)) PetscCall(DMBrickDeviceCopy_Private(f->nowned, PETSC_FALSE, ga, la));
+  else {
+    PetscCheck(PetscMemTypeHost(gmt) && PetscMemTypeHost(lmt), PETSC_COMM_SELF, PETSC_ERR_SUP, "DMGlobalToLocal() on a forest brick: a host and a device vector; use vectors of the brick's -dm_vec_type");
+    PetscCall(PetscArraycpy(la, ga, f->nowned));
+  }
+  PetscCall(PetscSFBcastWithMemTypeBegin(f->halo, MPIU_SCALAR, gmt, ga, lmt, la + f->nowned, MPI_REPLACE));
   PetscCall(PetscSFBcastEnd(f->halo, MPIU_SCALAR, ga, la + f->nowned, MPI_REPLACE));
-  PetscCall(VecRestoreArray(l, &la));
-  PetscCall(VecRestoreArrayRead(g, &ga));
+  PetscCall(VecRestoreArrayAndMemType(l, &la));
+  PetscCall(VecRestoreArrayReadAndMemType(g, &ga));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -286,19 +292,25 @@ static PetscErrorCode DMLocalToGlobalBegin_BrickForest(DM dm, Vec l, InsertMode 
   BrickForest       *f = ((DM_Brick *)dm->data)->forest;
   const PetscScalar *la;
   PetscScalar       *ga;
+  PetscMemType       gmt, lmt;
+  PetscBool          device;
 
   PetscFunctionBegin;
   PetscCheck(mode == INSERT_VALUES || mode == ADD_VALUES, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "DMLocalToGlobal() on a forest brick: INSERT_VALUES or ADD_VALUES");
-  PetscCall(VecGetArrayRead(l, &la));
-  PetscCall(VecGetArray(g, &ga));
-  if (mode == INSERT_VALUES) PetscCall(PetscArraycpy(ga, la, f->nowned));
-  else {
+  PetscCall(VecGetArrayReadAndMemType(l, &la, &lmt));
+  PetscCall(VecGetArrayAndMemType(g, &ga, &gmt));
+  device = (PetscBool)(PetscMemTypeDevice(gmt) && PetscMemTypeDevice(lmt));
+  PetscCheck(device || (PetscMemTypeHost(gmt) && PetscMemTypeHost(lmt)), PETSC_COMM_SELF, PETSC_ERR_SUP, "DMLocalToGlobal() on a forest brick: a host and a device vector; use vectors of the brick's -dm_vec_type");
+  if (device) PetscCall(DMBrickDeviceCopy_Private(f->nowned, (PetscBool)(mode == ADD_VALUES), la, ga));
+  else if (mode == INSERT_VALUES) PetscCall(PetscArraycpy(ga, la, f->nowned));
+  else
     for (PetscInt i = 0; i < f->nowned; i++) ga[i] += la[i];
-    PetscCall(PetscSFReduceBegin(f->halo, MPIU_SCALAR, la + f->nowned, ga, MPI_SUM));
+  if (mode == ADD_VALUES) {
+    PetscCall(PetscSFReduceWithMemTypeBegin(f->halo, MPIU_SCALAR, lmt, la + f->nowned, gmt, ga, MPI_SUM));
     PetscCall(PetscSFReduceEnd(f->halo, MPIU_SCALAR, la + f->nowned, ga, MPI_SUM));
   }
-  PetscCall(VecRestoreArray(g, &ga));
-  PetscCall(VecRestoreArrayRead(l, &la));
+  PetscCall(VecRestoreArrayAndMemType(g, &ga));
+  PetscCall(VecRestoreArrayReadAndMemType(l, &la));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -533,7 +545,7 @@ PetscErrorCode DMBrickSetUpForest_Private(DM dm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* forests support the CG laplace operator on host vectors so far: anything else is an error naming the option */
+/* forests support the CG laplace operator so far: anything else is an error naming the option */
 PetscErrorCode DMBrickForestRequireCG_Private(DM dm, const char what[])
 {
   DM_Brick *brick = (DM_Brick *)dm->data;
@@ -542,10 +554,7 @@ PetscErrorCode DMBrickForestRequireCG_Private(DM dm, const char what[])
   PetscFunctionBegin;
   PetscCall(PetscStrcmp(brick->opname, "laplace", &laplace));
   PetscCheck(laplace, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "%s %s on a forest (-dm_brick_remove, -dm_brick_periodic, -dm_brick_partition p4est) is not implemented yet; allowed on forests: -dm_brick_operator laplace", what, brick->opname);
-  if (dm->vectype) PetscCall(PetscStrbeginswith(dm->vectype, "seqcuda", &device));
-  if (!device && dm->vectype) PetscCall(PetscStrbeginswith(dm->vectype, "mpicuda", &device));
-  if (!device && dm->vectype) PetscCall(PetscStrcmp(dm->vectype, "cuda", &device));
-  PetscCheck(!device, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "-dm_vec_type %s on a forest (-dm_brick_remove, -dm_brick_periodic, -dm_brick_partition p4est): the forest's kernels are host-only so far; allowed: -dm_vec_type standard", dm->vectype);
+  (void)device; /* device vectors: the laplace product, its diagonal, the transfers and the vertex-patch steps have GPU paths */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

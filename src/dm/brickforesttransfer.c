@@ -7,6 +7,10 @@
    transpose: a fine node shared by 2^m fine cells is weighted 1/2^m in each (its cells are all in the domain, as it is
    a free node), so that each fine row counts once. */
 #include "brickimpl.h"
+#if defined(VP_HAVE_CUDA)
+  #include <vpatch_cuda.h>
+  #include <petscdevice_cuda.h>
+#endif
 
 typedef struct {
   DM           dmc, dmf; /* not referenced: the shell composes both */
@@ -19,8 +23,86 @@ typedef struct {
   PetscInt    *bufglobal;                   /* their global numbers */
   PetscSF      gather;                      /* buf (leaves) from the coarse global vector (roots) */
   PetscScalar *buf;
-  Vec          fl; /* fine local vector */
+  Vec          fl;     /* fine local vector */
+  Vec          bufvec; /* device levels: buf on the device (a sequential device vector of nbuf entries) */
+  void        *gpu;    /* VPCudaForestTransfer (VP_HAVE_CUDA), made when the fine level's vectors are device vectors */
 } BrickForestTransfer;
+
+#if defined(VP_HAVE_CUDA)
+/* the transfer on the device: the gather through the same PetscSF on device arrays, the cells by the kernels of
+   cuda/vpforest.cu */
+static PetscErrorCode BrickForestTransferGPU(BrickForestTransfer *t, PetscBool prolong, Vec in, Vec out)
+{
+  const BrickForest *ff = ((DM_Brick *)t->dmf->data)->forest;
+  const PetscScalar *ia;
+  PetscScalar       *oa, *ba, *fa;
+  int                err;
+
+  PetscFunctionBegin;
+  if (prolong) {
+    PetscCall(VecCUDAGetArrayRead(in, &ia));
+    PetscCall(VecCUDAGetArrayWrite(t->bufvec, &ba));
+    PetscCall(PetscSFBcastWithMemTypeBegin(t->gather, MPIU_SCALAR, PETSC_MEMTYPE_DEVICE, ia, PETSC_MEMTYPE_DEVICE, ba, MPI_REPLACE));
+    PetscCall(PetscSFBcastEnd(t->gather, MPIU_SCALAR, ia, ba, MPI_REPLACE));
+    PetscCall(VecCUDARestoreArrayRead(in, &ia));
+    PetscCall(VecCUDAGetArray(t->fl, &fa));
+    PetscCall(PetscLogGpuTimeBegin());
+    err = VPCudaForestTransferApply((VPCudaForestTransfer)t->gpu, 1, ba, fa);
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in the forest prolongation: %s", VPCudaErrorString(err));
+    PetscCall(VecCUDARestoreArrayWrite(t->bufvec, &ba));
+    PetscCall(VecCUDAGetArrayWrite(out, &oa));
+    PetscCall(DMBrickDeviceCopy_Private(ff->nowned, PETSC_FALSE, fa, oa));
+    PetscCall(VecCUDARestoreArrayWrite(out, &oa));
+    PetscCall(VecCUDARestoreArray(t->fl, &fa));
+  } else {
+    PetscCall(DMGlobalToLocal(t->dmf, in, INSERT_VALUES, t->fl));
+    PetscCall(VecZeroEntries(t->bufvec));
+    PetscCall(VecCUDAGetArrayRead(t->fl, (const PetscScalar **)&fa));
+    PetscCall(VecCUDAGetArray(t->bufvec, &ba));
+    PetscCall(PetscLogGpuTimeBegin());
+    err = VPCudaForestTransferApply((VPCudaForestTransfer)t->gpu, 0, fa, ba);
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in the forest restriction: %s", VPCudaErrorString(err));
+    PetscCall(VecCUDARestoreArrayRead(t->fl, (const PetscScalar **)&fa));
+    PetscCall(VecZeroEntries(out));
+    PetscCall(VecCUDAGetArray(out, &oa));
+    PetscCall(PetscSFReduceWithMemTypeBegin(t->gather, MPIU_SCALAR, PETSC_MEMTYPE_DEVICE, ba, PETSC_MEMTYPE_DEVICE, oa, MPI_SUM));
+    PetscCall(PetscSFReduceEnd(t->gather, MPIU_SCALAR, ba, oa, MPI_SUM));
+    PetscCall(VecCUDARestoreArray(out, &oa));
+    PetscCall(VecCUDARestoreArray(t->bufvec, &ba));
+  }
+  PetscCall(PetscLogGpuFlops(2.0 * t->dim * t->nv * (t->k + 1) * ff->ncells));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode BrickForestTransferSetUpGPU(BrickForestTransfer *t)
+{
+  const BrickForest *ff = ((DM_Brick *)t->dmf->data)->forest;
+  const PetscInt     n  = t->k + 1;
+  int               *node, *parentof, *child, *pnode, err;
+  double             E[2 * 81];
+
+  PetscFunctionBegin;
+  PetscCall(BrickForestNodeTableInt(ff, ff->ncells, &node));
+  PetscCall(PetscMalloc3(ff->ncells + 1, &parentof, ff->ncells + 1, &child, t->nparents * t->nv + 1, &pnode));
+  for (PetscInt c = 0; c < ff->ncells; c++) {
+    parentof[c] = (int)t->parentof[c];
+    child[c]    = (int)t->child[c];
+  }
+  for (PetscInt i = 0; i < t->nparents * t->nv; i++) pnode[i] = (int)t->pnode[i];
+  for (PetscInt b = 0; b < 2; b++)
+    for (PetscInt i = 0; i < n; i++)
+      for (PetscInt j = 0; j < n; j++) E[b * n * n + i * n + j] = t->E[b][i][j];
+  err = VPCudaForestTransferCreate((int)t->dim, (int)t->k, (int)ff->ncells, node, parentof, child, (int)t->nparents, pnode, E, (VPCudaForestTransfer *)&t->gpu);
+  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaForestTransferCreate: %s", VPCudaErrorString(err));
+  PetscCall(PetscFree(node));
+  PetscCall(PetscFree3(parentof, child, pnode));
+  PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, t->nbuf, &t->bufvec));
+  PetscCall(VecZeroEntries(t->bufvec));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
 
 static int BrickInt64Compare(const void *a, const void *b)
 {
@@ -54,6 +136,17 @@ static PetscErrorCode MatMult_BrickForestTransfer(Mat P, Vec xc, Vec yf)
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(P, &t));
   ff = ((DM_Brick *)t->dmf->data)->forest;
+#if defined(VP_HAVE_CUDA)
+  {
+    PetscBool device;
+    PetscCall(DMBrickVecsOnDevice_Private(xc, yf, &device));
+    if (device) {
+      if (!t->gpu) PetscCall(BrickForestTransferSetUpGPU(t));
+      PetscCall(BrickForestTransferGPU(t, PETSC_TRUE, xc, yf));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
+#endif
   PetscCall(VecGetArrayRead(xc, &xa));
   PetscCall(PetscSFBcastBegin(t->gather, MPIU_SCALAR, xa, t->buf, MPI_REPLACE));
   PetscCall(PetscSFBcastEnd(t->gather, MPIU_SCALAR, xa, t->buf, MPI_REPLACE));
@@ -86,6 +179,17 @@ static PetscErrorCode MatMultTranspose_BrickForestTransfer(Mat P, Vec xf, Vec yc
   (void)n;
   PetscCall(MatShellGetContext(P, &t));
   ff = ((DM_Brick *)t->dmf->data)->forest;
+#if defined(VP_HAVE_CUDA)
+  {
+    PetscBool device;
+    PetscCall(DMBrickVecsOnDevice_Private(xf, yc, &device));
+    if (device) {
+      if (!t->gpu) PetscCall(BrickForestTransferSetUpGPU(t));
+      PetscCall(BrickForestTransferGPU(t, PETSC_FALSE, xf, yc));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
+#endif
   PetscCall(DMGlobalToLocal(t->dmf, xf, INSERT_VALUES, t->fl));
   PetscCall(PetscArrayzero(t->buf, t->nbuf));
   PetscCall(VecGetArrayRead(t->fl, &fa));
@@ -123,6 +227,13 @@ static PetscErrorCode BrickForestTransferDestroy(void *ctx)
   PetscCall(PetscFree(t->buf));
   PetscCall(PetscSFDestroy(&t->gather));
   PetscCall(VecDestroy(&t->fl));
+  PetscCall(VecDestroy(&t->bufvec));
+#if defined(VP_HAVE_CUDA)
+  if (t->gpu) {
+    const int err = VPCudaForestTransferDestroy((VPCudaForestTransfer *)&t->gpu);
+    PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaForestTransferDestroy: %s", VPCudaErrorString(err));
+  }
+#endif
   PetscCall(PetscFree(t));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -239,6 +350,7 @@ static PetscErrorCode BrickForestTransferSetUp(DM dmc, DM dmf, BrickForestTransf
     PetscCall(PetscLayoutDestroy(&layout));
   }
   PetscCall(DMCreateLocalVector(dmf, &t->fl));
+  PetscCall(VecZeroEntries(t->fl));
   PetscCall(PetscFree2(cglobal, pglobal));
   PetscCall(PetscFree2(pg, parents));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -303,7 +415,14 @@ PetscErrorCode DMBrickForestCreateInterpolation_Private(DM dmc, DM dmf, MatType 
   PetscCall(PetscNew(&t));
   PetscCall(BrickForestTransferSetUp(dmc, dmf, t));
   PetscCall(PetscStrcmp(type, MATSHELL, &isshell));
-  if (isshell) PetscCall(DMBrickTransferShell_Private(dmc, dmf, t, BrickForestTransferDestroy, MatMult_BrickForestTransfer, MatMultTranspose_BrickForestTransfer, MatView_BrickForestTransfer, P));
+  if (isshell) {
+#if defined(VP_HAVE_CUDA)
+    PetscBool device;
+    PetscCall(DMBrickOnDevice_Private(dmf, &device));
+    if (device) PetscCall(BrickForestTransferSetUpGPU(t)); /* now, in the set-up, not in the first V-cycle */
+#endif
+    PetscCall(DMBrickTransferShell_Private(dmc, dmf, t, BrickForestTransferDestroy, MatMult_BrickForestTransfer, MatMultTranspose_BrickForestTransfer, MatView_BrickForestTransfer, P));
+  }
   else {
     PetscCall(BrickForestTransferAssemble(t, type, P));
     PetscCall(BrickForestTransferDestroy(t));

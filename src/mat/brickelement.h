@@ -34,6 +34,8 @@ PETSC_INTERN PetscErrorCode BrickKronApplyBox(PetscInt, const BrickKronForm *, c
 PETSC_INTERN PetscInt       BrickKronApplyWorkSize(PetscInt, const BrickBox *, const BrickBox *);
 PETSC_INTERN PetscReal      BrickKronEntry(PetscInt, const BrickKronForm *, const BrickLine[], const PetscInt[], const PetscInt[]);
 
+/* the laplace cell's 1D matrices (laplace.c) */
+PETSC_INTERN PetscErrorCode BrickLaplaceMatrices1D(DM, PetscReal[][BRICK_MAX_N * BRICK_MAX_N], PetscReal[][BRICK_MAX_N * BRICK_MAX_N]);
 /* the GPU path (brickgpu.c): gpu holds a VPCudaKron (or VPCudaCellLaplace) of cuda/ behind a void pointer */
 PETSC_INTERN PetscErrorCode BrickTryGPUDiagonal(DM, Vec, PetscBool *);
 #if defined(VP_HAVE_CUDA)

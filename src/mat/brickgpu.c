@@ -139,9 +139,20 @@ PetscErrorCode BrickKronGPUMult(DM dm, void *gpu, PetscBool single, Vec x, Vec y
 typedef struct {
   VPCudaCellLaplace op;
   PetscBool         local; /* several active ranks: x through the ghosted local vector */
-  Vec               xl;
+  PetscBool         forest; /* a forest: its cell-node table, x and y through local vectors (any rank count) */
+  Vec               xl, yl;
   PetscLogDouble    ncells;
 } BrickLaplaceGPU;
+
+/* a forest's cell-node table as the kernels take it (int) */
+PetscErrorCode BrickForestNodeTableInt(const BrickForest *f, PetscInt ncells, int **table)
+{
+  PetscFunctionBegin;
+  PetscCheck(f->nlocal < PETSC_MAX_INT && (PetscInt64)f->nlocal <= 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "forest brick: %" PetscInt_FMT " local nodes on a rank exceed the GPU kernels' int indices", f->nlocal);
+  PetscCall(PetscMalloc1(ncells * f->nv + 1, table));
+  for (PetscInt i = 0; i < ncells * f->nv; i++) (*table)[i] = (int)f->node[i];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 /* The Laplacian's cell kernel (cuda/vpcell.cu) from its per-direction cell matrices (n = k + 1). A rank computes its
    owned nodes: its cells and the layer of cells below them, whose upper faces carry its first nodes. */
@@ -155,6 +166,25 @@ PetscErrorCode BrickLaplaceGPUCreate(DM dm, const PetscReal M[][BRICK_MAX_N * BR
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&g));
+  if (brick->forest) {
+    int *table;
+    for (PetscInt d = 0; d < 3; d++) {
+      m[d] = M[d];
+      k[d] = K[d];
+    }
+    g->forest = PETSC_TRUE;
+    g->ncells = brick->forest->ncells;
+    PetscCall(DMCreateLocalVector(dm, &g->xl));
+    PetscCall(VecZeroEntries(g->xl));
+    PetscCall(VecDuplicate(g->xl, &g->yl));
+    PetscCall(VecZeroEntries(g->yl));
+    PetscCall(BrickForestNodeTableInt(brick->forest, brick->forest->ncells, &table));
+    err = VPCudaCellLaplaceCreateTable((int)brick->dim, (int)brick->degree, (int)brick->forest->ncells, table, (size_t)brick->forest->nlocal, m, k, &g->op);
+    PetscCall(PetscFree(table));
+    PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaCellLaplaceCreateTable: %s", VPCudaErrorString(err));
+    *gpu = g;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   g->local = (PetscBool)(brick->nactive > 1);
   if (g->local) { /* zeroed now: VECCUDA allocates device memory at first use, which would fall into the first product */
     PetscCall(DMCreateLocalVector(dm, &g->xl));
@@ -188,6 +218,7 @@ PetscErrorCode BrickLaplaceGPUDestroy(void **gpu)
   err = VPCudaCellLaplaceDestroy(&g->op);
   PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaCellLaplaceDestroy: %s", VPCudaErrorString(err));
   PetscCall(VecDestroy(&g->xl));
+  PetscCall(VecDestroy(&g->yl));
   PetscCall(PetscFree(g));
   *gpu = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -205,6 +236,30 @@ PetscErrorCode BrickLaplaceGPUMult(DM dm, void *gpu, Vec x, Vec y)
   int                err;
 
   PetscFunctionBegin;
+  if (g->forest) { /* local vectors: the ghosts in, the sums of the cells' contributions out to their owners (one rank: the global vectors) */
+    PetscMPIInt size;
+    Vec         xin = x, yout = y;
+    PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
+    if (size > 1) {
+      PetscCall(DMGlobalToLocal(dm, x, INSERT_VALUES, g->xl));
+      xin  = g->xl;
+      yout = g->yl;
+    }
+    PetscCall(VecCUDAGetArrayRead(xin, &xa));
+    PetscCall(VecCUDAGetArrayWrite(yout, &ya));
+    PetscCall(PetscLogGpuTimeBegin());
+    err = VPCudaCellLaplaceApply(g->op, brick->precision == DMBRICK_PRECISION_SINGLE, xa, ya);
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in the cell-wise Laplacian (forest): %s", VPCudaErrorString(err));
+    PetscCall(VecCUDARestoreArrayRead(xin, &xa));
+    PetscCall(VecCUDARestoreArrayWrite(yout, &ya));
+    if (size > 1) {
+      PetscCall(VecZeroEntries(y));
+      PetscCall(DMLocalToGlobal(dm, g->yl, ADD_VALUES, y));
+    }
+    PetscCall(PetscLogGpuFlops(g->ncells * (brick->dim == 3 ? 14 * n * n * n * n : 8 * n * n * n)));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (g->local) PetscCall(DMBrickGlobalToLocalMirror_Private(dm, x, g->xl, &in)); /* the sweep's local vector where it still holds x */
   PetscCall(VecCUDAGetArrayRead(in, &xa));
   PetscCall(VecCUDAGetArrayWrite(y, &ya));
@@ -261,7 +316,22 @@ PetscErrorCode BrickTryGPUDiagonal(DM dm, Vec diag, PetscBool *done)
   PetscFunctionBegin;
   PetscCall(DMBrickVecsOnDevice_Private(diag, NULL, done));
 #if defined(VP_HAVE_CUDA)
-  if (*done) PetscCall(BrickGPUDiagonal(dm, diag));
+  if (*done && ((DM_Brick *)dm->data)->forest) {
+    /* a forest: the cells' element diagonals summed into a local vector on the device, then to the owners */
+    PetscReal        M[3][BRICK_MAX_N * BRICK_MAX_N], K[3][BRICK_MAX_N * BRICK_MAX_N];
+    BrickLaplaceGPU *g;
+    PetscScalar     *ya;
+    int              err;
+    PetscCall(BrickLaplaceMatrices1D(dm, M, K));
+    PetscCall(BrickLaplaceGPUCreate(dm, M, K, (void **)&g));
+    PetscCall(VecCUDAGetArrayWrite(g->yl, &ya));
+    err = VPCudaCellLaplaceDiagonal(g->op, ya);
+    PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in the forest diagonal: %s", VPCudaErrorString(err));
+    PetscCall(VecCUDARestoreArrayWrite(g->yl, &ya));
+    PetscCall(VecZeroEntries(diag));
+    PetscCall(DMLocalToGlobal(dm, g->yl, ADD_VALUES, diag));
+    PetscCall(BrickLaplaceGPUDestroy((void **)&g));
+  } else if (*done) PetscCall(BrickGPUDiagonal(dm, diag));
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -32,6 +32,14 @@ static PetscErrorCode BrickLaplaceSetUp1D(DM dm, PetscReal M[][BRICK_MAX_N * BRI
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the cell's 1D mass and stiffness matrices per direction (h M, L / h), for the GPU path */
+PetscErrorCode BrickLaplaceMatrices1D(DM dm, PetscReal M[][BRICK_MAX_N * BRICK_MAX_N], PetscReal K[][BRICK_MAX_N * BRICK_MAX_N])
+{
+  PetscFunctionBegin;
+  PetscCall(BrickLaplaceSetUp1D(dm, M, K));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* v = A_K u on one cell; work holds 5 (k+1)^dim scalars. The 1D mass and stiffness matrices are centro-symmetric, so
    each contraction runs in its even-odd form (about half the multiply-adds). */
 static void BrickLaplaceCellApply(PetscInt dim, PetscInt n, const BrickEvenOdd M[], const BrickEvenOdd K[], const PetscScalar u[], PetscScalar v[], PetscScalar work[])
@@ -155,13 +163,20 @@ static PetscErrorCode BrickLaplaceMultForest(BrickLaplace *ctx, Vec x, Vec y)
   const PetscInt     n = brick->degree + 1, nv = f->nv;
   const PetscScalar *xl;
   PetscScalar       *yl, u[729], v[729], work[5 * 729];
+  PetscMPIInt        size;
+  Vec                xin = x, yout = y;
 
   PetscFunctionBegin;
-  PetscCall(BrickLaplaceWorkVectors(ctx));
-  PetscCall(DMGlobalToLocal(ctx->dm, x, INSERT_VALUES, ctx->xl));
-  PetscCall(VecZeroEntries(ctx->yl));
-  PetscCall(VecGetArrayRead(ctx->xl, &xl));
-  PetscCall(VecGetArray(ctx->yl, &yl));
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)ctx->dm), &size));
+  if (size > 1) { /* through the ghosted local vectors; on one rank the global vectors have the local layout */
+    PetscCall(BrickLaplaceWorkVectors(ctx));
+    PetscCall(DMGlobalToLocal(ctx->dm, x, INSERT_VALUES, ctx->xl));
+    xin  = ctx->xl;
+    yout = ctx->yl;
+  }
+  PetscCall(VecZeroEntries(yout));
+  PetscCall(VecGetArrayRead(xin, &xl));
+  PetscCall(VecGetArray(yout, &yl));
   for (PetscInt c = 0; c < f->ncells; c++) {
     const PetscInt *idx = f->node + c * nv;
     for (PetscInt i = 0; i < nv; i++) u[i] = idx[i] < 0 ? 0.0 : xl[idx[i]];
@@ -169,10 +184,12 @@ static PetscErrorCode BrickLaplaceMultForest(BrickLaplace *ctx, Vec x, Vec y)
     for (PetscInt i = 0; i < nv; i++)
       if (idx[i] >= 0) yl[idx[i]] += v[i];
   }
-  PetscCall(VecRestoreArrayRead(ctx->xl, &xl));
-  PetscCall(VecRestoreArray(ctx->yl, &yl));
-  PetscCall(VecZeroEntries(y));
-  PetscCall(DMLocalToGlobal(ctx->dm, ctx->yl, ADD_VALUES, y));
+  PetscCall(VecRestoreArrayRead(xin, &xl));
+  PetscCall(VecRestoreArray(yout, &yl));
+  if (size > 1) {
+    PetscCall(VecZeroEntries(y));
+    PetscCall(DMLocalToGlobal(ctx->dm, ctx->yl, ADD_VALUES, y));
+  }
   {
     const PetscInt m = n / 2, h = n - m, line = h * (2 * h - 1) + m * (2 * m - 1) + 4 * m;
     PetscCall(PetscLogFlops(1.0 * (nv / n) * line * (brick->dim == 2 ? 4 : 7) * f->ncells));

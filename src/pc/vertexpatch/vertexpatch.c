@@ -446,6 +446,7 @@ static PetscErrorCode PCReset_VertexPatch(PC pc)
   vp->nlanes   = 1;
   vp->lanes_ready = PETSC_FALSE;
   PetscCall(PCVertexPatchDestroyGPU(pc));
+  PetscCall(PCVertexPatchDestroyForest(pc));
   PetscCall(PCVertexPatchDestroyDG(pc));
   vp->npatches = 0;
   PetscFunctionReturn(PETSC_SUCCESS);

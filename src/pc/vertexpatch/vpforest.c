@@ -9,6 +9,9 @@
    (DMLocalToGlobal ADD) and the ghosts refreshed. A node receives at most one correction per color, so every rank count
    computes the same iterate, bit for bit. Additive: all patches' corrections of one residual, summed the same way. */
 #include "vpimpl.h"
+#if defined(VP_HAVE_CUDA)
+  #include <petscdevice_cuda.h>
+#endif
 
 /* local indices of the closure of patch p, (2k+1)^dim of them, x fastest (-1: Dirichlet node) */
 static void VPForestClosure(const BrickForest *f, PetscInt p, PetscInt idx[])
@@ -80,6 +83,91 @@ static PetscErrorCode VPForestColor(PC_VertexPatch *vp, const BrickForest *f, Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode PCVertexPatchDestroyForest(PC pc)
+{
+  PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
+
+  PetscFunctionBegin;
+#if defined(VP_HAVE_CUDA)
+  if (vp->forestgpu) {
+    const int err = VPCudaForestSmootherDestroy((VPCudaForestSmoother *)&vp->forestgpu);
+    PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaForestSmootherDestroy: %s", VPCudaErrorString(err));
+  }
+#endif
+  vp->forestgpu = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+#if defined(VP_HAVE_CUDA)
+/* the CUDA smoother of the forest's patches: its tables (as int) and the patch operator */
+static PetscErrorCode VPForestSetUpGPU(PC pc)
+{
+  PC_VertexPatch    *vp = (PC_VertexPatch *)pc->data;
+  const BrickForest *f  = ((DM_Brick *)vp->dm->data)->forest;
+  int               *node, *pcell, err;
+
+  PetscFunctionBegin;
+  if (vp->forestgpu) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(BrickForestNodeTableInt(f, f->ncells + f->nghost, &node));
+  PetscCall(PetscMalloc1(f->npatches * (1 << f->dim) + 1, &pcell));
+  for (PetscInt i = 0; i < f->npatches * (1 << f->dim); i++) pcell[i] = (int)f->patchcell[i];
+  err = VPCudaForestSmootherCreate(&vp->op_d, &vp->op_f, (int)f->k, (int)f->npatches, pcell, (int)(f->ncells + f->nghost), node, (VPCudaForestSmoother *)&vp->forestgpu);
+  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaForestSmootherCreate: %s", VPCudaErrorString(err));
+  PetscCall(PetscFree(node));
+  PetscCall(PetscFree(pcell));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* one color on the device: tv += the corrections of its patches (xv NULL: bv holds the residual; xv == tv: in place) */
+static PetscErrorCode VPForestColorGPU(PC_VertexPatch *vp, const BrickForest *f, PetscInt color, Vec xv, Vec bv, Vec tv)
+{
+  const PetscScalar *xa = NULL, *ba;
+  PetscScalar       *da;
+  int                err;
+
+  PetscFunctionBegin;
+  PetscCall(VecCUDAGetArray(tv, &da));
+  if (xv && xv != tv) PetscCall(VecCUDAGetArrayRead(xv, &xa));
+  else if (xv) xa = da;
+  PetscCall(VecCUDAGetArrayRead(bv, &ba));
+  PetscCall(PetscLogGpuTimeBegin());
+  err = VPCudaForestSmootherStep((VPCudaForestSmoother)vp->forestgpu, vp->precision == PC_VERTEXPATCH_SINGLE_PRECISION, (int)f->colorptr[color], (int)f->colorptr[color + 1], ba, xa, da, vp->omega);
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in the forest's smoothing step: %s", VPCudaErrorString(err));
+  PetscCall(VecCUDARestoreArrayRead(bv, &ba));
+  if (xv && xv != tv) PetscCall(VecCUDARestoreArrayRead(xv, &xa));
+  PetscCall(VecCUDARestoreArray(tv, &da));
+  PetscCall(PetscLogGpuFlops(vp->flops_per_patch * (f->colorptr[color + 1] - f->colorptr[color])));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
+/* a color's step on the host or on the device (the vectors' place decides, as everywhere in the brick): tv += its
+   patches' corrections, their residuals from xv and bv (local residual) or bv alone (xv NULL); xv == tv works in place
+   (one rank: the global vectors have the local layout, and a color's patches write no node another one reads) */
+static PetscErrorCode VPForestColorVecs(PC_VertexPatch *vp, const BrickForest *f, PetscInt color, Vec xv, Vec bv, Vec tv, PetscBool device)
+{
+  const PetscScalar *xa = NULL, *ba;
+  PetscScalar       *da;
+
+  PetscFunctionBegin;
+#if defined(VP_HAVE_CUDA)
+  if (device) {
+    PetscCall(VPForestColorGPU(vp, f, color, xv, bv, tv));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
+  PetscCall(VecGetArray(tv, &da));
+  if (xv && xv != tv) PetscCall(VecGetArrayRead(xv, &xa));
+  else if (xv) xa = da;
+  PetscCall(VecGetArrayRead(bv, &ba));
+  PetscCall(VPForestColor(vp, f, color, xa, ba, (PetscBool)(xv != NULL), da));
+  PetscCall(VecRestoreArrayRead(bv, &ba));
+  if (xv && xv != tv) PetscCall(VecRestoreArrayRead(xv, &xa));
+  PetscCall(VecRestoreArray(tv, &da));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode PCVertexPatchSetUpForest(PC pc)
 {
   PC_VertexPatch *vp    = (PC_VertexPatch *)pc->data;
@@ -97,6 +185,15 @@ PetscErrorCode PCVertexPatchSetUpForest(PC pc)
   PetscCall(PetscFree(vp->work));
   PetscCall(PetscMalloc1(PCVertexPatchWorkSize(vp), &vp->work));
   PetscCall(PCVertexPatchGetWorkVectors(pc));
+  PetscCall(PCVertexPatchDestroyForest(pc));
+#if defined(VP_HAVE_CUDA)
+  {
+    PetscBool device;
+    PetscCall(DMBrickOnDevice_Private(vp->dm, &device));
+    PetscCheck(!device || vp->solver == PC_VERTEXPATCH_FDM, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "-pc_vertexpatch_local_solver %s on a forest with device vectors: the GPU forest kernel solves by fast diagonalization; allowed: fdm", PCVertexPatchLocalSolvers[vp->solver]);
+    if (device) PetscCall(VPForestSetUpGPU(pc));
+  }
+#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -106,12 +203,30 @@ PetscErrorCode PCVertexPatchSmoothForest(PC pc, Vec b, Vec x, PetscBool guesszer
   PC_VertexPatch    *vp = (PC_VertexPatch *)pc->data;
   const BrickForest *f  = ((DM_Brick *)vp->dm->data)->forest;
   const PetscBool    local = (PetscBool)(vp->residual == PC_VERTEXPATCH_RESIDUAL_LOCAL);
-  const PetscScalar *xa, *ba;
-  PetscScalar       *da;
+  PetscBool          device, onerank;
+  PetscMPIInt        size;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(PC_VertexPatchSmooth, pc, b, x, 0));
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)vp->dm), &size));
+  onerank = (PetscBool)(size == 1);
+  PetscCall(DMBrickVecsOnDevice_Private(b, x, &device));
+#if defined(VP_HAVE_CUDA)
+  if (device) PetscCall(VPForestSetUpGPU(pc));
+#endif
   if (guesszero) PetscCall(VecZeroEntries(x));
+  if (onerank) { /* in place: no local copies, no exchanges */
+    for (PetscInt ic = 0; ic < f->ncolors; ic++) {
+      const PetscInt c = vp->reverse ? f->ncolors - 1 - ic : ic;
+      if (!local) {
+        PetscCall(MatMult(pc->pmat, x, vp->r));
+        PetscCall(VecAYPX(vp->r, -1.0, b));
+      }
+      PetscCall(VPForestColorVecs(vp, f, c, local ? x : NULL, local ? b : vp->r, x, device));
+    }
+    PetscCall(PetscLogEventEnd(PC_VertexPatchSmooth, pc, b, x, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (local) PetscCall(DMGlobalToLocal(vp->dm, b, INSERT_VALUES, vp->bl));
   for (PetscInt ic = 0; ic < f->ncolors; ic++) {
     const PetscInt c = vp->reverse ? f->ncolors - 1 - ic : ic;
@@ -122,13 +237,7 @@ PetscErrorCode PCVertexPatchSmoothForest(PC pc, Vec b, Vec x, PetscBool guesszer
       PetscCall(DMGlobalToLocal(vp->dm, vp->r, INSERT_VALUES, vp->bl));
     }
     PetscCall(VecZeroEntries(vp->dl));
-    PetscCall(VecGetArrayRead(vp->xl, &xa));
-    PetscCall(VecGetArrayRead(vp->bl, &ba));
-    PetscCall(VecGetArray(vp->dl, &da));
-    PetscCall(VPForestColor(vp, f, c, xa, ba, local, da));
-    PetscCall(VecRestoreArray(vp->dl, &da));
-    PetscCall(VecRestoreArrayRead(vp->bl, &ba));
-    PetscCall(VecRestoreArrayRead(vp->xl, &xa));
+    PetscCall(VPForestColorVecs(vp, f, c, local ? vp->xl : NULL, vp->bl, vp->dl, device));
     PetscCall(DMLocalToGlobal(vp->dm, vp->dl, ADD_VALUES, x));
   }
   PetscCall(PetscLogEventEnd(PC_VertexPatchSmooth, pc, b, x, 0));
@@ -141,11 +250,14 @@ PetscErrorCode PCVertexPatchAdditiveForest(PC pc, Vec b, Vec x, Vec y)
   PC_VertexPatch    *vp = (PC_VertexPatch *)pc->data;
   const BrickForest *f  = ((DM_Brick *)vp->dm->data)->forest;
   const PetscBool    local = (PetscBool)(x && vp->residual == PC_VERTEXPATCH_RESIDUAL_LOCAL);
-  const PetscScalar *xa, *ba;
-  PetscScalar       *da;
+  PetscBool          device;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(PC_VertexPatchSmooth, pc, b, y, 0));
+  PetscCall(DMBrickVecsOnDevice_Private(b, y, &device));
+#if defined(VP_HAVE_CUDA)
+  if (device) PetscCall(VPForestSetUpGPU(pc));
+#endif
   if (x && !local) {
     PetscCall(MatMult(pc->pmat, x, vp->r));
     PetscCall(VecAYPX(vp->r, -1.0, b));
@@ -153,13 +265,7 @@ PetscErrorCode PCVertexPatchAdditiveForest(PC pc, Vec b, Vec x, Vec y)
   } else PetscCall(DMGlobalToLocal(vp->dm, b, INSERT_VALUES, vp->bl));
   if (local) PetscCall(DMGlobalToLocal(vp->dm, x, INSERT_VALUES, vp->xl));
   PetscCall(VecZeroEntries(vp->dl));
-  PetscCall(VecGetArrayRead(vp->xl, &xa));
-  PetscCall(VecGetArrayRead(vp->bl, &ba));
-  PetscCall(VecGetArray(vp->dl, &da));
-  for (PetscInt ic = 0; ic < f->ncolors; ic++) PetscCall(VPForestColor(vp, f, vp->reverse ? f->ncolors - 1 - ic : ic, xa, ba, local, da));
-  PetscCall(VecRestoreArray(vp->dl, &da));
-  PetscCall(VecRestoreArrayRead(vp->bl, &ba));
-  PetscCall(VecRestoreArrayRead(vp->xl, &xa));
+  for (PetscInt ic = 0; ic < f->ncolors; ic++) PetscCall(VPForestColorVecs(vp, f, vp->reverse ? f->ncolors - 1 - ic : ic, local ? vp->xl : NULL, vp->bl, vp->dl, device));
   PetscCall(DMLocalToGlobal(vp->dm, vp->dl, ADD_VALUES, y));
   PetscCall(PetscLogEventEnd(PC_VertexPatchSmooth, pc, b, y, 0));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -132,6 +132,7 @@ typedef struct {
   void            *gpu;                  /* the CUDA smoother (VP_HAVE_CUDA: VPCudaSmoother), made at setup when the brick's vectors are on the device, else at the first step on the GPU */
   void            *dg;                   /* the DG smoother (vpdg.c) on a sipg brick; NULL on a CG one */
   PetscBool        forest;               /* the brick is a forest: patches through its cell-node table (vpforest.c) */
+  void            *forestgpu;            /* its CUDA smoother (VP_HAVE_CUDA: VPCudaForestSmoother), made for device vectors */
   PetscBool        evenodd;              /* -pc_vertexpatch_even_odd: the host kernels use the even-odd form where it holds */
   VPEvenOdd_d     *eo_d;                 /* that form in double and float (NULL: off) */
   VPEvenOdd_f     *eo_f;
@@ -205,6 +206,7 @@ PETSC_INTERN PetscErrorCode PCVertexPatchGetPrecision_VertexPatch(PC, PCVertexPa
 PETSC_INTERN PetscErrorCode PCVertexPatchEstimateDamping(PC);
 /* forest bricks (vpforest.c) */
 PETSC_INTERN PetscErrorCode PCVertexPatchSetUpForest(PC);
+PETSC_INTERN PetscErrorCode PCVertexPatchDestroyForest(PC);
 PETSC_INTERN PetscErrorCode PCVertexPatchSmoothForest(PC, Vec, Vec, PetscBool);
 PETSC_INTERN PetscErrorCode PCVertexPatchAdditiveForest(PC, Vec, Vec, Vec);
 /* DG bricks (vpdg.c) */
