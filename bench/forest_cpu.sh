@@ -24,7 +24,7 @@ run() { # label command...
       best=$t
       its=$(echo "$out" | awk '/iterations/{for (i = 1; i < NF; i++) if ($i == "iterations") print $(i + 1)}' | head -1)
       mm=$(echo "$out" | awk '$1 == "MatMult" { printf "%.3g", 1000 * $4 / $2; exit }')
-      dofs=$(echo "$out" | awk '/DoFs/{for (i = 1; i < NF; i++) if ($(i + 1) == "DoFs" || $(i + 1) == "DoFs,") print $i}' | tail -1)
+      dofs=$( (echo "$out" | grep -o 'DoFs: [0-9]*' | awk '{print $2}'; echo "$out" | grep -o '[0-9]* DoFs' | awk '{print $1}') | head -1)
     fi
   done
   echo "| $label | $dofs | $its | $best | $(awk -v d="$dofs" -v t="$best" 'BEGIN { if (t > 0) printf "%.2f", d / t / 1e6 }') | $mm |"
@@ -34,18 +34,18 @@ echo
 echo "| case | DoFs | V-cycles | solve (s) | MDoF/s | MatMult (ms, mean over levels) |"
 echo "|---|---|---|---|---|---|"
 for k in 3; do
-  common="-dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree $k -dm_brick_refine 3 -dm_brick_coarsen_below 0 -fmg 0 -rhs one"
-  run "3D Q$k 16^3 cells, box path (grid)" ./tutorials/ex1 $common
-  run "3D Q$k 16^3 cells, forest path (p4est)" ./tutorials/ex1 $common -dm_brick_partition p4est
+  common="-dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree $k -dm_brick_refine 4 -dm_brick_coarsen_below 0 -fmg 0 -rhs one"
+  run "3D Q$k 32^3 cells, box path (grid)" ./tutorials/ex1 $common
+  run "3D Q$k 32^3 cells, forest path (p4est)" ./tutorials/ex1 $common -dm_brick_partition p4est
 done
-common="-dm_brick_dim 2 -dm_brick_cells 2,2 -dm_brick_degree 4 -dm_brick_refine 6 -dm_brick_coarsen_below 0 -fmg 0 -rhs one"
-run "2D Q4 128^2 cells, box path (grid)" ./tutorials/ex1 $common
-run "2D Q4 128^2 cells, forest path (p4est)" ./tutorials/ex1 $common -dm_brick_partition p4est
+common="-dm_brick_dim 2 -dm_brick_cells 2,2 -dm_brick_degree 4 -dm_brick_refine 7 -dm_brick_coarsen_below 0 -fmg 0 -rhs one"
+run "2D Q4 256^2 cells, box path (grid)" ./tutorials/ex1 $common
+run "2D Q4 256^2 cells, forest path (p4est)" ./tutorials/ex1 $common -dm_brick_partition p4est
 echo
 echo "## Fichera corner against the full box (3D Q3)"
 echo
 echo "| case | DoFs | V-cycles | solve (s) | MDoF/s | MatMult (ms, mean over levels) |"
 echo "|---|---|---|---|---|---|"
-run "Fichera corner 2x2x2 - 1, refine 3" ./tutorials/ex5 -domain fichera -dm_brick_degree 3 -dm_brick_refine 3
-run "full box 2x2x2, refine 3 (forest path)" ./tutorials/ex1 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 3 -dm_brick_refine 3 -fmg 0 -rhs one -dm_brick_partition p4est
-run "full box 2x2x2, refine 3 (box path, its own hierarchy)" ./tutorials/ex1 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 3 -dm_brick_refine 3 -fmg 0 -rhs one
+run "Fichera corner 2x2x2 - 1, refine 4" ./tutorials/ex5 -domain fichera -dm_brick_degree 3 -dm_brick_refine 4
+run "full box 2x2x2, refine 4 (forest path)" ./tutorials/ex1 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 3 -dm_brick_refine 4 -fmg 0 -rhs one -dm_brick_partition p4est
+run "full box 2x2x2, refine 4 (box path, its own hierarchy)" ./tutorials/ex1 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 3 -dm_brick_refine 4 -fmg 0 -rhs one

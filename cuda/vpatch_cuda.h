@@ -271,7 +271,7 @@ int VPCudaCellLaplaceDiagonal(VPCudaCellLaplace op, double *y);
    vector) or restrict (in: the fine local vector, out += the transpose; zero it first). E: the two children's
    (k+1) x (k+1) embeddings, row-major. */
 typedef struct VPCudaForestSmoother_s *VPCudaForestSmoother;
-int VPCudaForestSmootherCreate(const VPCudaPatchOp_d *op_d, const VPCudaPatchOp_f *op_f, int k, int npatches, const int *patchcell, int ncells, const int *node, VPCudaForestSmoother *sm);
+int VPCudaForestSmootherCreate(const VPCudaPatchOp_d *op_d, const VPCudaPatchOp_f *op_f, int k, int npatches, const int *patchcell, int ncells, const int *node, int shared, VPCudaForestSmoother *sm); /* shared: the box's shared-memory kernel where it applies (laplace) */
 int VPCudaForestSmootherStep(VPCudaForestSmoother sm, int single, int start, int end, const double *b, const double *x, double *target, double omega);
 int VPCudaForestSmootherDestroy(VPCudaForestSmoother *sm);
 typedef struct VPCudaForestTransfer_s *VPCudaForestTransfer;

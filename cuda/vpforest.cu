@@ -8,6 +8,7 @@
 #include "vpatch_cuda.h"
 #include "vpcuda_check.h"
 #include "vpcontract.h"
+#include "vpsmooth_tile.h"
 #include <cuda_runtime.h>
 
 struct VPCudaForestSmoother_s {
@@ -15,8 +16,11 @@ struct VPCudaForestSmoother_s {
   VPCudaPatchOp_f *op_f;
   int              dim, k, nv, npatches, nblocks;
   int             *patchcell, *node; // device tables
-  char            *scratch;
-  size_t           block_scratch;
+  char            *scratch;       // NULL: the arrays fit in shared memory
+  size_t           block_scratch; // bytes per block
+  int              nsm;
+  int              tile;          // the shared-memory kernel of the box (vpsmooth_tile.cu) with table addressing (laplace)
+  VPTileLayout     layout;
 };
 
 // local-vector position of closure node (c0, c1, c2) of patch p (closure coordinates 0..2k per direction)
@@ -88,14 +92,17 @@ __device__ void VPForestPatch(const Op *op, const int *patchcell, const int *nod
   __syncthreads();
 }
 
+// the patch's arrays in shared memory where they fit (scratch NULL: dynamic shared memory of block_scratch bytes), else
+// in the block's slice of a global scratch
 template <typename T, typename Op>
 __global__ void VPForestSmoothKernel(const Op *op, const int *patchcell, const int *node, int k, int nv, int start, int end, const double *b, const double *x, double *target, double omega, char *scratch, size_t block_scratch)
 {
-  T *w = (T *)(scratch + blockIdx.x * block_scratch);
+  extern __shared__ double shared_w[];
+  T *w = scratch ? (T *)(scratch + blockIdx.x * block_scratch) : (T *)shared_w;
   for (int p = start + blockIdx.x; p < end; p += gridDim.x) VPForestPatch<T, Op>(op, patchcell, node, k, nv, p, b, x, target, omega, w);
 }
 
-extern "C" int VPCudaForestSmootherCreate(const VPCudaPatchOp_d *op_d, const VPCudaPatchOp_f *op_f, int k, int npatches, const int *patchcell, int ncells, const int *node, VPCudaForestSmoother *out)
+extern "C" int VPCudaForestSmootherCreate(const VPCudaPatchOp_d *op_d, const VPCudaPatchOp_f *op_f, int k, int npatches, const int *patchcell, int ncells, const int *node, int shared, VPCudaForestSmoother *out)
 {
   VPCudaForestSmoother sm = new VPCudaForestSmoother_s();
   const int            ne = op_d->ne, ni = op_d->ni, dim = op_d->dim, nz = dim == 3 ? ne : 1, niz = dim == 3 ? ni : 1, N = k + 1;
@@ -108,8 +115,19 @@ extern "C" int VPCudaForestSmootherCreate(const VPCudaPatchOp_d *op_d, const VPC
   sm->npatches = npatches;
   VP_CHECK(cudaGetDevice(&dev));
   VP_CHECK(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));
+  sm->nsm           = nsm;
   sm->nblocks       = 8 * nsm;
   sm->block_scratch = ((words * sizeof(double) + 255) / 256) * 256;
+  {
+    /* shared memory per block where the double arrays fit in the device's opt-in limit: then several blocks an SM */
+    int optin = 0;
+    VP_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    if (sm->block_scratch <= (size_t)optin / 2) {
+      VP_CHECK(cudaFuncSetAttribute((const void *)VPForestSmoothKernel<double, VPCudaPatchOp_d>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm->block_scratch));
+      VP_CHECK(cudaFuncSetAttribute((const void *)VPForestSmoothKernel<float, VPCudaPatchOp_f>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm->block_scratch));
+      sm->nblocks = 32 * nsm;
+    }
+  }
   VP_CHECK(cudaMalloc(&sm->op_d, sizeof(VPCudaPatchOp_d)));
   VP_CHECK(cudaMalloc(&sm->op_f, sizeof(VPCudaPatchOp_f)));
   VP_CHECK(cudaMemcpy(sm->op_d, op_d, sizeof(VPCudaPatchOp_d), cudaMemcpyHostToDevice));
@@ -118,7 +136,17 @@ extern "C" int VPCudaForestSmootherCreate(const VPCudaPatchOp_d *op_d, const VPC
   VP_CHECK(cudaMemcpy(sm->patchcell, patchcell, (size_t)npatches * (1 << dim) * sizeof(int), cudaMemcpyHostToDevice));
   VP_CHECK(cudaMalloc(&sm->node, ((size_t)ncells * sm->nv + 1) * sizeof(int)));
   VP_CHECK(cudaMemcpy(sm->node, node, (size_t)ncells * sm->nv * sizeof(int), cudaMemcpyHostToDevice));
-  VP_CHECK(cudaMalloc(&sm->scratch, sm->block_scratch * sm->nblocks));
+  {
+    int optin = 0;
+    VP_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    if (sm->block_scratch > (size_t)optin / 2) VP_CHECK(cudaMalloc(&sm->scratch, sm->block_scratch * sm->nblocks));
+  }
+  if (shared && VPCudaSmootherSharedSupported(op_d, 1, k)) {
+    size_t bd, bf;
+    VPTileLayoutCreate(op_d, k, &sm->layout);
+    sm->layout.pairable = 0; /* the pair kernel is box-only */
+    sm->tile            = VPTilePrepare(&sm->layout, &bd, &bf) == 0;
+  }
   *out = sm;
   return 0;
 }
@@ -128,8 +156,10 @@ extern "C" int VPCudaForestSmootherStep(VPCudaForestSmoother sm, int single, int
 {
   const int n = end - start, blocks = n < sm->nblocks ? n : sm->nblocks;
   if (n <= 0) return 0;
-  if (single) VPForestSmoothKernel<float, VPCudaPatchOp_f><<<blocks, 128>>>(sm->op_f, sm->patchcell, sm->node, sm->k, sm->nv, start, end, b, x, target, omega, sm->scratch, sm->block_scratch);
-  else VPForestSmoothKernel<double, VPCudaPatchOp_d><<<blocks, 128>>>(sm->op_d, sm->patchcell, sm->node, sm->k, sm->nv, start, end, b, x, target, omega, sm->scratch, sm->block_scratch);
+  const size_t shared = sm->scratch ? 0 : sm->block_scratch;
+  if (sm->tile) return VPTileLaunchTable(&sm->layout, single, single ? (const void *)sm->op_f : (const void *)sm->op_d, sm->patchcell, sm->node, start, end, b, x, target, omega, 32 * sm->nsm);
+  if (single) VPForestSmoothKernel<float, VPCudaPatchOp_f><<<blocks, 128, shared>>>(sm->op_f, sm->patchcell, sm->node, sm->k, sm->nv, start, end, b, x, target, omega, sm->scratch, sm->block_scratch);
+  else VPForestSmoothKernel<double, VPCudaPatchOp_d><<<blocks, 128, shared>>>(sm->op_d, sm->patchcell, sm->node, sm->k, sm->nv, start, end, b, x, target, omega, sm->scratch, sm->block_scratch);
   VP_CHECK(cudaGetLastError());
   return 0;
 }

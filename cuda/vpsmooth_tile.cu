@@ -161,32 +161,71 @@ __device__ inline size_t VPTileIndex(const VPCudaBox &bx, int i0, int i1, int i2
   return (size_t)(i0 - bx.lo[0]) + (size_t)bx.m[0] * ((size_t)(i1 - bx.lo[1]) + (size_t)bx.m[1] * (size_t)(i2 - bx.lo[2]));
 }
 
-// One 3D patch. mem: this patch's shared words; lt: the thread's index in the patch; b, x, target lie in box bx.
-template <typename T, int K, typename Op>
-__device__ void VPTilePatch3D(const Op *__restrict__ op, const VPCudaBox &bx, const int *v, bool active, int lt, const double *__restrict__ b, const double *x, double *target, double omega, bool atomic, T *mem, const int slot[VPC_KINDS])
+// Where a patch's nodes lie, for the patch functions below: closure(c0, c1, c2) is the position of closure node
+// (c0, c1, c2) (0..NE-1 each) in x, -1 where it is not stored (reads zero); interior(a, q, z) that of interior node
+// (a, q, z) (closure a + 1, q + 1, z + 1) in b and the target; cls[d] the patch's position class per direction.
+// Box: the patch of vertex v in a rank's box bx of interior nodes (full-grid node f at interior index f - 1).
+template <int K>
+struct VPTileBoxAddr {
+  const VPCudaBox &bx;
+  int              base[3], cls[3];
+  bool             three; // 3D; in 2D the third closure index is 0 and stands for the single layer
+  __device__ VPTileBoxAddr(const VPCudaBox &b, const int *v, bool active, int dim) : bx(b), three(dim == 3)
+  {
+    for (int d = 0; d < 3; d++) {
+      cls[d]  = 1;
+      base[d] = 0;
+      if (active && d < dim) {
+        cls[d]  = VPTileClass(v[d], (bx.n[d] + 1) / K);
+        base[d] = (v[d] - 1) * K; // full-grid node of closure index 0; interior index of closure c: base + c - 1
+      }
+    }
+  }
+  __device__ inline long closure(int c0, int c1, int c2) const
+  {
+    const int f0 = base[0] + c0, f1 = base[1] + c1, f2 = three ? base[2] + c2 : 1;
+    return (f0 > 0 && f0 <= bx.n[0] && f1 > 0 && f1 <= bx.n[1] && f2 > 0 && f2 <= bx.n[2]) ? (long)VPTileIndex(bx, f0 - 1, f1 - 1, f2 - 1) : -1;
+  }
+  __device__ inline size_t interior(int a, int q, int z) const { return VPTileIndex(bx, base[0] + a, base[1] + q, base[2] + z); }
+};
+
+// A forest's patch (src/dm/brickforest.c): its 2^dim cells around the vertex (x lowest bit) and their nodes' positions in
+// the local vectors from the cell-node table; every forest patch is of the interior class.
+template <int K>
+struct VPTileTableAddr {
+  const int *cells, *node;
+  int        nv, dim, cls[3];
+  __device__ VPTileTableAddr(const int *c, const int *n, int d) : cells(c), node(n), nv(d == 3 ? (K + 1) * (K + 1) * (K + 1) : (K + 1) * (K + 1)), dim(d)
+  {
+    cls[0] = cls[1] = cls[2] = 1;
+  }
+  __device__ inline long closure(int c0, int c1, int c2) const
+  {
+    const int b0 = c0 > K, b1 = c1 > K, b2 = dim == 3 && c2 > K, cell = cells[b0 | (b1 << 1) | (b2 << 2)];
+    return node[(size_t)cell * nv + (c0 - b0 * K) + (K + 1) * ((c1 - b1 * K) + (K + 1) * (c2 - b2 * K))];
+  }
+  __device__ inline size_t interior(int a, int q, int z) const { return (size_t)closure(a + 1, q + 1, dim == 3 ? z + 1 : 0); }
+};
+
+// One 3D patch. mem: this patch's shared words; lt: the thread's index in the patch; ad: where its nodes lie.
+template <typename T, int K, typename Op, typename Addr>
+__device__ void VPTilePatch3D(const Op *__restrict__ op, const Addr &ad, bool active, int lt, const double *__restrict__ b, const double *x, double *target, double omega, bool atomic, T *mem, const int slot[VPC_KINDS])
 {
   using TL         = VPTile<K, 3>;
   constexpr int NE = TL::NE, NI = TL::NI, NX = NI * NE * NE;
   const int     a = lt % NI, q = lt / NI; // q < NE
   T            *xs = mem, *Xs = mem + NE * NE * NE;
-  int           cls[3] = {1, 1, 1}, base[3] = {0, 0, 0};
+  const int     cls[3] = {ad.cls[0], ad.cls[1], ad.cls[2]};
   T             r[NI];
 
-  if (active)
-    for (int d = 0; d < 3; d++) {
-      cls[d]  = VPTileClass(v[d], (bx.n[d] + 1) / K);
-      base[d] = (v[d] - 1) * K; // full-grid node of closure index 0; interior index of closure c: base + c - 1
-    }
   // the closure of x (boundary nodes zero) and the line of b
   if (x)
     for (int p = lt; p < NE * NE * NE; p += TL::THREADS) {
-      const int f0 = base[0] + p % NE, f1 = base[1] + (p / NE) % NE, f2 = base[2] + p / (NE * NE);
-      T         val = 0;
-      if (active && f0 > 0 && f0 <= bx.n[0] && f1 > 0 && f1 <= bx.n[1] && f2 > 0 && f2 <= bx.n[2]) val = (T)x[VPTileIndex(bx, f0 - 1, f1 - 1, f2 - 1)];
-      xs[p] = val;
+      const long i = active ? ad.closure(p % NE, (p / NE) % NE, p / (NE * NE)) : -1;
+      xs[p]        = i >= 0 ? (T)x[i] : (T)0;
     }
 #pragma unroll
-  for (int z = 0; z < NI; z++) r[z] = (active && q < NI) ? (T)b[VPTileIndex(bx, base[0] + a, base[1] + q, base[2] + z)] : (T)0;
+  for (int z = 0; z < NI; z++) r[z] = (active && q < NI) ? (T)b[ad.interior(a, q, z)] : (T)0;
   __syncthreads();
 
   if (x) {
@@ -241,7 +280,7 @@ __device__ void VPTilePatch3D(const Op *__restrict__ op, const VPCudaBox &bx, co
     VPLineContract<T, NI, NI>(op->S[0][cls[0]] + a * NI, F2 + NI * q, 1, NI * NI, w);
 #pragma unroll
     for (int z = 0; z < NI; z++) {
-      double *dst = target + VPTileIndex(bx, base[0] + a, base[1] + q, base[2] + z);
+      double *dst = target + ad.interior(a, q, z);
       if (atomic) atomicAdd(dst, omega * (double)w[z]);
       else *dst += omega * (double)w[z];
     }
@@ -251,27 +290,22 @@ __device__ void VPTilePatch3D(const Op *__restrict__ op, const VPCudaBox &bx, co
 
 // One 2D patch: thread (a, q) owns the point x = a, y = q; every contraction goes through shared memory (lines in
 // registers, as in 3D, would be whole rows of the patch per thread: register spills from k = 5 on).
-template <typename T, int K, typename Op>
-__device__ void VPTilePatch2D(const Op *__restrict__ op, const VPCudaBox &bx, const int *v, bool active, int lt, const double *__restrict__ b, const double *x, double *target, double omega, bool atomic, T *mem, const int slot[VPC_KINDS])
+template <typename T, int K, typename Op, typename Addr>
+__device__ void VPTilePatch2D(const Op *__restrict__ op, const Addr &ad, bool active, int lt, const double *__restrict__ b, const double *x, double *target, double omega, bool atomic, T *mem, const int slot[VPC_KINDS])
 {
   using TL         = VPTile<K, 2>;
   constexpr int NE = TL::NE, NI = TL::NI, NX = NI * NE;
   const int     a = lt % NI, q = lt / NI; // q < NE
   T            *xs = mem, *Xs = mem + NE * NE, *F1 = xs, *F2 = Xs;
-  int           cls[2] = {1, 1}, base[2] = {0, 0};
+  const int     cls[2] = {ad.cls[0], ad.cls[1]};
   T             r = 0;
 
-  if (active)
-    for (int d = 0; d < 2; d++) {
-      cls[d]  = VPTileClass(v[d], (bx.n[d] + 1) / K);
-      base[d] = (v[d] - 1) * K;
-    }
   if (x)
     for (int p = lt; p < NE * NE; p += TL::THREADS) {
-      const int f0 = base[0] + p % NE, f1 = base[1] + p / NE;
-      xs[p]        = (active && f0 > 0 && f0 <= bx.n[0] && f1 > 0 && f1 <= bx.n[1]) ? (T)x[VPTileIndex(bx, f0 - 1, f1 - 1, 0)] : (T)0;
+      const long i = active ? ad.closure(p % NE, p / NE, 0) : -1;
+      xs[p]        = i >= 0 ? (T)x[i] : (T)0;
     }
-  if (active && q < NI) r = (T)b[VPTileIndex(bx, base[0] + a, base[1] + q, 0)];
+  if (active && q < NI) r = (T)b[ad.interior(a, q, 0)];
   __syncthreads();
   if (x) {
     for (int kind = 0; kind < VPC_KINDS; kind++)
@@ -291,7 +325,7 @@ __device__ void VPTilePatch2D(const Op *__restrict__ op, const VPCudaBox &bx, co
   __syncthreads();
   if (active && q < NI) {
     const T d   = VPDot<T, NI>(op->S[0][cls[0]] + a * NI, F2 + NI * q, 1);
-    double *dst = target + VPTileIndex(bx, base[0] + a, base[1] + q, 0);
+    double *dst = target + ad.interior(a, q, 0);
     if (atomic) atomicAdd(dst, omega * (double)d);
     else *dst += omega * (double)d;
   }
@@ -311,8 +345,28 @@ __global__ void __launch_bounds__(VPTile<K, DIM>::BLOCK) VPTileKernel(const Op *
     const int  p      = first + pp;
     const bool active = p < end;
     const int *v      = vertex + 3 * (active ? p : start);
-    if constexpr (DIM == 3) VPTilePatch3D<T, K, Op>(op, bx, v, active, lt, b, x, target, omega, atomic, mem, slot);
-    else VPTilePatch2D<T, K, Op>(op, bx, v, active, lt, b, x, target, omega, atomic, mem, slot);
+    const VPTileBoxAddr<K> ad(bx, v, active, DIM);
+    if constexpr (DIM == 3) VPTilePatch3D<T, K, Op>(op, ad, active, lt, b, x, target, omega, atomic, mem, slot);
+    else VPTilePatch2D<T, K, Op>(op, ad, active, lt, b, x, target, omega, atomic, mem, slot);
+  }
+}
+
+// the same on a forest's patches [start, end): their cells from patchcell, their nodes from node (local vectors)
+template <typename T, int K, int DIM, typename Op>
+__global__ void __launch_bounds__(VPTile<K, DIM>::BLOCK) VPTileTableKernel(const Op *__restrict__ op, const int *__restrict__ patchcell, const int *__restrict__ node, int start, int end, const double *__restrict__ b, const double *x, double *target, double omega, int stride, int s0, int s1, int s2)
+{
+  using TL = VPTile<K, DIM>;
+  extern __shared__ __align__(16) unsigned char vp_tile_smem[];
+  const int slot[VPC_KINDS] = {s0, s1, s2};
+  const int pp = threadIdx.x / TL::THREADS, lt = threadIdx.x % TL::THREADS;
+  T        *mem = reinterpret_cast<T *>(vp_tile_smem) + pp * stride;
+
+  for (int first = start + blockIdx.x * TL::PATCHES; first < end; first += gridDim.x * TL::PATCHES) {
+    const int                p      = first + pp;
+    const bool               active = p < end;
+    const VPTileTableAddr<K> ad(patchcell + (size_t)(active ? p : start) * (1 << DIM), node, DIM);
+    if constexpr (DIM == 3) VPTilePatch3D<T, K, Op>(op, ad, active, lt, b, x, target, omega, false, mem, slot);
+    else VPTilePatch2D<T, K, Op>(op, ad, active, lt, b, x, target, omega, false, mem, slot);
   }
 }
 
@@ -320,13 +374,14 @@ __global__ void __launch_bounds__(VPTile<K, DIM>::BLOCK) VPTileKernel(const Op *
 template <typename T, typename Op>
 struct VPTileEntry {
   void (*kernel)(const Op *, VPCudaBox, const int *, int, int, const double *, const double *, double *, double, bool, int, int, int, int);
+  void (*table)(const Op *, const int *, const int *, int, int, const double *, const double *, double *, double, int, int, int, int);
   int block, patches;
 };
 
 template <typename T, typename Op, int K, int DIM>
 static VPTileEntry<T, Op> VPTileMake()
 {
-  return {VPTileKernel<T, K, DIM, Op>, VPTile<K, DIM>::BLOCK, VPTile<K, DIM>::PATCHES};
+  return {VPTileKernel<T, K, DIM, Op>, VPTileTableKernel<T, K, DIM, Op>, VPTile<K, DIM>::BLOCK, VPTile<K, DIM>::PATCHES};
 }
 
 template <typename T, typename Op>
@@ -381,6 +436,8 @@ static int VPTilePrepareT(const VPTileLayout *l, size_t *bytes)
     cudaFuncAttributes attr;
     VP_CHECK(cudaFuncGetAttributes(&attr, e.kernel));
     if ((int)*bytes > attr.maxDynamicSharedSizeBytes) VP_CHECK(cudaFuncSetAttribute(e.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)*bytes));
+    VP_CHECK(cudaFuncGetAttributes(&attr, e.table));
+    if ((int)*bytes > attr.maxDynamicSharedSizeBytes) VP_CHECK(cudaFuncSetAttribute(e.table, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)*bytes));
   }
   return 0;
 }
@@ -414,4 +471,24 @@ int VPTileLaunch(const VPTileLayout *layout, int single, const void *op, const V
   if (layout->pairable && layout->pl.lines[single ? 1 : 0] > 0) return VPPairLaunch(&layout->pl, single, op, bx, vertex, start, end, b, x, target, omega, atomic, maxblocks);
   if (single) return VPTileLaunchT<float, VPCudaPatchOp_f>(layout, (const VPCudaPatchOp_f *)op, bx, vertex, start, end, b, x, target, omega, atomic, maxblocks);
   return VPTileLaunchT<double, VPCudaPatchOp_d>(layout, (const VPCudaPatchOp_d *)op, bx, vertex, start, end, b, x, target, omega, atomic, maxblocks);
+}
+
+template <typename T, typename Op>
+static int VPTileLaunchTableT(const VPTileLayout *l, const Op *op, const int *patchcell, const int *node, int start, int end, const double *b, const double *x, double *target, double omega, int maxblocks)
+{
+  VPTileEntry<T, Op> e;
+  const int          stride = l->stride[sizeof(T) == 8 ? 0 : 1];
+  const int          err    = VPTileGet<T, Op>(l->dim, l->k, &e);
+  if (err) return err;
+  const int need = (end - start + e.patches - 1) / e.patches, blocks = need < maxblocks ? need : maxblocks;
+  e.table<<<blocks, e.block, (size_t)e.patches * stride * sizeof(T)>>>(op, patchcell, node, start, end, b, x, target, omega, stride, l->slot[0], l->slot[1], l->slot[2]);
+  VP_CHECK(cudaGetLastError());
+  return 0;
+}
+
+int VPTileLaunchTable(const VPTileLayout *layout, int single, const void *op, const int *patchcell, const int *node, int start, int end, const double *b, const double *x, double *target, double omega, int maxblocks)
+{
+  if (end <= start) return 0;
+  if (single) return VPTileLaunchTableT<float, VPCudaPatchOp_f>(layout, (const VPCudaPatchOp_f *)op, patchcell, node, start, end, b, x, target, omega, maxblocks);
+  return VPTileLaunchTableT<double, VPCudaPatchOp_d>(layout, (const VPCudaPatchOp_d *)op, patchcell, node, start, end, b, x, target, omega, maxblocks);
 }

@@ -23,3 +23,6 @@ void VPTileSetLines(VPTileLayout *layout, int lines);
 int VPTilePrepare(VPTileLayout *layout, size_t *bytes_d, size_t *bytes_f);
 // the patches [start, end) of the processing order, one step (see VPCudaSmootherColor / Additive)
 int VPTileLaunch(const VPTileLayout *layout, int single, const void *op, const VPCudaBox *bx, const int *vertex, int start, int end, const double *b, const double *x, double *target, double omega, bool atomic, int maxblocks);
+// the same kernel on a forest's patches [start, end) (their cells in patchcell, 2^dim each; their nodes' positions in the
+// local vectors in node, (k+1)^dim per cell; the interiors of one call's patches disjoint: plain updates)
+int VPTileLaunchTable(const VPTileLayout *layout, int single, const void *op, const int *patchcell, const int *node, int start, int end, const double *b, const double *x, double *target, double omega, int maxblocks);

@@ -8,6 +8,7 @@ PETSC_EXTERN PetscErrorCode PCCreate_HFEM(PC);
 PETSC_EXTERN PetscErrorCode PCCreate_DenseInverse(PC);
 PETSC_INTERN PetscErrorCode DMBrickOperatorListDestroy_Private(void);
 
+PetscLogEvent DMBRICK_ForestMesh, DMBRICK_ForestLayout, DMBRICK_ForestTransferSetUp;
 PetscLogEvent DMBRICK_Setup, DMBRICK_Assemble, DMBRICK_Interpolate, DMBRICK_Restrict, DMBRICK_LoadVector, DMBRICK_L2Error, DMBRICK_Exchange, DMBRICK_ExchangeSetUp;
 PetscLogEvent PC_VertexPatchSetUp, PC_VertexPatchSmooth, PC_VertexPatchSchedule, PC_VertexPatchGPUSetUp, PC_VertexPatchGhostSetUp;
 PetscLogEvent PC_HFEMSetUp, PC_HFEMApply, PC_HFEMTransform, PC_HFEMInvert, PC_HFEMApplyT, PC_HFEMApplyD, PC_HFEMApplyDense;
@@ -61,6 +62,9 @@ PetscErrorCode VPatchInitializePackage(void)
   PetscCall(PetscLogEventRegister("BrickL2Error", DM_CLASSID, &DMBRICK_L2Error));
   PetscCall(PetscLogEventRegister("BrickGPUExchange", DM_CLASSID, &DMBRICK_Exchange));
   PetscCall(PetscLogEventRegister("BrickGPUExchSetUp", DM_CLASSID, &DMBRICK_ExchangeSetUp));
+  PetscCall(PetscLogEventRegister("BrickForestMesh", DM_CLASSID, &DMBRICK_ForestMesh));
+  PetscCall(PetscLogEventRegister("BrickForestLayout", DM_CLASSID, &DMBRICK_ForestLayout));
+  PetscCall(PetscLogEventRegister("BrickForestTrSetUp", DM_CLASSID, &DMBRICK_ForestTransferSetUp));
   PetscCall(PetscLogEventRegister("VPatchSetUp", PC_CLASSID, &PC_VertexPatchSetUp));
   PetscCall(PetscLogEventRegister("VPatchSmooth", PC_CLASSID, &PC_VertexPatchSmooth));
   PetscCall(PetscLogEventRegister("VPatchSchedule", PC_CLASSID, &PC_VertexPatchSchedule));

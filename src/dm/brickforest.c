@@ -471,8 +471,11 @@ PetscErrorCode DMBrickSetUpForest_Private(DM dm)
   for (PetscInt r = 0; r < brick->nremoved; r++) f->tree[brick->removed[3 * r] + brick->cells0[0] * (brick->removed[3 * r + 1] + brick->cells0[1] * brick->removed[3 * r + 2])] = -1;
   for (PetscInt c = 0, t = 0; c < n0; c++)
     if (f->tree[c] >= 0) f->tree[c] = t++;
+  PetscCall(PetscLogEventBegin(DMBRICK_ForestMesh, dm, 0, 0, 0));
   if (dim == 2) PetscCall(DMBrickForestMesh2D_Private(dm, &mesh));
   else PetscCall(DMBrickForestMesh3D_Private(dm, &mesh));
+  PetscCall(PetscLogEventEnd(DMBRICK_ForestMesh, dm, 0, 0, 0));
+  PetscCall(PetscLogEventBegin(DMBRICK_ForestLayout, dm, 0, 0, 0));
   f->ncells       = mesh.ncells;
   f->nghost       = mesh.nghost;
   f->ncellsglobal = mesh.ncellsglobal;
@@ -529,6 +532,7 @@ PetscErrorCode DMBrickSetUpForest_Private(DM dm)
   }
   PetscCall(PetscFree2(mesh.ijk, mesh.gnode));
   PetscCall(BrickForestSetUpPatches(f));
+  PetscCall(PetscLogEventEnd(DMBRICK_ForestLayout, dm, 0, 0, 0));
   for (PetscInt d = 0; d < 3; d++) {
     brick->ostart[d] = brick->gstart[d] = 0;
     brick->owidth[d] = brick->gwidth[d] = 1;

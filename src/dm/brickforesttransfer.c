@@ -413,7 +413,9 @@ PetscErrorCode DMBrickForestCreateInterpolation_Private(DM dmc, DM dmf, MatType 
   PetscCheck(cb->nremoved == fb->nremoved, PetscObjectComm((PetscObject)dmf), PETSC_ERR_ARG_INCOMP, "Bricks of different forests (-dm_brick_remove differs)");
   for (PetscInt d = 0; d < 3; d++) PetscCheck(cb->periodic[d] == fb->periodic[d], PetscObjectComm((PetscObject)dmf), PETSC_ERR_ARG_INCOMP, "Bricks of different forests (-dm_brick_periodic differs along %c)", "xyz"[d]);
   PetscCall(PetscNew(&t));
+  PetscCall(PetscLogEventBegin(DMBRICK_ForestTransferSetUp, dmf, 0, 0, 0));
   PetscCall(BrickForestTransferSetUp(dmc, dmf, t));
+  PetscCall(PetscLogEventEnd(DMBRICK_ForestTransferSetUp, dmf, 0, 0, 0));
   PetscCall(PetscStrcmp(type, MATSHELL, &isshell));
   if (isshell) {
 #if defined(VP_HAVE_CUDA)

@@ -305,6 +305,7 @@ PETSC_INTERN void        BrickEvenOddApply1D(PetscInt, const PetscInt[], const B
 PETSC_INTERN void        BrickEvenOddLaneApply1D(PetscInt, const PetscInt[], const BrickEvenOdd *, const BrickLaneD[], BrickLaneD[]);
 PETSC_INTERN const char *BrickSIMDInstructionSet(void);
 
+PETSC_EXTERN PetscLogEvent  DMBRICK_ForestMesh, DMBRICK_ForestLayout, DMBRICK_ForestTransferSetUp; /* forest set-up: p4est's part, the brick's tables and patches, a transfer's gathers */
 PETSC_EXTERN PetscLogEvent  DMBRICK_Interpolate, DMBRICK_Restrict, DMBRICK_Assemble, DMBRICK_Setup, DMBRICK_LoadVector, DMBRICK_L2Error, DMBRICK_Exchange, DMBRICK_ExchangeSetUp;
 PETSC_INTERN PetscErrorCode DMBrickSFDevice_Private(DM, PetscSF, PetscBool, const PetscScalar *, PetscScalar *, PetscBool);
 PETSC_INTERN PetscErrorCode DMBrickSFDeviceBegin_Private(DM, PetscSF, PetscBool, const PetscScalar *, PetscScalar *, PetscBool);

@@ -111,7 +111,7 @@ static PetscErrorCode VPForestSetUpGPU(PC pc)
   PetscCall(BrickForestNodeTableInt(f, f->ncells + f->nghost, &node));
   PetscCall(PetscMalloc1(f->npatches * (1 << f->dim) + 1, &pcell));
   for (PetscInt i = 0; i < f->npatches * (1 << f->dim); i++) pcell[i] = (int)f->patchcell[i];
-  err = VPCudaForestSmootherCreate(&vp->op_d, &vp->op_f, (int)f->k, (int)f->npatches, pcell, (int)(f->ncells + f->nghost), node, (VPCudaForestSmoother *)&vp->forestgpu);
+  err = VPCudaForestSmootherCreate(&vp->op_d, &vp->op_f, (int)f->k, (int)f->npatches, pcell, (int)(f->ncells + f->nghost), node, vp->gpu_kernel != PC_VERTEXPATCH_GPU_KERNEL_GLOBAL, (VPCudaForestSmoother *)&vp->forestgpu);
   PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaForestSmootherCreate: %s", VPCudaErrorString(err));
   PetscCall(PetscFree(node));
   PetscCall(PetscFree(pcell));
