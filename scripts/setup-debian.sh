@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what petsc-vpatch needs on a fresh Debian machine (12 or newer): a C compiler, make, Debian's
 # PETSc (petsc-dev, 3.18 on Debian 12, with Open MPI, hypre and MUMPS), the MPI launcher, pkg-config,
-# valgrind (used by the tests) and petsc4py for the system Python (tutorials/ex1.py). Run as root, or as a
-# user who may sudo; without either it names the packages for an administrator and stops. Skips what is there.
+# valgrind (used by the tests), p4est and libsc (libp4est-dev: forest domains) and petsc4py for the system Python
+# (tutorials/ex1.py). Run as root, or as a user who may sudo; without either it names the packages for an
+# administrator and stops. Skips what is there.
 set -euo pipefail
 need=()
 for pkg in build-essential make pkg-config petsc-dev openmpi-bin libopenmpi-dev valgrind libp4est-dev python3-petsc4py python3-petsc4py-real; do

@@ -268,13 +268,16 @@ static PetscErrorCode DMGlobalToLocalBegin_BrickForest(DM dm, Vec g, InsertMode 
   PetscCheck(mode == INSERT_VALUES, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "DMGlobalToLocal() on a forest brick: INSERT_VALUES only");
   PetscCall(VecGetArrayReadAndMemType(g, &ga, &gmt));
   PetscCall(VecGetArrayAndMemType(l, &la, &lmt));
-  if (PetscMemTypeDevice(gmt) && PetscMemTypeDevice(lmt)) PetscCall(DMBrickDeviceCopy_Private(f->nowned, PETSC_FALSE, ga, la));
-  else {
+  if (PetscMemTypeDevice(gmt) && PetscMemTypeDevice(lmt)) {
+    /* device to device: the halo through CUDA IPC where the ranks share a host (-dm_brick_gpu_exchange), else PetscSF */
+    PetscCall(DMBrickDeviceCopy_Private(f->nowned, PETSC_FALSE, ga, la));
+    PetscCall(DMBrickSFDevice_Private(dm, f->halo, PETSC_FALSE, ga, la + f->nowned, PETSC_FALSE));
+  } else {
     PetscCheck(PetscMemTypeHost(gmt) && PetscMemTypeHost(lmt), PETSC_COMM_SELF, PETSC_ERR_SUP, "DMGlobalToLocal() on a forest brick: a host and a device vector; use vectors of the brick's -dm_vec_type");
     PetscCall(PetscArraycpy(la, ga, f->nowned));
+    PetscCall(PetscSFBcastBegin(f->halo, MPIU_SCALAR, ga, la + f->nowned, MPI_REPLACE));
+    PetscCall(PetscSFBcastEnd(f->halo, MPIU_SCALAR, ga, la + f->nowned, MPI_REPLACE));
   }
-  PetscCall(PetscSFBcastWithMemTypeBegin(f->halo, MPIU_SCALAR, gmt, ga, lmt, la + f->nowned, MPI_REPLACE));
-  PetscCall(PetscSFBcastEnd(f->halo, MPIU_SCALAR, ga, la + f->nowned, MPI_REPLACE));
   PetscCall(VecRestoreArrayAndMemType(l, &la));
   PetscCall(VecRestoreArrayReadAndMemType(g, &ga));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -305,8 +308,9 @@ static PetscErrorCode DMLocalToGlobalBegin_BrickForest(DM dm, Vec l, InsertMode 
   else if (mode == INSERT_VALUES) PetscCall(PetscArraycpy(ga, la, f->nowned));
   else
     for (PetscInt i = 0; i < f->nowned; i++) ga[i] += la[i];
-  if (mode == ADD_VALUES) {
-    PetscCall(PetscSFReduceWithMemTypeBegin(f->halo, MPIU_SCALAR, lmt, la + f->nowned, gmt, ga, MPI_SUM));
+  if (mode == ADD_VALUES && device) PetscCall(DMBrickSFDevice_Private(dm, f->halo, PETSC_TRUE, la + f->nowned, ga, PETSC_TRUE));
+  else if (mode == ADD_VALUES) {
+    PetscCall(PetscSFReduceBegin(f->halo, MPIU_SCALAR, la + f->nowned, ga, MPI_SUM));
     PetscCall(PetscSFReduceEnd(f->halo, MPIU_SCALAR, la + f->nowned, ga, MPI_SUM));
   }
   PetscCall(VecRestoreArrayAndMemType(g, &ga));
@@ -539,6 +543,7 @@ PetscErrorCode DMBrickSetUpForest_Private(DM dm)
   }
   brick->owidth[0] = f->nowned;
   brick->gwidth[0] = f->nlocal;
+  PetscCall(DMBrickSetUpExchange_Private(dm, f->halo, 1)); /* device vectors: the GPU-to-GPU exchange now, not in the first solve */
   dm->ops->createglobalvector      = DMCreateGlobalVector_BrickForest;
   dm->ops->createlocalvector       = DMCreateLocalVector_BrickForest;
   dm->ops->globaltolocalbegin      = DMGlobalToLocalBegin_BrickForest;

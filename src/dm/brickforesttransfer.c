@@ -42,8 +42,7 @@ static PetscErrorCode BrickForestTransferGPU(BrickForestTransfer *t, PetscBool p
   if (prolong) {
     PetscCall(VecCUDAGetArrayRead(in, &ia));
     PetscCall(VecCUDAGetArrayWrite(t->bufvec, &ba));
-    PetscCall(PetscSFBcastWithMemTypeBegin(t->gather, MPIU_SCALAR, PETSC_MEMTYPE_DEVICE, ia, PETSC_MEMTYPE_DEVICE, ba, MPI_REPLACE));
-    PetscCall(PetscSFBcastEnd(t->gather, MPIU_SCALAR, ia, ba, MPI_REPLACE));
+    PetscCall(DMBrickSFDevice_Private(t->dmf, t->gather, PETSC_FALSE, ia, ba, PETSC_FALSE));
     PetscCall(VecCUDARestoreArrayRead(in, &ia));
     PetscCall(VecCUDAGetArray(t->fl, &fa));
     PetscCall(PetscLogGpuTimeBegin());
@@ -67,8 +66,7 @@ static PetscErrorCode BrickForestTransferGPU(BrickForestTransfer *t, PetscBool p
     PetscCall(VecCUDARestoreArrayRead(t->fl, (const PetscScalar **)&fa));
     PetscCall(VecZeroEntries(out));
     PetscCall(VecCUDAGetArray(out, &oa));
-    PetscCall(PetscSFReduceWithMemTypeBegin(t->gather, MPIU_SCALAR, PETSC_MEMTYPE_DEVICE, ba, PETSC_MEMTYPE_DEVICE, oa, MPI_SUM));
-    PetscCall(PetscSFReduceEnd(t->gather, MPIU_SCALAR, ba, oa, MPI_SUM));
+    PetscCall(DMBrickSFDevice_Private(t->dmf, t->gather, PETSC_TRUE, ba, oa, PETSC_TRUE));
     PetscCall(VecCUDARestoreArray(out, &oa));
     PetscCall(VecCUDARestoreArray(t->bufvec, &ba));
   }
@@ -100,6 +98,7 @@ static PetscErrorCode BrickForestTransferSetUpGPU(BrickForestTransfer *t)
   PetscCall(PetscFree3(parentof, child, pnode));
   PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, t->nbuf, &t->bufvec));
   PetscCall(VecZeroEntries(t->bufvec));
+  PetscCall(DMBrickSetUpExchange_Private(t->dmf, t->gather, 1));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #endif
