@@ -146,6 +146,10 @@ expect_error forest_partition_grid "-dm_brick_partition grid splits full boxes o
 expect_error forest_c0ip "-dm_brick_operator c0ip on a forest" ./tutorials/ex2 -dm_brick_cells 2,2 -dm_brick_remove 1,1
 expect_error forest_sipg "-dm_brick_operator sipg on a forest" $EX3 -dm_brick_cells 2,2 -dm_brick_remove 1,1
 expect_error forest_below_trees "Cannot coarsen the forest brick below its trees" $EX5 -pc_mg_levels 6
+./tests/plain_mg -dll_append lib/libpetscvpatch.so -dm_brick_cells 2,2 -dm_brick_remove 1,1 -dm_brick_degree 3 -dm_brick_refine 3 -pc_type mg >"$OUT/forest_pcmg_defaults.log" 2>&1
+converged_ok "$OUT/forest_pcmg_defaults.log" 1e-2
+result forest_pcmg_defaults $? "a PETSc-only program, -pc_type mg alone on the L-shape: $(its_of "$OUT/forest_pcmg_defaults.log") iterations"
+expect_error forest_hfem "PCHFEM on a forest brick" $EX4 -dm_brick_remove 1,1 -dm_brick_cells 2,2 -nrhs 2
 expect_error forest_separable "not implemented on forests" ./tests/test_separable -dim 2 -kmin 2 -kmax 2 -dm_brick_partition p4est
 if command -v valgrind >/dev/null; then
   VGF="valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=97 --suppressions=tests/valgrind.supp"

@@ -215,6 +215,12 @@ static PetscErrorCode TestOperator(DM dm)
       PetscCall(PetscSNPrintf(name, sizeof(name), "smoothing step: fdm = dense local solver"));
       PetscCall(CheckLessThan(name, rel, 1e-12));
     }
+    /* SIMD groups of patches (the default) and one patch at a time give the same step */
+    PetscCall(PetscOptionsSetValue(NULL, "-step_pc_vertexpatch_simd", "0"));
+    PetscCall(SmoothingStep(dm, S, "multiplicative", "fdm", "local", "double", z, xd));
+    PetscCall(PetscOptionsClearValue(NULL, "-step_pc_vertexpatch_simd"));
+    PetscCall(RelativeDifference(x, xd, &rel));
+    PetscCall(CheckLessThan("smoothing step: SIMD groups = one patch at a time", rel, 1e-12));
     /* local and global residuals give the same step */
     PetscCall(SmoothingStep(dm, S, "multiplicative", "fdm", "global", "double", z, xd));
     PetscCall(RelativeDifference(x, xd, &rel));

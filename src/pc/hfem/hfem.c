@@ -146,6 +146,7 @@ static PetscErrorCode PCSetUp_HFEM(PC pc)
   PetscCheck(islaplace, comm, PETSC_ERR_SUP, "PCHFEM: -dm_brick_operator %s; allowed: laplace", brick->opname);
   PetscCheck(brick->dim == 2, comm, PETSC_ERR_SUP, "PCHFEM: -dm_brick_dim %" PetscInt_FMT ": the hierarchical-basis method is for 2D; allowed: -dm_brick_dim 2", brick->dim);
   PetscCheck(brick->degree == 1, comm, PETSC_ERR_SUP, "PCHFEM: -dm_brick_degree %" PetscInt_FMT ": the method is for Q1; allowed: -dm_brick_degree 1", brick->degree);
+  PetscCheck(!brick->forest, comm, PETSC_ERR_SUP, "PCHFEM on a forest brick (-dm_brick_remove, -dm_brick_periodic, -dm_brick_partition p4est) is not implemented: its macro cells and skeleton are those of a full box; allowed: a full box with -dm_brick_partition grid (the default)");
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCheck(size == 1, comm, PETSC_ERR_SUP, "PCHFEM runs on one MPI rank in this version (got %d); run the solve on one rank", size);
   PetscCall(DMBrickOnDevice_Private(dm, &hf->device));

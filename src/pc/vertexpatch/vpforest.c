@@ -73,12 +73,85 @@ static PetscErrorCode VPForestProcessPatch(const PC_VertexPatch *vp, const Brick
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the patches [p0, p0 + nl) in one SIMD group (vp->nlanes lanes; the rest empty): the box's lane kernels, each lane's
+   closure gathered through the forest's tables. Every forest patch is of the interior class, so any patches group. */
+static PetscErrorCode VPForestLanes(const PC_VertexPatch *vp, const BrickForest *f, PetscInt p0, PetscInt nl, const PetscScalar *xa, const PetscScalar *ba, PetscBool local, PetscScalar *target)
+{
+  const PetscInt W = vp->nlanes, ne = 2 * f->k + 1, ni = 2 * f->k - 1, dim = f->dim, nc = dim == 3 ? ne * ne * ne : ne * ne, n = dim == 3 ? ni * ni * ni : ni * ni;
+  const int      cls[3] = {1, 1, 1};
+  PetscInt       idx[VP_MAX_NE * VP_MAX_NE * VP_MAX_NE], interior[VP_LANES_F][VP_MAX_NI * VP_MAX_NI * VP_MAX_NI];
+  char          *work = vp->lanework;
+
+  PetscFunctionBegin;
+  for (PetscInt l = 0; l < nl; l++) {
+    PetscInt c = 0;
+    VPForestClosure(f, p0 + l, idx);
+    for (PetscInt z = (dim == 3 ? 1 : 0); z < (dim == 3 ? ne - 1 : 1); z++)
+      for (PetscInt y = 1; y < ne - 1; y++)
+        for (PetscInt x = 1; x < ne - 1; x++) interior[l][c++] = idx[x + ne * (y + ne * z)];
+    if (vp->precision == PC_VERTEXPATCH_DOUBLE) {
+      double *xs = (double *)work, *bs = xs + (size_t)nc * W;
+      if (local)
+        for (PetscInt i = 0; i < nc; i++) xs[i * W + l] = idx[i] < 0 ? 0.0 : xa[idx[i]];
+      for (PetscInt i = 0; i < n; i++) bs[i * W + l] = ba[interior[l][i]];
+    } else {
+      float *xs = (float *)work, *bs = xs + (size_t)nc * W;
+      if (local)
+        for (PetscInt i = 0; i < nc; i++) xs[i * W + l] = idx[i] < 0 ? 0.0f : (float)xa[idx[i]];
+      for (PetscInt i = 0; i < n; i++) bs[i * W + l] = (float)ba[interior[l][i]];
+    }
+  }
+  if (vp->precision == PC_VERTEXPATCH_DOUBLE) {
+    VPLaneD *xbar = (VPLaneD *)work, *bint = xbar + nc, *r = bint + n, *delta = r + n, *kw = delta + n;
+    double  *xs = (double *)xbar, *bs = (double *)bint, *ds = (double *)delta;
+    for (PetscInt l = nl; l < W; l++) { /* empty lanes: zeros, so that they compute nothing that overflows */
+      for (PetscInt i = 0; i < n; i++) bs[i * W + l] = 0;
+      for (PetscInt i = 0; i < nc; i++) xs[i * W + l] = 0;
+    }
+    if (local) VPPatchResidualLanes_d(&vp->op_d, vp->eo_d, cls, xbar, bint, r, kw);
+    else
+      for (PetscInt i = 0; i < n; i++) r[i] = bint[i];
+    if (vp->solver == PC_VERTEXPATCH_FDM) VPPatchSolveFDMLanes_d(&vp->op_d, vp->eo_d, cls, r, delta, kw);
+    else {
+      const PetscInt key = vp->clsmap[0][1] + 3 * vp->clsmap[1][1] + 9 * vp->clsmap[2][1];
+      const double  *rs  = (const double *)r;
+      for (PetscInt l = 0; l < nl; l++) {
+        PetscScalar one[VP_MAX_NI * VP_MAX_NI * VP_MAX_NI];
+        int         info;
+        for (PetscInt i = 0; i < n; i++) one[i] = rs[i * W + l];
+        info = VPPatchSolveDense(n, vp->dense[key], one);
+        PetscCheck(!info, PETSC_COMM_SELF, PETSC_ERR_LIB, "PCVERTEXPATCH: the dense patch solve failed (LAPACK info %d)", info);
+        for (PetscInt i = 0; i < n; i++) ds[i * W + l] = one[i];
+      }
+    }
+    for (PetscInt l = 0; l < nl; l++)
+      for (PetscInt i = 0; i < n; i++) target[interior[l][i]] += vp->omega * ds[i * W + l];
+  } else {
+    VPLaneF *xbar = (VPLaneF *)work, *bint = xbar + nc, *r = bint + n, *delta = r + n, *kw = delta + n;
+    float   *xs = (float *)xbar, *bs = (float *)bint, *ds = (float *)delta;
+    for (PetscInt l = nl; l < W; l++) {
+      for (PetscInt i = 0; i < n; i++) bs[i * W + l] = 0;
+      for (PetscInt i = 0; i < nc; i++) xs[i * W + l] = 0;
+    }
+    if (local) VPPatchResidualLanes_f(&vp->op_f, vp->eo_f, cls, xbar, bint, r, kw);
+    else
+      for (PetscInt i = 0; i < n; i++) r[i] = bint[i];
+    VPPatchSolveFDMLanes_f(&vp->op_f, vp->eo_f, cls, r, delta, kw);
+    for (PetscInt l = 0; l < nl; l++)
+      for (PetscInt i = 0; i < n; i++) target[interior[l][i]] += vp->omega * (PetscScalar)ds[i * W + l];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode VPForestColor(PC_VertexPatch *vp, const BrickForest *f, PetscInt color, const PetscScalar *xa, const PetscScalar *ba, PetscBool local, PetscScalar *target)
 {
   PetscInt idx[VP_MAX_NE * VP_MAX_NE * VP_MAX_NE];
 
   PetscFunctionBegin;
-  for (PetscInt p = f->colorptr[color]; p < f->colorptr[color + 1]; p++) PetscCall(VPForestProcessPatch(vp, f, p, xa, ba, local, target, vp->work, idx));
+  if (vp->nlanes > 1)
+    for (PetscInt p = f->colorptr[color]; p < f->colorptr[color + 1]; p += vp->nlanes) PetscCall(VPForestLanes(vp, f, p, PetscMin(vp->nlanes, f->colorptr[color + 1] - p), xa, ba, local, target));
+  else
+    for (PetscInt p = f->colorptr[color]; p < f->colorptr[color + 1]; p++) PetscCall(VPForestProcessPatch(vp, f, p, xa, ba, local, target, vp->work, idx));
   PetscCall(PetscLogFlops(vp->flops_per_patch * (f->colorptr[color + 1] - f->colorptr[color])));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -184,7 +257,14 @@ PetscErrorCode PCVertexPatchSetUpForest(PC pc)
   vp->nthreads = 1;
   PetscCall(PetscFree(vp->work));
   PetscCall(PetscMalloc1(PCVertexPatchWorkSize(vp), &vp->work));
-  PetscCall(PCVertexPatchGetWorkVectors(pc));
+  PetscCall(PCVertexPatchSetUpLanes(vp, PETSC_TRUE)); /* the host steps in SIMD groups of patches (-pc_vertexpatch_simd) */
+  {
+    /* the work vectors now, in the set-up, where a step uses them: one rank's multiplicative sweep with local residuals
+       works in place and needs none (four vectors of the level: 12.6 GB at 394M DoFs) */
+    PetscMPIInt size;
+    PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)vp->dm), &size));
+    if (size > 1 || vp->type == PC_VERTEXPATCH_ADDITIVE || vp->residual == PC_VERTEXPATCH_RESIDUAL_GLOBAL) PetscCall(PCVertexPatchGetWorkVectors(pc));
+  }
   PetscCall(PCVertexPatchDestroyForest(pc));
 #if defined(VP_HAVE_CUDA)
   {
@@ -216,6 +296,7 @@ PetscErrorCode PCVertexPatchSmoothForest(PC pc, Vec b, Vec x, PetscBool guesszer
 #endif
   if (guesszero) PetscCall(VecZeroEntries(x));
   if (onerank) { /* in place: no local copies, no exchanges */
+    if (!local) PetscCall(PCVertexPatchGetWorkVectors(pc));
     for (PetscInt ic = 0; ic < f->ncolors; ic++) {
       const PetscInt c = vp->reverse ? f->ncolors - 1 - ic : ic;
       if (!local) {
@@ -227,6 +308,7 @@ PetscErrorCode PCVertexPatchSmoothForest(PC pc, Vec b, Vec x, PetscBool guesszer
     PetscCall(PetscLogEventEnd(PC_VertexPatchSmooth, pc, b, x, 0));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  PetscCall(PCVertexPatchGetWorkVectors(pc));
   if (local) PetscCall(DMGlobalToLocal(vp->dm, b, INSERT_VALUES, vp->bl));
   for (PetscInt ic = 0; ic < f->ncolors; ic++) {
     const PetscInt c = vp->reverse ? f->ncolors - 1 - ic : ic;
@@ -254,6 +336,7 @@ PetscErrorCode PCVertexPatchAdditiveForest(PC pc, Vec b, Vec x, Vec y)
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(PC_VertexPatchSmooth, pc, b, y, 0));
+  PetscCall(PCVertexPatchGetWorkVectors(pc));
   PetscCall(DMBrickVecsOnDevice_Private(b, y, &device));
 #if defined(VP_HAVE_CUDA)
   if (device) PetscCall(VPForestSetUpGPU(pc));
