@@ -363,8 +363,14 @@ static PetscErrorCode PCView_VertexPatch(PC pc, PetscViewer viewer)
     const PetscInt ni = vp->op_d.ni, np = vp->op_d.ne, dim = vp->op_d.dim;
     PetscInt       total;
     PetscCallMPI(MPI_Allreduce(&vp->npatches, &total, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)pc)));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  on a p4est forest: %" PetscInt_FMT " patches (interior vertices) in %" PetscInt_FMT " color(s), %" PetscInt_FMT " interior / %" PetscInt_FMT " closure DoFs per patch, read through the forest's cell-node table; precision %s%s; host, %d MPI rank(s)\n", total,
-                                     vp->ncolors, dim == 3 ? ni * ni * ni : ni * ni, dim == 3 ? np * np * np : np * np, PCVertexPatchPrecisions[vp->precision], vp->reverse ? ", reverse color order" : "", ((DM_Brick *)vp->dm->data)->nactive));
+    PetscBool device;
+    char      where[128];
+    PetscCall(DMBrickOnDevice_Private(vp->dm, &device));
+    if (device) PetscCall(PetscSNPrintf(where, sizeof(where), "GPU (%s kernel, table addressing)", vp->gpu_kernel == PC_VERTEXPATCH_GPU_KERNEL_GLOBAL ? "generic" : "shared-memory"));
+    else if (vp->nlanes > 1) PetscCall(PetscSNPrintf(where, sizeof(where), "host, SIMD groups of %" PetscInt_FMT " patches", vp->nlanes));
+    else PetscCall(PetscSNPrintf(where, sizeof(where), "host, one patch at a time"));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  on a p4est forest: %" PetscInt_FMT " patches (interior vertices) in %" PetscInt_FMT " color(s), %" PetscInt_FMT " interior / %" PetscInt_FMT " closure DoFs per patch, read through the forest's cell-node table; precision %s%s; %s, %d MPI rank(s)\n", total,
+                                     vp->ncolors, dim == 3 ? ni * ni * ni : ni * ni, dim == 3 ? np * np * np : np * np, PCVertexPatchPrecisions[vp->precision], vp->reverse ? ", reverse color order" : "", where, ((DM_Brick *)vp->dm->data)->nactive));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "  schedule %s, ordering %s", PCVertexPatchSchedules[vp->schedule], PCVertexPatchOrderings[vp->ordering]));
