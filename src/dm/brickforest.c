@@ -589,8 +589,14 @@ PetscErrorCode DMBrickViewForest_Private(DM dm, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "domain: p4est forest of %" PetscInt_FMT " trees (the %" PetscInt_FMT " coarse cells but %" PetscInt_FMT " removed), periodic %s%s%s%s, %" PetscInt64_FMT " cells on this level, %" PetscInt64_FMT " DoFs\n", ntrees,
                                    brick->cells0[0] * brick->cells0[1] * (brick->dim == 3 ? brick->cells0[2] : 1), brick->nremoved, brick->periodic[0] ? "x" : "", brick->periodic[1] ? "y" : "", brick->periodic[2] ? "z" : "",
                                    (brick->periodic[0] || brick->periodic[1] || brick->periodic[2]) ? "" : "none", f->ncellsglobal, dofs));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "partition: p4est's space-filling curve (-dm_brick_partition p4est, %s) over %d ranks: %" PetscInt_FMT "..%" PetscInt_FMT " cells and %" PetscInt_FMT "..%" PetscInt_FMT " vertex patches a rank, %" PetscInt_FMT " colors\n",
-                                   brick->partition_set ? "asked for" : "the partition of a domain with removed cells or periodic directions", size, mm[0], mm[1], npmin, npmax, f->ncolors));
+  {
+    /* the ghost layer a rank keeps (nodes of its cells and ghost cells that other ranks own): what the halo moves */
+    const PetscInt in[2] = {f->nlocal - f->nowned, f->nlocal - f->nowned};
+    PetscInt       gm[2];
+    PetscCall(PetscGlobalMinMaxInt(PetscObjectComm((PetscObject)dm), in, gm));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "partition: p4est's space-filling curve (-dm_brick_partition p4est, %s) over %d ranks: %" PetscInt_FMT "..%" PetscInt_FMT " cells, %" PetscInt_FMT "..%" PetscInt_FMT " ghost nodes and %" PetscInt_FMT "..%" PetscInt_FMT " vertex patches a rank, %" PetscInt_FMT " colors\n",
+                                     brick->partition_set ? "asked for" : "the partition of a domain with removed cells or periodic directions", size, mm[0], mm[1], gm[0], gm[1], npmin, npmax, f->ncolors));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
