@@ -107,12 +107,10 @@ static PetscErrorCode TestOperator(DM dm)
   if (vtype && !device) PetscCall(PetscStrbeginswith(vtype, "mpicuda", &device));
   PetscCall(DMBrickGetInfo(dm, &dim, NULL, NULL, &level));
   for (PetscInt d = 0; d < dim; d++) {
-    char      opt[64];
     PetscBool per[3] = {PETSC_FALSE, PETSC_FALSE, PETSC_FALSE};
     PetscInt  n      = 3;
     PetscCall(PetscOptionsGetBoolArray(NULL, NULL, "-dm_brick_periodic", per, &n, NULL));
     allperiodic = (PetscBool)(allperiodic && n == dim && per[d]);
-    (void)opt;
   }
   PetscCall(DMBrickCreateOperator(dm, MATSHELL, &S));
   PetscCall(DMBrickCreateOperator(dm, MATAIJ, &A));

@@ -554,16 +554,15 @@ PetscErrorCode DMBrickSetUpForest_Private(DM dm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* forests support the CG laplace operator so far: anything else is an error naming the option */
+/* forests support the CG laplace operator so far (host and device vectors): anything else is an error naming the option */
 PetscErrorCode DMBrickForestRequireCG_Private(DM dm, const char what[])
 {
   DM_Brick *brick = (DM_Brick *)dm->data;
-  PetscBool laplace, device = PETSC_FALSE;
+  PetscBool laplace;
 
   PetscFunctionBegin;
   PetscCall(PetscStrcmp(brick->opname, "laplace", &laplace));
   PetscCheck(laplace, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "%s %s on a forest (-dm_brick_remove, -dm_brick_periodic, -dm_brick_partition p4est) is not implemented yet; allowed on forests: -dm_brick_operator laplace", what, brick->opname);
-  (void)device; /* device vectors: the laplace product, its diagonal, the transfers and the vertex-patch steps have GPU paths */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

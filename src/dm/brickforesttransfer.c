@@ -120,7 +120,7 @@ static void BrickForestEmbed(const BrickForestTransfer *t, PetscBool transpose, 
     for (PetscInt i = 0; i < n; i++)
       for (PetscInt j = 0; j < n; j++) B[d][i * n + j] = transpose ? t->E[b][j][i] : t->E[b][i][j];
   }
-  BrickTensorApply1D(0, ext, n, B[0], u, t->dim == 2 ? work : work);
+  BrickTensorApply1D(0, ext, n, B[0], u, work);
   BrickTensorApply1D(1, ext, n, B[1], work, t->dim == 2 ? v : work + t->nv);
   if (t->dim == 3) BrickTensorApply1D(2, ext, n, B[2], work + t->nv, v);
 }
@@ -172,10 +172,8 @@ static PetscErrorCode MatMultTranspose_BrickForestTransfer(Mat P, Vec xf, Vec yc
   const BrickForest   *ff;
   const PetscScalar   *fa;
   PetscScalar         *ya, u[729], v[729], work[2 * 729];
-  const PetscInt       n = 0;
 
   PetscFunctionBegin;
-  (void)n;
   PetscCall(MatShellGetContext(P, &t));
   ff = ((DM_Brick *)t->dmf->data)->forest;
 #if defined(VP_HAVE_CUDA)
