@@ -275,7 +275,8 @@ int VPCudaForestSmootherCreate(const VPCudaPatchOp_d *op_d, const VPCudaPatchOp_
 int VPCudaForestSmootherStep(VPCudaForestSmoother sm, int single, int start, int end, const double *b, const double *x, double *target, double omega);
 int VPCudaForestSmootherDestroy(VPCudaForestSmoother *sm);
 typedef struct VPCudaForestTransfer_s *VPCudaForestTransfer;
-int VPCudaForestTransferCreate(int dim, int k, int ncells, const int *node, const int *parentof, const int *child, int nparents, const int *pnode, const double *E, VPCudaForestTransfer *t);
+/* dg: every fine value belongs to one cell (no 1/2^m weights of shared nodes in the restriction) */
+int VPCudaForestTransferCreate(int dim, int k, int dg, int ncells, const int *node, const int *parentof, const int *child, int nparents, const int *pnode, const double *E, VPCudaForestTransfer *t);
 int VPCudaForestTransferApply(VPCudaForestTransfer t, int prolong, const double *in, double *out);
 int VPCudaForestTransferDestroy(VPCudaForestTransfer *t);
 int VPCudaCellLaplaceDestroy(VPCudaCellLaplace *op);
@@ -299,6 +300,9 @@ int VPCudaTransferDestroy(VPCudaTransfer *t);
    boundary class (none, lower, upper, both), the block with its upper neighbour, with its lower neighbour. */
 typedef struct VPCudaDG_s *VPCudaDG;
 int                        VPCudaDGCreate(int dim, int k, const int grid[3], const int c0[3], const int cells[3], const VPCudaBox *xbox, const double *line, VPCudaDG *op);
+/* a forest level's (src/dm/brickforest.c): ncells cells, face[2 dim c + 2 d + s] the local-array cell across cell c's
+   lower (s = 0) or upper (s = 1) face along d, -1 on the boundary; x holds the cells and ghost cells, y the cells */
+int VPCudaDGCreateForest(int dim, int k, int ncells, const int *face, const double *line, VPCudaDG *op);
 int                        VPCudaDGApply(VPCudaDG op, int single, const double *x, double *y);
 int                        VPCudaDGDestroy(VPCudaDG *op);
 /* The DG vertex-patch steps: per direction and class (lower boundary + 2 upper boundary) a slot of VPC_DG_SLOT doubles:
@@ -310,6 +314,13 @@ int                        VPCudaDGDestroy(VPCudaDG *op);
 #define VPC_DG_SLOT (4 * 18 * 18 + 18)
 typedef struct VPCudaDGSmoother_s *VPCudaDGSmoother;
 int VPCudaDGSmootherCreate(int dim, int k, const int grid[3], const int m[3][4], const double *data, int nbox, const VPCudaPatchBox *patches, const int gstart[3], const int gstride[3], int dof, const int *rel, VPCudaDGSmoother *sm);
+/* a forest level's patches: key[p] the class triple (cls[0] + 4 cls[1] + 16 cls[2]) or 64 + a mixed index;
+   cellofs[2^dim p + b] the local-array offset of patch p's cell b, patch value q at cellofs[.. + qcell[q]] + qlocal[q];
+   the mixed patches (mixedpatch[i] ascending, their patch numbers) by their dense data, concatenated: local dimension
+   mixedN[i], its cells' column starts (9 per patch), the local basis E (npd x N, row-major, block diagonal by cells), the
+   Cholesky factor U of E^T A E (LAPACK potrf "U", column-major N x N) and (localres) the residual's form (npd x npd,
+   symmetric; NULL without) */
+int VPCudaDGSmootherCreateForest(int dim, int k, const int m[3][4], const double *data, int npatches, const int *key, const int *cellofs, const int *qcell, const int *qlocal, int nmixed, const int *mixedpatch, const int *mixedN, const int *mixedstart, const double *E, const double *U, const double *Ares, VPCudaDGSmoother *sm);
 /* patches [start, end): target[patch] += omega E A_j^-1 E^T r_j, r_j from ul and bl (localres; ul NULL: zero) or rl;
    atomic: overlapping patches (additive) */
 int VPCudaDGSmootherPatches(VPCudaDGSmoother sm, int start, int end, int localres, int atomic, int single, double omega, const double *ul, const double *bl, const double *rl, double *target);

@@ -55,53 +55,74 @@ struct VPCudaDG_s {
   int       dim, n, nd, ncells;
   int       c0[3], cells[3], grid[3];
   VPCudaBox xbox;
+  int      *face;   // a forest level's face table (device), NULL on a box
   double   *line_d; // [3][7][n n]: mass, diag[0..3], upper, lower = upper^T
   float    *line_f;
 };
 
-struct VPDGArgs {
-  int dim, n, nd, c0[3], cells[3], grid[3], xlo[3], xm[3];
+// Where a thread block reads its cell and the cell's face neighbours: offset(blk, o) is the position in x of neighbour o
+// of block blk's cell (o = 0: the cell, 1 + 2d: its lower neighbour along d, 2 + 2d: its upper one), -1 where there is
+// none (the boundary). The box: the owned cells [c0, c0 + cells) of a grid, x holding the cells of a box (xlo, xm).
+struct VPDGBoxCells {
+  int c0[3], cells[3], grid[3], xlo[3], xm[3], nd;
+  __device__ long long offset(int blk, int o) const
+  {
+    int c[3], r = blk;
+    for (int d = 0; d < 3; d++) {
+      c[d] = c0[d] + r % cells[d];
+      r /= cells[d];
+    }
+    if (o) c[(o - 1) / 2] += (o % 2) ? -1 : 1;
+    if (c[0] < 0 || c[1] < 0 || c[2] < 0 || c[0] >= grid[0] || c[1] >= grid[1] || c[2] >= grid[2]) return -1;
+    return ((long long)(c[0] - xlo[0]) + (long long)xm[0] * ((c[1] - xlo[1]) + (long long)xm[1] * (c[2] - xlo[2]))) * nd;
+  }
 };
 
-template <typename T, int N>
-__global__ void VPDGApplyKernel(VPDGArgs a, const T *__restrict__ line, const double *__restrict__ x, double *__restrict__ y)
+// a forest level: block blk is the rank's cell blk, its neighbours from the face table (cells, then ghost cells, in x)
+struct VPDGTableCells {
+  const int *face;
+  int        dim, nd;
+  __device__ long long offset(int blk, int o) const
+  {
+    const int c = o ? face[2 * dim * blk + o - 1] : blk;
+    return c < 0 ? -1 : (long long)c * nd;
+  }
+};
+
+template <typename T, int N, typename Cells>
+__global__ void VPDGApplyKernel(Cells cells, int dim, const T *__restrict__ line, const double *__restrict__ x, double *__restrict__ y)
 {
   extern __shared__ unsigned char vpdg_smem[];
-  constexpr int nn = N * N;
-  const int     nd = a.dim == 3 ? nn * N : nn;
-  T            *L = (T *)vpdg_smem, *u = L + 3 * 7 * nn, *t = u + 7 * nd, *s = t + nd, *acc = s + nd;
-  int           c[3], r = blockIdx.x;
-  for (int d = 0; d < 3; d++) {
-    c[d] = a.c0[d] + r % a.cells[d];
-    r /= a.cells[d];
-  }
-  for (int i = threadIdx.x; i < a.dim * 7 * nn; i += blockDim.x) L[i] = line[i];
+  __shared__ long long off[7];
+  constexpr int        nn = N * N;
+  const int            nd = dim == 3 ? nn * N : nn;
+  T                   *L = (T *)vpdg_smem, *u = L + 3 * 7 * nn, *t = u + 7 * nd, *s = t + nd, *acc = s + nd;
+  if (threadIdx.x < 2 * dim + 1) off[threadIdx.x] = cells.offset(blockIdx.x, threadIdx.x);
+  for (int i = threadIdx.x; i < dim * 7 * nn; i += blockDim.x) L[i] = line[i];
+  __syncthreads();
   // the cell and its face neighbours that exist
-  for (int o = 0; o < 2 * a.dim + 1; o++) {
-    int cn[3] = {c[0], c[1], c[2]};
-    if (o) cn[(o - 1) / 2] += (o % 2) ? -1 : 1;
-    if (cn[0] < 0 || cn[1] < 0 || cn[2] < 0 || cn[0] >= a.grid[0] || cn[1] >= a.grid[1] || cn[2] >= a.grid[2]) continue;
-    const size_t off = ((size_t)(cn[0] - a.xlo[0]) + (size_t)a.xm[0] * ((cn[1] - a.xlo[1]) + (size_t)a.xm[1] * (cn[2] - a.xlo[2]))) * nd;
-    for (int i = threadIdx.x; i < nd; i += blockDim.x) u[o * nd + i] = (T)x[off + i];
+  for (int o = 0; o < 2 * dim + 1; o++) {
+    if (off[o] < 0) continue;
+    for (int i = threadIdx.x; i < nd; i += blockDim.x) u[o * nd + i] = (T)x[off[o] + i];
   }
   for (int i = threadIdx.x; i < nd; i += blockDim.x) acc[i] = 0;
   __syncthreads();
-  for (int d = 0; d < a.dim; d++) {
-    const int cls = (c[d] == 0) + 2 * (c[d] == a.grid[d] - 1);
-    VPDGApplyN<T, N>(d, a.dim, L + (d * 7 + 1 + cls) * nn, u, t, false);
+  for (int d = 0; d < dim; d++) {
+    const int cls = (off[1 + 2 * d] < 0) + 2 * (off[2 + 2 * d] < 0); // the diagonal block's variant: its boundary faces
+    VPDGApplyN<T, N>(d, dim, L + (d * 7 + 1 + cls) * nn, u, t, false);
     __syncthreads();
-    if (c[d] > 0) {
-      VPDGApplyN<T, N>(d, a.dim, L + (d * 7 + 6) * nn, u + (1 + 2 * d) * nd, t, true);
+    if (off[1 + 2 * d] >= 0) {
+      VPDGApplyN<T, N>(d, dim, L + (d * 7 + 6) * nn, u + (1 + 2 * d) * nd, t, true);
       __syncthreads();
     }
-    if (c[d] < a.grid[d] - 1) {
-      VPDGApplyN<T, N>(d, a.dim, L + (d * 7 + 5) * nn, u + (2 + 2 * d) * nd, t, true);
+    if (off[2 + 2 * d] >= 0) {
+      VPDGApplyN<T, N>(d, dim, L + (d * 7 + 5) * nn, u + (2 + 2 * d) * nd, t, true);
       __syncthreads();
     }
     T *cur = t, *nxt = s;
-    for (int e = 0; e < a.dim; e++) {
+    for (int e = 0; e < dim; e++) {
       if (e == d) continue;
-      VPDGApplyN<T, N>(e, a.dim, L + (e * 7) * nn, cur, nxt, false);
+      VPDGApplyN<T, N>(e, dim, L + (e * 7) * nn, cur, nxt, false);
       __syncthreads();
       T *tmp = cur;
       cur    = nxt;
@@ -134,11 +155,12 @@ static int VPDGThreads(int nd)
   default: return (int)cudaErrorInvalidValue; \
   }
 
+static int VPDGSetUpLines(VPCudaDG, int, const double *);
+
 extern "C" int VPCudaDGCreate(int dim, int k, const int grid[3], const int c0[3], const int cells[3], const VPCudaBox *xbox, const double *line, VPCudaDG *op)
 {
   VPCudaDG  g  = new VPCudaDG_s();
-  const int nn = (k + 1) * (k + 1), nl = 3 * 7 * nn;
-  float     lf[3 * 7 * VPDG_NN];
+  const int nn = (k + 1) * (k + 1);
 
   g->dim    = dim;
   g->n      = k + 1;
@@ -151,12 +173,23 @@ extern "C" int VPCudaDGCreate(int dim, int k, const int grid[3], const int c0[3]
     g->ncells *= cells[d];
   }
   g->xbox = *xbox;
+  *op     = g;
+  return VPDGSetUpLines(g, k, line);
+}
+
+// the kernels' shared memory and the 1D matrices on the device (both creations)
+static int VPDGSetUpLines(VPCudaDG g, int k, const double *line)
+{
+  const int nn = (k + 1) * (k + 1), nl = 3 * 7 * nn;
+  float     lf[3 * 7 * VPDG_NN];
+
   for (int i = 0; i < nl; i++) lf[i] = (float)line[i];
-  *op = g;
 #define VPDG_ATTR(N) \
   do { \
-    VP_CHECK(cudaFuncSetAttribute(VPDGApplyKernel<double, N>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)((10 * g->nd + 21 * nn) * sizeof(double)))); \
-    VP_CHECK(cudaFuncSetAttribute(VPDGApplyKernel<float, N>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)((10 * g->nd + 21 * nn) * sizeof(float)))); \
+    VP_CHECK(cudaFuncSetAttribute(VPDGApplyKernel<double, N, VPDGBoxCells>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)((10 * g->nd + 21 * nn) * sizeof(double)))); \
+    VP_CHECK(cudaFuncSetAttribute(VPDGApplyKernel<float, N, VPDGBoxCells>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)((10 * g->nd + 21 * nn) * sizeof(float)))); \
+    VP_CHECK(cudaFuncSetAttribute(VPDGApplyKernel<double, N, VPDGTableCells>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)((10 * g->nd + 21 * nn) * sizeof(double)))); \
+    VP_CHECK(cudaFuncSetAttribute(VPDGApplyKernel<float, N, VPDGTableCells>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)((10 * g->nd + 21 * nn) * sizeof(float)))); \
   } while (0)
   VPDG_DISPATCH(k, VPDG_ATTR)
 #undef VPDG_ATTR
@@ -167,31 +200,53 @@ extern "C" int VPCudaDGCreate(int dim, int k, const int grid[3], const int c0[3]
   return 0;
 }
 
-extern "C" int VPCudaDGApply(VPCudaDG g, int single, const double *x, double *y)
+extern "C" int VPCudaDGCreateForest(int dim, int k, int ncells, const int *face, const double *line, VPCudaDG *op)
 {
-  VPDGArgs a;
+  VPCudaDG  g  = new VPCudaDG_s();
+  const int nn = (k + 1) * (k + 1);
 
-  if (!g->ncells) return 0;
-  a.dim = g->dim;
-  a.n   = g->n;
-  a.nd  = g->nd;
-  for (int d = 0; d < 3; d++) {
-    a.c0[d]    = g->c0[d];
-    a.cells[d] = g->cells[d];
-    a.grid[d]  = g->grid[d];
-    a.xlo[d]   = g->xbox.lo[d];
-    a.xm[d]    = g->xbox.m[d];
-  }
+  g->dim    = dim;
+  g->n      = k + 1;
+  g->nd     = dim == 3 ? nn * (k + 1) : nn;
+  g->ncells = ncells;
+  *op       = g;
+  VP_CHECK(cudaMalloc(&g->face, (2 * (size_t)dim * ncells + 1) * sizeof(int)));
+  VP_CHECK(cudaMemcpy(g->face, face, 2 * (size_t)dim * ncells * sizeof(int), cudaMemcpyHostToDevice));
+  return VPDGSetUpLines(g, k, line);
+}
+
+template <typename Cells>
+static int VPDGLaunch(VPCudaDG g, Cells cells, int single, const double *x, double *y)
+{
   const size_t words = 10 * (size_t)g->nd + 21 * (size_t)g->n * g->n;
 #define VPDG_LAUNCH(N) \
   do { \
-    if (single) VPDGApplyKernel<float, N><<<g->ncells, VPDGThreads(g->nd), words * sizeof(float)>>>(a, g->line_f, x, y); \
-    else VPDGApplyKernel<double, N><<<g->ncells, VPDGThreads(g->nd), words * sizeof(double)>>>(a, g->line_d, x, y); \
+    if (single) VPDGApplyKernel<float, N, Cells><<<g->ncells, VPDGThreads(g->nd), words * sizeof(float)>>>(cells, g->dim, g->line_f, x, y); \
+    else VPDGApplyKernel<double, N, Cells><<<g->ncells, VPDGThreads(g->nd), words * sizeof(double)>>>(cells, g->dim, g->line_d, x, y); \
   } while (0)
   VPDG_DISPATCH(g->n - 1, VPDG_LAUNCH)
 #undef VPDG_LAUNCH
   VP_CHECK(cudaGetLastError());
   return 0;
+}
+
+extern "C" int VPCudaDGApply(VPCudaDG g, int single, const double *x, double *y)
+{
+  if (!g->ncells) return 0;
+  if (g->face) {
+    VPDGTableCells cells = {g->face, g->dim, g->nd};
+    return VPDGLaunch(g, cells, single, x, y);
+  }
+  VPDGBoxCells cells;
+  cells.nd = g->nd;
+  for (int d = 0; d < 3; d++) {
+    cells.c0[d]    = g->c0[d];
+    cells.cells[d] = g->cells[d];
+    cells.grid[d]  = g->grid[d];
+    cells.xlo[d]   = g->xbox.lo[d];
+    cells.xm[d]    = g->xbox.m[d];
+  }
+  return VPDGLaunch(g, cells, single, x, y);
 }
 
 extern "C" int VPCudaDGDestroy(VPCudaDG *op)
@@ -200,6 +255,7 @@ extern "C" int VPCudaDGDestroy(VPCudaDG *op)
 
   if (!g) return 0;
   *op = NULL;
+  VP_CHECK(cudaFree(g->face));
   VP_CHECK(cudaFree(g->line_d));
   VP_CHECK(cudaFree(g->line_f));
   delete g;
@@ -208,9 +264,20 @@ extern "C" int VPCudaDGDestroy(VPCudaDG *op)
 
 // ---- the vertex-patch steps ----
 
+// a forest's mixed patches on the device (VPDGMixedKernel)
+struct VPDGMixedData {
+  const int    *patch, *N, *start, *cellq; // per mixed patch: its patch, N, its cells' column starts (9 each); cellq: np^d
+  const size_t *eoff, *loff, *toff;        // per mixed patch: where its E (np^d x N, row-major), U (N x N) and Tinv start
+  const double *E, *U, *Ares;              // Ares: np^d x np^d per mixed patch (local residual only)
+  const double *Tinv;                      // per mixed patch ceil(N/32) blocks of 32 x 32: the inverses of U's diagonal tiles
+};
+
 struct VPCudaDGSmoother_s {
   int     dim, n, np, npd, npatches, grid[3], m[3][4];
-  int    *vertex, *base, *rel; // device: 3 per patch, 1 per patch, np^d
+  int    *vertex, *base, *rel; // device (box): 3 per patch, 1 per patch, np^d
+  int    *key, *cellofs, *qcell, *qlocal; // device (forest): per patch, 2^dim per patch, np^d, np^d
+  int     nmixed, *mixedpatch_h;     // forest: the mixed patches' numbers (host copy of md.patch)
+  VPDGMixedData md;                  // forest: the mixed patches' data (device)
   double *data_d;              // [3][4] slots: Q (np x m), QT (m x np), lambda (m), Ares (np x np), M (np x np)
   float  *data_f;
   size_t  shm_d, shm_f;
@@ -221,16 +288,44 @@ struct VPDGSmoothArgs {
   double omega;
 };
 
-template <typename T, int N>
-__global__ void VPDGPatchKernel(VPDGSmoothArgs a, const int *__restrict__ vertex, const int *__restrict__ base, const int *__restrict__ rel, const T *__restrict__ data, const double *ul, const double *__restrict__ bl,
-                                const double *__restrict__ rl, double *target)
+// Where a patch's values are and which classes it has. where(p, cls, h) gives the classes and a handle for index(h, q),
+// the local-array position of patch value q; false: the patch is not one of this kernel's (a forest's mixed patch).
+// The box: the vertex's classes from its position, the values at base + rel.
+struct VPDGBoxPatches {
+  const int *vertex, *base, *rel;
+  int        dim, grid[3];
+  __device__ bool where(int p, int cls[3], int &h) const
+  {
+    for (int d = 0; d < dim; d++) cls[d] = (vertex[3 * p + d] == 1) + 2 * (vertex[3 * p + d] == grid[d] - 1);
+    h = base[p];
+    return true;
+  }
+  __device__ int index(int h, int q) const { return h + rel[q]; }
+};
+
+// a forest's patches: the class triple from the key, each of its cells at its own offset
+struct VPDGForestPatches {
+  const int *key, *cellofs, *qcell, *qlocal;
+  int        dim;
+  __device__ bool where(int p, int cls[3], int &h) const
+  {
+    const int k = key[p];
+    for (int d = 0; d < dim; d++) cls[d] = (k >> (2 * d)) & 3;
+    h = p;
+    return k < 64;
+  }
+  __device__ int index(int h, int q) const { return cellofs[(h << dim) + qcell[q]] + qlocal[q]; }
+};
+
+template <typename T, int N, typename Patches>
+__global__ void VPDGPatchKernel(VPDGSmoothArgs a, Patches pat, const T *__restrict__ data, const double *ul, const double *__restrict__ bl, const double *__restrict__ rl, double *target)
 {
   extern __shared__ unsigned char vpdg_smem[];
   constexpr int NP = 2 * N, np2 = NP * NP, slot = 4 * np2 + NP;
   T            *r = (T *)vpdg_smem, *t = r + a.npd, *s = t + a.npd, *u = s + a.npd, *mats = u + a.npd;
-  const int     p = a.start + blockIdx.x, b0 = base[p];
-  int           cls[3] = {0, 0, 0}, ext[3] = {NP, NP, a.dim == 3 ? NP : 1};
-  for (int d = 0; d < a.dim; d++) cls[d] = (vertex[3 * p + d] == 1) + 2 * (vertex[3 * p + d] == a.grid[d] - 1);
+  const int     p = a.start + blockIdx.x;
+  int           cls[3] = {0, 0, 0}, ext[3] = {NP, NP, a.dim == 3 ? NP : 1}, h;
+  if (!pat.where(p, cls, h)) return; // the whole block: before any barrier
   // this patch's 1D data (its class in each direction) in shared memory
   for (int d = 0; d < a.dim; d++)
     for (int i = threadIdx.x; i < slot; i += blockDim.x) mats[d * slot + i] = data[(size_t)(d * 4 + cls[d]) * VPDG_SLOT + i];
@@ -238,8 +333,8 @@ __global__ void VPDGPatchKernel(VPDGSmoothArgs a, const int *__restrict__ vertex
   // the residual on the patch values
   if (a.localres) {
     for (int i = threadIdx.x; i < a.npd; i += blockDim.x) {
-      r[i] = (T)bl[b0 + rel[i]];
-      if (ul) u[i] = (T)ul[b0 + rel[i]];
+      r[i] = (T)bl[pat.index(h, i)];
+      if (ul) u[i] = (T)ul[pat.index(h, i)];
     }
     __syncthreads();
     if (ul) {
@@ -256,7 +351,7 @@ __global__ void VPDGPatchKernel(VPDGSmoothArgs a, const int *__restrict__ vertex
       }
     }
   } else {
-    for (int i = threadIdx.x; i < a.npd; i += blockDim.x) r[i] = (T)rl[b0 + rel[i]];
+    for (int i = threadIdx.x; i < a.npd; i += blockDim.x) r[i] = (T)rl[pat.index(h, i)];
     __syncthreads();
   }
   // g = (Q^T)^(x)d r, divided by the sums of eigenvalues, then delta = Q^(x)d g
@@ -290,48 +385,227 @@ __global__ void VPDGPatchKernel(VPDGSmoothArgs a, const int *__restrict__ vertex
 #undef VPDG_MAT
   for (int i = threadIdx.x; i < a.npd; i += blockDim.x) {
     const double v = a.omega * (double)cur[i];
-    if (a.atomic) atomicAdd(&target[b0 + rel[i]], v);
-    else target[b0 + rel[i]] += v;
+    if (a.atomic) atomicAdd(&target[pat.index(h, i)], v);
+    else target[pat.index(h, i)] += v;
   }
 }
 
-extern "C" int VPCudaDGSmootherCreate(int dim, int k, const int grid[3], const int m[3][4], const double *data, int nbox, const VPCudaPatchBox *patches, const int gstart[3], const int gstride[3], int dof, const int *rel, VPCudaDGSmoother *sm)
-{
-  VPCudaDGSmoother g  = new VPCudaDGSmoother_s();
-  const size_t     nd = 3 * 4 * (size_t)VPDG_SLOT;
-  float           *df = new float[nd];
+// A forest's mixed patches (double), one block each: r = b - Ares u (local residual; Ares symmetric, so thread q reads its
+// column q) or r from rl; g = E^T r (E block diagonal: column j belongs to one cell, whose values cellq lists); the
+// Cholesky factor (LAPACK potrf "U", column-major N x N: A = U^T U) by blocked triangular solves (a warp applies each
+// diagonal tile's inverse, the block updates the rest); delta = E y into the target
 
-  g->dim      = dim;
-  g->n        = k + 1;
-  g->np       = 2 * (k + 1);
-  g->npd      = dim == 3 ? g->np * g->np * g->np : g->np * g->np;
-  const int npatches = patches[nbox].first;
-  g->npatches = npatches;
-  for (int d = 0; d < 3; d++) {
-    g->grid[d] = grid[d];
-    for (int c = 0; c < 4; c++) g->m[d][c] = m[d][c];
+__global__ void VPDGMixedKernel(VPDGSmoothArgs a, VPDGForestPatches pat, int i0, VPDGMixedData md, int nv, const double *ul, const double *__restrict__ bl, const double *__restrict__ rl, double *target)
+{
+  extern __shared__ double vpdg_mixed[];
+  const int     i = i0 + blockIdx.x, h = md.patch[i], N = md.N[i], lane = threadIdx.x % 32;
+  const int    *start = md.start + 9 * i;
+  const double *E = md.E + md.eoff[i], *U = md.U + md.loff[i];
+  double       *r = vpdg_mixed, *u = r + a.npd, *y = u + a.npd;
+  for (int q = threadIdx.x; q < a.npd; q += blockDim.x) {
+    r[q] = a.localres ? bl[pat.index(h, q)] : rl[pat.index(h, q)];
+    u[q] = a.localres && ul ? ul[pat.index(h, q)] : 0.0;
   }
+  __syncthreads();
+  if (a.localres && ul) {
+    const double *A = md.Ares + (size_t)i * a.npd * a.npd;
+    for (int q = threadIdx.x; q < a.npd; q += blockDim.x) {
+      double sum = r[q];
+      for (int j = 0; j < a.npd; j++) sum -= A[(size_t)j * a.npd + q] * u[j];
+      y[q] = sum; // y (N <= np^d values) as scratch
+    }
+    __syncthreads();
+    for (int q = threadIdx.x; q < a.npd; q += blockDim.x) r[q] = y[q];
+    __syncthreads();
+  }
+  for (int j = threadIdx.x; j < N; j += blockDim.x) {
+    int b = 0;
+    while (start[b + 1] <= j) b++;
+    double sum = 0.0;
+    for (int v = 0; v < nv; v++) {
+      const int q = md.cellq[b * nv + v];
+      sum += E[(size_t)q * N + j] * r[q];
+    }
+    y[j] = sum;
+  }
+  __syncthreads();
+  // U^T z = g, then U x = z, by tiles of 32: a tile's own triangle through its inverse Ti (32 x 32, row-major, from
+  // the host: one warp, no sequential steps), the other rows updated by the block; row k of U^T is column k of U
+  const int ntiles = (N + 31) / 32;
+  for (int t = 0; t < ntiles; t++) {
+    const int     t0 = 32 * t, t1 = t0 + 32 < N ? t0 + 32 : N;
+    const double *Ti = md.Tinv + md.toff[i] + 1024 * (size_t)t;
+    if (threadIdx.x < 32) {
+      double s = 0.0;
+      for (int j = 0; j < t1 - t0; j++) s += Ti[j * 32 + lane] * y[t0 + j]; // (U_tt^-T)[lane][j] = Ti[j][lane]
+      __syncwarp();
+      if (t0 + lane < t1) y[t0 + lane] = s;
+    }
+    __syncthreads();
+    for (int k = t1 + threadIdx.x; k < N; k += blockDim.x) {
+      double s = 0.0;
+      for (int j = t0; j < t1; j++) s += U[(size_t)k * N + j] * y[j];
+      y[k] -= s;
+    }
+    __syncthreads();
+  }
+  for (int t = ntiles - 1; t >= 0; t--) {
+    const int     t0 = 32 * t, t1 = t0 + 32 < N ? t0 + 32 : N;
+    const double *Ti = md.Tinv + md.toff[i] + 1024 * (size_t)t;
+    if (threadIdx.x < 32) {
+      double s = 0.0;
+      for (int j = 0; j < t1 - t0; j++) s += Ti[lane * 32 + j] * y[t0 + j];
+      __syncwarp();
+      if (t0 + lane < t1) y[t0 + lane] = s;
+    }
+    __syncthreads();
+    for (int k = threadIdx.x; k < t0; k += blockDim.x) {
+      double s = 0.0;
+      for (int j = t0; j < t1; j++) s += U[k + (size_t)j * N] * y[j];
+      y[k] -= s;
+    }
+    __syncthreads();
+  }
+  for (int q = threadIdx.x; q < a.npd; q += blockDim.x) {
+    const int b   = pat.qcell[q];
+    double    sum = 0.0;
+    for (int j = start[b]; j < start[b + 1]; j++) sum += E[(size_t)q * N + j] * y[j];
+    const double v = a.omega * sum;
+    if (a.atomic) atomicAdd(&target[pat.index(h, q)], v);
+    else target[pat.index(h, q)] += v;
+  }
+}
+
+// what both creations share: sizes, the kernels' shared memory, the 1D data in double and float
+static int VPDGSmootherSetUp(VPCudaDGSmoother g, int dim, int k, const int m[3][4], const double *data)
+{
+  const size_t nd = 3 * 4 * (size_t)VPDG_SLOT;
+  float       *df = new float[nd];
+
+  g->dim = dim;
+  g->n   = k + 1;
+  g->np  = 2 * (k + 1);
+  g->npd = dim == 3 ? g->np * g->np * g->np : g->np * g->np;
+  for (int d = 0; d < 3; d++)
+    for (int c = 0; c < 4; c++) g->m[d][c] = m[d][c];
   for (size_t i = 0; i < nd; i++) df[i] = (float)data[i];
-  *sm = g;
   g->shm_d = (4 * (size_t)g->npd + 3 * (4 * (size_t)g->np * g->np + g->np)) * sizeof(double);
   g->shm_f = (4 * (size_t)g->npd + 3 * (4 * (size_t)g->np * g->np + g->np)) * sizeof(float);
 #define VPDG_ATTR(N) \
   do { \
-    VP_CHECK(cudaFuncSetAttribute(VPDGPatchKernel<double, N>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)g->shm_d)); \
-    VP_CHECK(cudaFuncSetAttribute(VPDGPatchKernel<float, N>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)g->shm_f)); \
+    VP_CHECK(cudaFuncSetAttribute(VPDGPatchKernel<double, N, VPDGBoxPatches>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)g->shm_d)); \
+    VP_CHECK(cudaFuncSetAttribute(VPDGPatchKernel<float, N, VPDGBoxPatches>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)g->shm_f)); \
+    VP_CHECK(cudaFuncSetAttribute(VPDGPatchKernel<double, N, VPDGForestPatches>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)g->shm_d)); \
+    VP_CHECK(cudaFuncSetAttribute(VPDGPatchKernel<float, N, VPDGForestPatches>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)g->shm_f)); \
   } while (0)
   VPDG_DISPATCH(k, VPDG_ATTR)
 #undef VPDG_ATTR
+  VP_CHECK(cudaFuncSetAttribute(VPDGMixedKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(3 * (size_t)g->npd * sizeof(double))));
   VP_CHECK(cudaMalloc(&g->data_d, nd * sizeof(double)));
   VP_CHECK(cudaMalloc(&g->data_f, nd * sizeof(float)));
   VP_CHECK(cudaMemcpy(g->data_d, data, nd * sizeof(double), cudaMemcpyHostToDevice));
   VP_CHECK(cudaMemcpy(g->data_f, df, nd * sizeof(float), cudaMemcpyHostToDevice));
   delete[] df;
+  return 0;
+}
+
+extern "C" int VPCudaDGSmootherCreate(int dim, int k, const int grid[3], const int m[3][4], const double *data, int nbox, const VPCudaPatchBox *patches, const int gstart[3], const int gstride[3], int dof, const int *rel, VPCudaDGSmoother *sm)
+{
+  VPCudaDGSmoother g        = new VPCudaDGSmoother_s();
+  const int        npatches = patches[nbox].first;
+  int              err;
+
+  *sm         = g;
+  g->npatches = npatches;
+  for (int d = 0; d < 3; d++) g->grid[d] = grid[d];
+  if ((err = VPDGSmootherSetUp(g, dim, k, m, data))) return err;
   VP_CHECK(cudaMalloc(&g->vertex, (3 * (size_t)npatches + 1) * sizeof(int)));
   VP_CHECK(cudaMalloc(&g->base, ((size_t)npatches + 1) * sizeof(int)));
   VP_CHECK(cudaMalloc(&g->rel, (size_t)g->npd * sizeof(int)));
   VP_CHECK((cudaError_t)VPPatchBoxesFill(patches, nbox, g->vertex, dim, gstart, gstride, dof, g->base));
   VP_CHECK(cudaMemcpy(g->rel, rel, (size_t)g->npd * sizeof(int), cudaMemcpyHostToDevice));
+  return 0;
+}
+
+// n ints (or doubles) into fresh device memory
+template <typename V>
+static int VPDGUpload(V **dst, const V *src, size_t n)
+{
+  VP_CHECK(cudaMalloc(dst, (n + 1) * sizeof(V)));
+  if (n) VP_CHECK(cudaMemcpy(*dst, src, n * sizeof(V), cudaMemcpyHostToDevice));
+  return 0;
+}
+
+extern "C" int VPCudaDGSmootherCreateForest(int dim, int k, const int m[3][4], const double *data, int npatches, const int *key, const int *cellofs, const int *qcell, const int *qlocal, int nmixed, const int *mixedpatch, const int *mixedN, const int *mixedstart, const double *E, const double *U, const double *Ares, VPCudaDGSmoother *sm)
+{
+  VPCudaDGSmoother g = new VPCudaDGSmoother_s();
+  int              err, *cellq, *dpatch, *dN, *dstart, *dcellq;
+  size_t          *eoff = new size_t[nmixed + 1], *loff = new size_t[nmixed + 1], *toff = new size_t[nmixed + 1], *deoff, *dloff, *dtoff;
+  double          *dE, *dU, *dAres = NULL, *dT, *T;
+
+  *sm         = g;
+  g->npatches = npatches;
+  if ((err = VPDGSmootherSetUp(g, dim, k, m, data))) return err;
+  const size_t M = (size_t)g->npd * g->npd;
+  const int    nv = g->npd >> dim;
+  if ((err = VPDGUpload(&g->key, key, (size_t)npatches))) return err;
+  if ((err = VPDGUpload(&g->cellofs, cellofs, (size_t)npatches << dim))) return err;
+  if ((err = VPDGUpload(&g->qcell, qcell, (size_t)g->npd))) return err;
+  if ((err = VPDGUpload(&g->qlocal, qlocal, (size_t)g->npd))) return err;
+  g->nmixed       = nmixed;
+  g->mixedpatch_h = new int[nmixed + 1];
+  for (int i = 0; i < nmixed; i++) g->mixedpatch_h[i] = mixedpatch[i];
+  eoff[0] = loff[0] = toff[0] = 0;
+  for (int i = 0; i < nmixed; i++) {
+    eoff[i + 1] = eoff[i] + (size_t)g->npd * mixedN[i];
+    loff[i + 1] = loff[i] + (size_t)mixedN[i] * mixedN[i];
+    toff[i + 1] = toff[i] + 1024 * (size_t)((mixedN[i] + 31) / 32);
+  }
+  // the inverses of U's diagonal tiles (upper triangular, at most 32 x 32; zero outside a last partial tile)
+  T = new double[toff[nmixed] + 1]();
+  for (int i = 0; i < nmixed; i++) {
+    const int     N = mixedN[i];
+    const double *Ui = U + loff[i];
+    for (int t = 0; t < (N + 31) / 32; t++) {
+      const int t0 = 32 * t, ts = (t0 + 32 < N ? t0 + 32 : N) - t0;
+      double   *X  = T + toff[i] + 1024 * (size_t)t;
+      for (int c = 0; c < ts; c++) {
+        X[c * 32 + c] = 1.0 / Ui[(t0 + c) + (size_t)(t0 + c) * N];
+        for (int r = c - 1; r >= 0; r--) {
+          double sum = 0.0;
+          for (int m = r + 1; m <= c; m++) sum += Ui[(t0 + r) + (size_t)(t0 + m) * N] * X[m * 32 + c];
+          X[r * 32 + c] = -sum / Ui[(t0 + r) + (size_t)(t0 + r) * N];
+        }
+      }
+    }
+  }
+  cellq = new int[g->npd];
+  for (int q = 0; q < g->npd; q++) cellq[qcell[q] * nv + qlocal[q]] = q;
+  if (!(err = VPDGUpload(&dpatch, mixedpatch, (size_t)nmixed)) && !(err = VPDGUpload(&dN, mixedN, (size_t)nmixed)) && !(err = VPDGUpload(&dstart, mixedstart, 9 * (size_t)nmixed)) &&
+      !(err = VPDGUpload(&dcellq, cellq, (size_t)g->npd)) && !(err = VPDGUpload(&deoff, eoff, (size_t)nmixed)) && !(err = VPDGUpload(&dloff, loff, (size_t)nmixed)) && !(err = VPDGUpload(&dE, E, eoff[nmixed])) &&
+      !(err = VPDGUpload(&dU, U, loff[nmixed])) && !(err = VPDGUpload(&dtoff, toff, (size_t)nmixed)) && !(err = VPDGUpload(&dT, T, toff[nmixed])) && Ares)
+    err = VPDGUpload(&dAres, Ares, nmixed * M);
+  delete[] cellq;
+  delete[] eoff;
+  delete[] loff;
+  delete[] toff;
+  delete[] T;
+  if (err) return err;
+  g->md = {dpatch, dN, dstart, dcellq, deoff, dloff, dtoff, dE, dU, dAres, dT};
+  return 0;
+}
+
+template <typename Patches>
+static int VPDGPatchLaunch(VPCudaDGSmoother g, const VPDGSmoothArgs &a, Patches pat, int count, int single, const double *ul, const double *bl, const double *rl, double *target)
+{
+#define VPDG_LAUNCH(N) \
+  do { \
+    if (single) VPDGPatchKernel<float, N, Patches><<<count, 256, g->shm_f>>>(a, pat, g->data_f, ul, bl, rl, target); \
+    else VPDGPatchKernel<double, N, Patches><<<count, 256, g->shm_d>>>(a, pat, g->data_d, ul, bl, rl, target); \
+  } while (0)
+  VPDG_DISPATCH(g->n - 1, VPDG_LAUNCH)
+#undef VPDG_LAUNCH
+  VP_CHECK(cudaGetLastError());
   return 0;
 }
 
@@ -352,15 +626,22 @@ extern "C" int VPCudaDGSmootherPatches(VPCudaDGSmoother g, int start, int end, i
     a.grid[d] = g->grid[d];
     for (int c = 0; c < 4; c++) a.m[d][c] = g->m[d][c];
   }
-#define VPDG_LAUNCH(N) \
-  do { \
-    if (single) VPDGPatchKernel<float, N><<<end - start, 256, g->shm_f>>>(a, g->vertex, g->base, g->rel, g->data_f, ul, bl, rl, target); \
-    else VPDGPatchKernel<double, N><<<end - start, 256, g->shm_d>>>(a, g->vertex, g->base, g->rel, g->data_d, ul, bl, rl, target); \
-  } while (0)
-  VPDG_DISPATCH(g->n - 1, VPDG_LAUNCH)
-#undef VPDG_LAUNCH
-  VP_CHECK(cudaGetLastError());
-  return 0;
+  if (g->key) {
+    // a forest: the separable patches of the range (the mixed ones return at once), then the mixed ones (numbered in
+    // patch order, so those of [start, end) are consecutive); they share no value with each other within a color
+    VPDGForestPatches pat = {g->key, g->cellofs, g->qcell, g->qlocal, g->dim};
+    int               i0 = 0, i1, err;
+    if ((err = VPDGPatchLaunch(g, a, pat, end - start, single, ul, bl, rl, target))) return err;
+    while (i0 < g->nmixed && g->mixedpatch_h[i0] < start) i0++;
+    for (i1 = i0; i1 < g->nmixed && g->mixedpatch_h[i1] < end; i1++);
+    if (i1 > i0) {
+      VPDGMixedKernel<<<i1 - i0, 256, 3 * (size_t)g->npd * sizeof(double)>>>(a, pat, i0, g->md, g->npd >> g->dim, ul, bl, rl, target);
+      VP_CHECK(cudaGetLastError());
+    }
+    return 0;
+  }
+  VPDGBoxPatches pat = {g->vertex, g->base, g->rel, g->dim, {g->grid[0], g->grid[1], g->grid[2]}};
+  return VPDGPatchLaunch(g, a, pat, end - start, single, ul, bl, rl, target);
 }
 
 extern "C" int VPCudaDGSmootherDestroy(VPCudaDGSmoother *sm)
@@ -374,6 +655,22 @@ extern "C" int VPCudaDGSmootherDestroy(VPCudaDGSmoother *sm)
   VP_CHECK(cudaFree(g->vertex));
   VP_CHECK(cudaFree(g->base));
   VP_CHECK(cudaFree(g->rel));
+  VP_CHECK(cudaFree(g->key));
+  VP_CHECK(cudaFree(g->cellofs));
+  VP_CHECK(cudaFree(g->qcell));
+  VP_CHECK(cudaFree(g->qlocal));
+  VP_CHECK(cudaFree((void *)g->md.patch));
+  VP_CHECK(cudaFree((void *)g->md.N));
+  VP_CHECK(cudaFree((void *)g->md.start));
+  VP_CHECK(cudaFree((void *)g->md.cellq));
+  VP_CHECK(cudaFree((void *)g->md.eoff));
+  VP_CHECK(cudaFree((void *)g->md.loff));
+  VP_CHECK(cudaFree((void *)g->md.E));
+  VP_CHECK(cudaFree((void *)g->md.U));
+  VP_CHECK(cudaFree((void *)g->md.Ares));
+  VP_CHECK(cudaFree((void *)g->md.toff));
+  VP_CHECK(cudaFree((void *)g->md.Tinv));
+  delete[] g->mixedpatch_h;
   delete g;
   return 0;
 }

@@ -180,7 +180,7 @@ extern "C" int VPCudaForestSmootherDestroy(VPCudaForestSmoother *sm)
 // ---- transfer ----
 
 struct VPCudaForestTransfer_s {
-  int     dim, k, nv, ncells, nblocks;
+  int     dim, k, dg, nv, ncells, nblocks;
   int    *node, *parentof, *child, *pnode; // device: fine cells' nodes, their parents (into pnode's rows) and child bits
   double *E;                              // E[b] (N x N, the rows of child position b) then its transposes
 };
@@ -220,10 +220,10 @@ __global__ void VPForestRestrictKernel(VPCudaForestTransfer_s t, const double *_
     const int *pn = t.pnode + (size_t)t.parentof[c] * t.nv, *fn = t.node + (size_t)c * t.nv;
     for (int i = threadIdx.x; i < t.nv; i += blockDim.x) {
       const int i0 = i % N, i1 = (i / N) % N, i2 = i / (N * N);
-      double    wt = 1.0; // a fine node shared by 2^m fine cells counts 1/2^m in each
-      if (i0 == 0 || i0 == t.k) wt *= 0.5;
-      if (i1 == 0 || i1 == t.k) wt *= 0.5;
-      if (t.dim == 3 && (i2 == 0 || i2 == t.k)) wt *= 0.5;
+      double    wt = 1.0; // CG: a fine node shared by 2^m fine cells counts 1/2^m in each (DG: a value is one cell's)
+      if (!t.dg && (i0 == 0 || i0 == t.k)) wt *= 0.5;
+      if (!t.dg && (i1 == 0 || i1 == t.k)) wt *= 0.5;
+      if (!t.dg && t.dim == 3 && (i2 == 0 || i2 == t.k)) wt *= 0.5;
       v[i] = fn[i] >= 0 ? wt * fine[fn[i]] : 0.0;
     }
     __syncthreads();
@@ -234,7 +234,7 @@ __global__ void VPForestRestrictKernel(VPCudaForestTransfer_s t, const double *_
   }
 }
 
-extern "C" int VPCudaForestTransferCreate(int dim, int k, int ncells, const int *node, const int *parentof, const int *child, int nparents, const int *pnode, const double *E, VPCudaForestTransfer *out)
+extern "C" int VPCudaForestTransferCreate(int dim, int k, int dg, int ncells, const int *node, const int *parentof, const int *child, int nparents, const int *pnode, const double *E, VPCudaForestTransfer *out)
 {
   VPCudaForestTransfer t = new VPCudaForestTransfer_s();
   const int            N = k + 1;
@@ -242,6 +242,7 @@ extern "C" int VPCudaForestTransferCreate(int dim, int k, int ncells, const int 
   int                  dev, nsm;
   t->dim    = dim;
   t->k      = k;
+  t->dg     = dg;
   t->nv     = dim == 3 ? N * N * N : N * N;
   t->ncells = ncells;
   VP_CHECK(cudaGetDevice(&dev));

@@ -57,3 +57,32 @@ static inline PetscErrorCode CreateBrick(PetscInt dim, const PetscInt defaultcel
   PetscCall(DMSetUp(*dm));
   PetscFunctionReturn(0);
 }
+
+/* solves the m x m system S z = r in place by Gaussian elimination with partial pivoting */
+static inline void GaussSolve(PetscInt m, PetscScalar *S, PetscScalar *r)
+{
+  for (PetscInt c = 0; c < m; c++) {
+    PetscInt p = c;
+    for (PetscInt i = c + 1; i < m; i++)
+      if (PetscAbsScalar(S[i * m + c]) > PetscAbsScalar(S[p * m + c])) p = i;
+    for (PetscInt j = 0; j < m; j++) {
+      PetscScalar t = S[c * m + j];
+      S[c * m + j]  = S[p * m + j];
+      S[p * m + j]  = t;
+    }
+    {
+      PetscScalar t = r[c];
+      r[c]          = r[p];
+      r[p]          = t;
+    }
+    for (PetscInt i = c + 1; i < m; i++) {
+      const PetscScalar f = S[i * m + c] / S[c * m + c];
+      for (PetscInt j = c; j < m; j++) S[i * m + j] -= f * S[c * m + j];
+      r[i] -= f * r[c];
+    }
+  }
+  for (PetscInt i = m - 1; i >= 0; i--) {
+    for (PetscInt j = i + 1; j < m; j++) r[i] -= S[i * m + j] * r[j];
+    r[i] /= S[i * m + i];
+  }
+}

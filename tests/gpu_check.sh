@@ -75,11 +75,21 @@ for n in 1 2 4; do
 done
 for k in 1 2 4 5 6 7 8; do forest_gpu gpu_forest_lshape_k${k}_np1 1 -dim 2 -k $k -refine 2 -dm_brick_remove 1,1; done
 for k in 1 2 4 5; do forest_gpu gpu_forest_fichera_k${k}_np1 1 -dim 3 -k $k -refine $([ $k = 1 ] && echo 2 || echo 1) -dm_brick_remove 1,1,1; done
+# sipg (DG) on forests: the cell kernel with the face table, the patch kernel with the forest's patches, the mixed patches'
+# dense kernel, the DG forest transfer
+for n in 1 2 4; do
+  forest_gpu gpu_forest_sipg_lshape_k3_np$n $n -dim 2 -k 3 -refine 2 -dm_brick_remove 1,1 -dm_brick_operator sipg
+  forest_gpu gpu_forest_sipg_fichera_k2_np$n $n -dim 3 -k 2 -refine 1 -dm_brick_remove 1,1,1 -dm_brick_operator sipg
+  forest_gpu gpu_forest_sipg_periodic_k2_np$n $n -dim 3 -k 2 -refine 1 -dm_brick_periodic 1,0,1 -dm_brick_operator sipg
+done
+for k in 1 2 4 5 6 7 8; do forest_gpu gpu_forest_sipg_lshape_k${k}_np1 1 -dim 2 -k $k -refine 1 -dm_brick_remove 1,1 -dm_brick_operator sipg; done
+for k in 1 3; do forest_gpu gpu_forest_sipg_fichera_k${k}_np1 1 -dim 3 -k $k -refine 1 -dm_brick_remove 1,1,1 -dm_brick_operator sipg; done
 # whole solves (ex5): the same iterations on the device as on the host, every rank count
-for d in lshape fichera holes periodic; do
-  ./tutorials/ex5 -domain $d >"$OUT/gpu_ex5_$d.host.log" 2>&1
+for d in lshape fichera holes periodic sipg_lshape sipg_fichera sipg_periodic; do
+  opts="-domain ${d#sipg_}"; [ "$d" != "${d#sipg_}" ] && opts="$opts -dm_brick_operator sipg"
+  ./tutorials/ex5 $opts >"$OUT/gpu_ex5_$d.host.log" 2>&1
   for n in 1 2 4; do
-    mpirun -n $n --oversubscribe ./tutorials/ex5 -domain $d -dm_vec_type cuda >"$OUT/gpu_ex5_${d}_np$n.log" 2>&1
+    mpirun -n $n --oversubscribe ./tutorials/ex5 $opts -dm_vec_type cuda >"$OUT/gpu_ex5_${d}_np$n.log" 2>&1
     h=$(its_of "$OUT/gpu_ex5_$d.host.log"); g=$(its_of "$OUT/gpu_ex5_${d}_np$n.log")
     grep -q "CONVERGED_RTOL" "$OUT/gpu_ex5_${d}_np$n.log" && [ -n "$g" ] && [ "$g" = "$h" ]
     result gpu_ex5_${d}_np$n $? "iterations host $h, GPU $g"
@@ -90,6 +100,10 @@ if command -v compute-sanitizer >/dev/null; then
   result gpu_forest_memcheck $?
   compute-sanitizer --tool racecheck --error-exitcode 99 ./tests/test_forest -dim 2 -k 3 -refine 2 -dm_brick_remove 1,1 -dm_vec_type cuda >"$OUT/gpu_forest_racecheck.log" 2>&1
   result gpu_forest_racecheck $?
+  compute-sanitizer --tool memcheck --error-exitcode 99 ./tests/test_forest -dim 3 -k 2 -refine 1 -dm_brick_remove 1,1,1 -dm_brick_operator sipg -dm_vec_type cuda >"$OUT/gpu_forest_sipg_memcheck.log" 2>&1
+  result gpu_forest_sipg_memcheck $?
+  compute-sanitizer --tool racecheck --error-exitcode 99 ./tests/test_forest -dim 2 -k 3 -refine 2 -dm_brick_remove 1,1 -dm_brick_operator sipg -dm_vec_type cuda >"$OUT/gpu_forest_sipg_racecheck.log" 2>&1
+  result gpu_forest_sipg_racecheck $?
 fi
 fi
 

@@ -51,6 +51,52 @@ ctest interp_2d_4ranks $MPI4 ./tests/test_interp -dim 2 -kmin 1 -kmax 8 -cells 4
 ctest interp_3d_4ranks $MPI4 ./tests/test_interp -dim 3 -kmin 1 -kmax 4 -cells 3,3,3
 
 fi
+# several ranks: the same checks, and every fingerprint (operator, diagonal, transfers, five smoothing steps) equal to one rank's
+fingerprints_same() { # name ranks... -- options
+  local name=$1 n ok=0 detail=""; shift
+  local ranks=() ; while [ "$1" != "--" ]; do ranks+=("$1"); shift; done; shift
+  for n in "${ranks[@]}"; do
+    ctest "${name}_np$n" $MPIEXEC -n "$n" --oversubscribe $FT "$@"
+    grep '^fingerprint' "$OUT/${name}_np$n.log" >"$OUT/$name.fp$n"
+  done
+  for n in "${ranks[@]:1}"; do
+    awk 'NR == FNR { a[$2] = $3; b[$2] = $4; next } { da = $3 - a[$2]; db = $4 - b[$2]; if (da < 0) da = -da; if (db < 0) db = -db
+         sa = a[$2] < 0 ? -a[$2] : a[$2]; if (!($2 in a) || da > 1e-12 * (sa + 1) || db > 1e-12 * (b[$2] + 1)) bad = 1; m++ } END { exit bad || m < 8 }' \
+      "$OUT/$name.fp${ranks[0]}" "$OUT/$name.fp$n" || ok=1
+  done
+  result "${name}_fingerprints" $ok "$(wc -l <"$OUT/$name.fp${ranks[0]}") fingerprints, ranks ${ranks[*]}"
+}
+
+forest_its() { # name dim k refinements... : the table row, and the check ($FOREST_OP: more options for both, e.g. the operator)
+  local name=$1 dim=$2 k=$3 row="" box="" ok=0 r its bits; shift 3
+  local dom=$([ "$dim" = 3 ] && echo fichera || echo lshape) cells=$([ "$dim" = 3 ] && echo 2,2,2 || echo 2,2)
+  for r in "$@"; do
+    ./tutorials/ex5 -domain $dom -dm_brick_degree $k -dm_brick_refine $r -ksp_max_it 25 ${FOREST_OP:-} >"$OUT/$name.r$r.log" 2>&1
+    converged_ok "$OUT/$name.r$r.log" 1e-9 || ok=1
+    its=$(its_of "$OUT/$name.r$r.log"); row="$row $its"
+    if [ -n "${FOREST_OP:-}" ]; then
+      ./tutorials/ex3 -dm_brick_dim $dim -dm_brick_cells $cells -dm_brick_degree $k -dm_brick_refine $r -dm_brick_coarsen_below 0 -rhs one $FOREST_OP >"$OUT/$name.box$r.log" 2>&1
+    else
+      ./tutorials/ex1 -dm_brick_dim $dim -dm_brick_cells $cells -dm_brick_degree $k -dm_brick_refine $r -dm_brick_coarsen_below 0 -rhs one -fmg 0 >"$OUT/$name.box$r.log" 2>&1
+    fi
+    bits=$(its_of "$OUT/$name.box$r.log"); box="$box $bits"
+    [ -n "$its" ] && [ -n "$bits" ] && [ "$its" -le $((bits + 2)) ] && [ "$its" -le 8 ] || ok=1
+  done
+  echo "$name: forest$row, full box$box" >>"$OUT/forest_iterations.txt"
+  result "$name" $ok "iterations over refinements $*:$row (full box$box)"
+}
+
+ranks_same() { # name options...
+  local name=$1 n ref="" ok=0 t detail=""; shift
+  for n in 1 3 4; do
+    $MPIEXEC -n $n --oversubscribe ./tutorials/ex5 -ksp_max_it 25 "$@" >"$OUT/$name.np$n.log" 2>&1
+    converged_ok "$OUT/$name.np$n.log" 1e-9 || ok=1
+    t=$(its_of "$OUT/$name.np$n.log"); detail="$detail $t"
+    [ -z "$ref" ] && ref=$t; [ -n "$t" ] && [ "$t" = "$ref" ] || ok=1
+  done
+  result "$name" $ok "iterations on 1, 3, 4 ranks:$detail"
+}
+
 if section forest "forest domains (p4est): L-shape, Fichera corner, square with a hole, periodic boxes; operator = assembled, transfers, smoothing steps, 1 vs 3 vs 4 ranks, orders, iterations"; then
 FT=./tests/test_forest
 # shell = assembled, its diagonal, symmetry, Galerkin identity, transfers, fdm = dense and local = global residual steps
@@ -68,21 +114,6 @@ ctest forest_periodic_odd_k3 $FT -dim 2 -k 3 -refine 0 -cells 3,4 -dm_brick_peri
 ctest forest_periodic_xyz_k2 $FT -dim 3 -k 2 -refine 1 -dm_brick_periodic 1,1,1
 ctest forest_periodic_xz_hole_k2 $FT -dim 3 -k 2 -refine 1 -cells 3,2,3 -dm_brick_periodic 1,0,1 -dm_brick_remove 1,0,1
 ctest forest_box_p4est_k3 $FT -dim 2 -k 3 -refine 2 -dm_brick_partition p4est
-# several ranks: the same checks, and every fingerprint (operator, diagonal, transfers, five smoothing steps) equal to one rank's
-fingerprints_same() { # name ranks... -- options
-  local name=$1 n ok=0 detail=""; shift
-  local ranks=() ; while [ "$1" != "--" ]; do ranks+=("$1"); shift; done; shift
-  for n in "${ranks[@]}"; do
-    ctest "${name}_np$n" $MPIEXEC -n "$n" --oversubscribe $FT "$@"
-    grep '^fingerprint' "$OUT/${name}_np$n.log" >"$OUT/$name.fp$n"
-  done
-  for n in "${ranks[@]:1}"; do
-    awk 'NR == FNR { a[$2] = $3; b[$2] = $4; next } { da = $3 - a[$2]; db = $4 - b[$2]; if (da < 0) da = -da; if (db < 0) db = -db
-         sa = a[$2] < 0 ? -a[$2] : a[$2]; if (!($2 in a) || da > 1e-12 * (sa + 1) || db > 1e-12 * (b[$2] + 1)) bad = 1; m++ } END { exit bad || m < 8 }' \
-      "$OUT/$name.fp${ranks[0]}" "$OUT/$name.fp$n" || ok=1
-  done
-  result "${name}_fingerprints" $ok "$(wc -l <"$OUT/$name.fp${ranks[0]}") fingerprints, ranks ${ranks[*]}"
-}
 fingerprints_same forest_lshape_ranks 1 3 4 -- -dim 2 -k 3 -refine 2 -dm_brick_remove 1,1
 fingerprints_same forest_fichera_ranks 1 3 4 -- -dim 3 -k 2 -refine 1 -dm_brick_remove 1,1,1
 fingerprints_same forest_periodic_ranks 1 3 4 -- -dim 3 -k 2 -refine 1 -dm_brick_periodic 1,0,1
@@ -94,35 +125,11 @@ done
 ctest forest_order_3d_k2 $FT -test order -dim 3 -k 2 -refine 1 -levels 3 -dm_brick_periodic 1,0,0
 ctest forest_order_3d_k3_3ranks $MPIEXEC -n 3 --oversubscribe $FT -test order -dim 3 -k 3 -refine 1 -levels 2 -dm_brick_periodic 1,0,0
 # PCMG + vertex patch (ex5): iterations bounded over refinements and close to the full box's; the same on 1, 3 and 4 ranks
-forest_its() { # name dim k refinements... : the table row, and the check
-  local name=$1 dim=$2 k=$3 row="" box="" ok=0 r its bits; shift 3
-  local dom=$([ "$dim" = 3 ] && echo fichera || echo lshape) cells=$([ "$dim" = 3 ] && echo 2,2,2 || echo 2,2)
-  for r in "$@"; do
-    ./tutorials/ex5 -domain $dom -dm_brick_degree $k -dm_brick_refine $r >"$OUT/$name.r$r.log" 2>&1
-    converged_ok "$OUT/$name.r$r.log" 1e-9 || ok=1
-    its=$(its_of "$OUT/$name.r$r.log"); row="$row $its"
-    ./tutorials/ex1 -dm_brick_dim $dim -dm_brick_cells $cells -dm_brick_degree $k -dm_brick_refine $r -dm_brick_coarsen_below 0 -rhs one -fmg 0 >"$OUT/$name.box$r.log" 2>&1
-    bits=$(its_of "$OUT/$name.box$r.log"); box="$box $bits"
-    [ -n "$its" ] && [ -n "$bits" ] && [ "$its" -le $((bits + 2)) ] && [ "$its" -le 8 ] || ok=1
-  done
-  echo "$name: forest$row, full box$box" >>"$OUT/forest_iterations.txt"
-  result "$name" $ok "iterations over refinements $*:$row (full box$box)"
-}
 rm -f "$OUT/forest_iterations.txt"
 for k in 2 3 4 5 6; do forest_its forest_its_lshape_k$k 2 $k 3 4 5; done
 for k in 2 3 4; do forest_its forest_its_fichera_k$k 3 $k 2 3; done
 forest_its forest_its_fichera_k5 3 5 1 2
 forest_its forest_its_fichera_k6 3 6 1 2
-ranks_same() { # name options...
-  local name=$1 n ref="" ok=0 t detail=""; shift
-  for n in 1 3 4; do
-    $MPIEXEC -n $n --oversubscribe ./tutorials/ex5 "$@" >"$OUT/$name.np$n.log" 2>&1
-    converged_ok "$OUT/$name.np$n.log" 1e-9 || ok=1
-    t=$(its_of "$OUT/$name.np$n.log"); detail="$detail $t"
-    [ -z "$ref" ] && ref=$t; [ -n "$t" ] && [ "$t" = "$ref" ] || ok=1
-  done
-  result "$name" $ok "iterations on 1, 3, 4 ranks:$detail"
-}
 ranks_same forest_ex5_lshape_ranks -domain lshape -dm_brick_degree 4 -dm_brick_refine 4
 ranks_same forest_ex5_fichera_ranks -domain fichera -dm_brick_degree 3 -dm_brick_refine 2
 ranks_same forest_ex5_holes_ranks -domain holes -dm_brick_degree 2 -dm_brick_refine 2
@@ -144,7 +151,6 @@ expect_error forest_periodic_one_cell "needs at least 2 coarse cells" $EX5 -doma
 expect_error forest_remove_count "-dm_brick_remove needs 2 numbers per cell" $EX5 -dm_brick_remove 1,1,1
 expect_error forest_partition_grid "-dm_brick_partition grid splits full boxes only" $EX5 -dm_brick_partition grid
 expect_error forest_c0ip "-dm_brick_operator c0ip on a forest" ./tutorials/ex2 -dm_brick_cells 2,2 -dm_brick_remove 1,1
-expect_error forest_sipg "-dm_brick_operator sipg on a forest" $EX3 -dm_brick_cells 2,2 -dm_brick_remove 1,1
 expect_error forest_below_trees "Cannot coarsen the forest brick below its trees" $EX5 -pc_mg_levels 6
 ./tests/plain_mg -dll_append lib/libpetscvpatch.so -dm_brick_cells 2,2 -dm_brick_remove 1,1 -dm_brick_degree 3 -dm_brick_refine 3 -pc_type mg >"$OUT/forest_pcmg_defaults.log" 2>&1
 converged_ok "$OUT/forest_pcmg_defaults.log" 1e-2
@@ -160,6 +166,48 @@ if command -v valgrind >/dev/null; then
   result valgrind_forest_periodic $?
 fi
 
+fi
+if section forest_dg "sipg (DG) on forest domains: operator = assembled, transfers exact on Q_k, the DG smoother's steps and every patch solve against the assembled operator (mixed patches next to re-entrant corners included), 1 vs 3 vs 4 ranks, orders, iterations"; then
+FT=./tests/test_forest
+# shell = assembled, diagonal, symmetry, transfers (exact on Q_k), the DG smoother's steps (fdm = dense, SIMD = one patch,
+# clamped: local = global residual, and on one rank every patch solve against the assembled operator's)
+for k in 1 2 3 4 5 6; do
+  ctest forest_sipg_lshape_k$k $FT -dim 2 -k $k -refine $([ $k -le 3 ] && echo 2 || echo 1) -dm_brick_remove 1,1 -dm_brick_operator sipg
+done
+for k in 1 2 3 4; do
+  ctest forest_sipg_fichera_k$k $FT -dim 3 -k $k -refine 1 -dm_brick_remove 1,1,1 -dm_brick_operator sipg
+done
+ctest forest_sipg_hole_k3 $FT -dim 2 -k 3 -refine 1 -cells 3,3 -dm_brick_remove 1,1 -dm_brick_operator sipg
+ctest forest_sipg_periodic_xy_k2 $FT -dim 2 -k 2 -refine 1 -dm_brick_periodic 1,1 -dm_brick_operator sipg
+ctest forest_sipg_periodic_odd_k3 $FT -dim 2 -k 3 -refine 0 -cells 3,4 -dm_brick_periodic 1,1 -dm_brick_operator sipg
+ctest forest_sipg_periodic_xz_hole_k2 $FT -dim 3 -k 2 -refine 1 -cells 3,2,3 -dm_brick_periodic 1,0,1 -dm_brick_remove 1,0,1 -dm_brick_operator sipg
+fingerprints_same forest_sipg_lshape_ranks 1 3 4 -- -dim 2 -k 3 -refine 2 -dm_brick_remove 1,1 -dm_brick_operator sipg
+fingerprints_same forest_sipg_fichera_ranks 1 3 4 -- -dim 3 -k 2 -refine 1 -dm_brick_remove 1,1,1 -dm_brick_operator sipg
+fingerprints_same forest_sipg_periodic_ranks 1 3 4 -- -dim 3 -k 2 -refine 1 -dm_brick_periodic 1,0,1 -dm_brick_operator sipg
+fingerprints_same forest_sipg_hole_ranks 1 4 -- -dim 2 -k 2 -refine 1 -cells 3,3 -dm_brick_remove 1,1 -dm_brick_operator sipg
+# L2 order k + 1 of the periodic exact solution
+for k in 1 2 3 4; do
+  ctest forest_sipg_order_2d_k$k $FT -test order -dim 2 -k $k -refine 2 -levels 3 -dm_brick_periodic 1,0 -dm_brick_operator sipg
+done
+ctest forest_sipg_order_3d_k2_3ranks $MPIEXEC -n 3 --oversubscribe $FT -test order -dim 3 -k 2 -refine 1 -levels 3 -dm_brick_periodic 1,0,0 -dm_brick_operator sipg
+expect_error forest_sipg_periodic_two "2 cells along the periodic direction x" $FT -dim 2 -k 2 -refine 0 -cells 2,3 -dm_brick_periodic 1,0 -dm_brick_operator sipg
+# PCMG + DG vertex patch (ex5): iterations over refinements against the full box's (ex3), the same on 1, 3 and 4 ranks
+export FOREST_OP="-dm_brick_operator sipg"
+for k in 2 3 4 5 6; do forest_its forest_its_sipg_lshape_k$k 2 $k 3 4 5; done
+for k in 2 3; do forest_its forest_its_sipg_fichera_k$k 3 $k 2 3; done
+forest_its forest_its_sipg_fichera_k4 3 4 1 2
+unset FOREST_OP
+ranks_same forest_ex5_sipg_lshape_ranks -domain lshape -dm_brick_operator sipg -dm_brick_degree 3 -dm_brick_refine 3
+ranks_same forest_ex5_sipg_fichera_ranks -domain fichera -dm_brick_operator sipg -dm_brick_degree 2 -dm_brick_refine 2
+./tutorials/ex3 -dm_brick_cells 2,2 -dm_brick_remove 1,1 >"$OUT/forest_sipg_ex3.log" 2>&1
+converged_ok "$OUT/forest_sipg_ex3.log" 1e-7
+result forest_sipg_ex3_lshape $? "ex3 (DG tutorial) on the L-shape: $(its_of "$OUT/forest_sipg_ex3.log") iterations"
+if command -v valgrind >/dev/null; then
+  VGF="valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=97 --suppressions=tests/valgrind.supp"
+  [ -f /usr/share/openmpi/openmpi-valgrind.supp ] && VGF="$VGF --suppressions=/usr/share/openmpi/openmpi-valgrind.supp"
+  $MPIEXEC -n 2 $VGF $FT -dim 2 -k 2 -refine 2 -dm_brick_remove 1,1 -dm_brick_operator sipg -malloc_dump >"$OUT/valgrind_forest_sipg.log" 2>&1
+  result valgrind_forest_sipg_lshape_2ranks $?
+fi
 fi
 if section separable "load vector and L2 error of separable functions (against the point-function versions)"; then
 ctest separable_2d_cg_k1-8 ./tests/test_separable -dim 2 -kmin 1 -kmax 8

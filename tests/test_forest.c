@@ -24,6 +24,14 @@ static PetscErrorCode Weight(PetscInt dim, const PetscReal x[], PetscScalar *v, 
   return 0;
 }
 
+static PetscErrorCode QkPolynomial(PetscInt dim, const PetscReal x[], PetscScalar *v, void *ctx)
+{
+  /* of degree k in each direction: in Q_k on every cell, coarse or fine */
+  const PetscReal k = (PetscReal)*(PetscInt *)ctx;
+  *v                = PetscPowReal(x[0] + 0.1, k) * PetscPowReal(1.3 - x[1], k) * (dim == 3 ? PetscPowReal(x[2] + 0.2, k) : 1.0) + x[1];
+  return 0;
+}
+
 static PetscErrorCode Exact(PetscInt dim, const PetscReal x[], PetscScalar *u, void *ctx)
 {
   *u = PetscSinReal(2 * PETSC_PI * x[0]);
@@ -55,8 +63,9 @@ static PetscErrorCode Fingerprint(DM dm, const char what[], Vec y)
   PetscFunctionReturn(0);
 }
 
-/* one step of a vertex-patch smoother (as a PCMG level smoother would take it) from x = 0 for A x = b */
-static PetscErrorCode SmoothingStep(DM dm, Mat A, const char type[], const char solver[], const char residual[], const char precision[], Vec b, Vec x)
+/* one step of a vertex-patch smoother (as a PCMG level smoother would take it) from x = 0 for A x = b; print: its
+   fingerprint */
+static PetscErrorCode SmoothingStepRun(DM dm, Mat A, const char type[], const char solver[], const char residual[], const char precision[], Vec b, Vec x, PetscBool print)
 {
   KSP  ksp;
   PC   pc;
@@ -81,9 +90,137 @@ static PetscErrorCode SmoothingStep(DM dm, Mat A, const char type[], const char 
   PetscCall(KSPSetFromOptions(ksp));
   PetscCall(VecZeroEntries(x));
   PetscCall(KSPSolve(ksp, b, x));
-  PetscCall(PetscSNPrintf(name, sizeof(name), "smooth_%s_%s_%s_%s", type, solver, residual, precision));
-  PetscCall(Fingerprint(dm, name, x));
+  {
+    /* the name says every option the step differs in (tests/run.sh matches fingerprints by name) */
+    char      damping[32] = "", space[32] = "";
+    PetscBool set, sset;
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-step_pc_vertexpatch_damping", damping, sizeof(damping), &set));
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-step_pc_vertexpatch_local_space", space, sizeof(space), &sset));
+    PetscCall(PetscSNPrintf(name, sizeof(name), "smooth_%s_%s_%s_%s%s%s%s%s", type, solver, residual, precision, set ? "_damping" : "", damping, sset ? "_" : "", space));
+  }
+  if (print) PetscCall(Fingerprint(dm, name, x));
   PetscCall(KSPDestroy(&ksp));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode SmoothingStep(DM dm, Mat A, const char type[], const char solver[], const char residual[], const char precision[], Vec b, Vec x)
+{
+  PetscFunctionBeginUser;
+  PetscCall(SmoothingStepRun(dm, A, type, solver, residual, precision, b, x, PETSC_TRUE));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Coordinate(PetscInt dim, const PetscReal x[], PetscScalar *v, void *ctx)
+{
+  *v = x[*(PetscInt *)ctx];
+  return 0;
+}
+
+/* DG on one rank: the additive step with damping 1 and the full local space is sum_j R_j^T (R_j A R_j^T)^-1 R_j b. The
+   reference here takes the patch matrices from the assembled operator, and finds the patches itself (the cells from
+   their values' coordinates, every vertex whose 2^d cells are in the domain), so that it checks each patch's local
+   matrix (the mixed ones next to re-entrant corners too) and the set of patches. */
+static PetscErrorCode CheckDGPatches(DM dm, Mat A, Vec b, const PetscBool periodic[], PetscBool device)
+{
+  PetscMPIInt        size;
+  PetscInt           dim, k, cells[3] = {1, 1, 1}, nv, N, ncell, *cellof, npatch = 0;
+  Vec                X[3], x, y;
+  Mat                D;
+  const PetscScalar *da, *ba, *xd[3];
+  PetscScalar       *ya;
+  PetscReal          rel;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCall(VecDuplicate(b, &x));
+  PetscCall(VecDuplicate(b, &y));
+  PetscCall(PetscOptionsSetValue(NULL, "-step_pc_vertexpatch_damping", "1"));
+  if (size > 1) { /* the steps only (their fingerprints), the reference on one rank */
+    PetscCall(SmoothingStep(dm, A, "additive", "fdm", "global", "double", b, x));
+    if (!device) PetscCall(SmoothingStep(dm, A, "additive", "dense", "global", "double", b, y));
+    PetscCall(PetscOptionsClearValue(NULL, "-step_pc_vertexpatch_damping"));
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&y));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(DMBrickGetInfo(dm, &dim, cells, &k, NULL));
+  nv = dim == 3 ? (k + 1) * (k + 1) * (k + 1) : (k + 1) * (k + 1);
+  PetscCall(VecGetLocalSize(b, &N));
+  ncell = N / nv;
+  for (PetscInt d = 0; d < dim; d++) {
+    PetscCall(VecDuplicate(b, &X[d]));
+    PetscCall(DMBrickInterpolateFunction(dm, Coordinate, &d, X[d]));
+    PetscCall(VecGetArrayRead(X[d], &xd[d]));
+  }
+  PetscCall(PetscMalloc1(cells[0] * cells[1] * cells[2], &cellof));
+  for (PetscInt i = 0; i < cells[0] * cells[1] * cells[2]; i++) cellof[i] = -1;
+  for (PetscInt c = 0; c < ncell; c++) {
+    PetscInt key = 0;
+    for (PetscInt d = dim - 1; d >= 0; d--) {
+      PetscReal lo = PETSC_MAX_REAL;
+      for (PetscInt i = 0; i < nv; i++) lo = PetscMin(lo, PetscRealPart(xd[d][c * nv + i]));
+      key = key * cells[d] + (PetscInt)PetscFloorReal(lo * cells[d] + 0.5);
+    }
+    cellof[key] = c;
+  }
+  PetscCall(MatConvert(A, MATSEQDENSE, MAT_INITIAL_MATRIX, &D));
+  PetscCall(MatDenseGetArrayRead(D, &da));
+  PetscCall(VecZeroEntries(y));
+  PetscCall(VecGetArray(y, &ya));
+  PetscCall(VecGetArrayRead(b, &ba));
+  for (PetscInt vz = 0; vz <= (dim == 3 ? cells[2] : 0); vz++)
+    for (PetscInt vy = 0; vy <= cells[1]; vy++)
+      for (PetscInt vx = 0; vx <= cells[0]; vx++) {
+        const PetscInt v[3] = {vx, vy, vz}, nchild = 1 << dim, m = nchild * nv;
+        PetscInt       idx[8 * 729], pc[8];
+        PetscBool      in = PETSC_TRUE;
+        PetscScalar   *M, *r;
+        for (PetscInt bb = 0; bb < nchild && in; bb++) {
+          PetscInt key = 0;
+          for (PetscInt d = dim - 1; d >= 0; d--) {
+            PetscInt c = v[d] - 1 + ((bb >> d) & 1);
+            if (periodic[d]) c = (c + cells[d]) % cells[d];
+            if (c < 0 || c >= cells[d] || (periodic[d] && v[d] == cells[d])) in = PETSC_FALSE; /* a periodic end's vertex is vertex 0 */
+            key = key * cells[d] + PetscMax(PetscMin(c, cells[d] - 1), 0);
+          }
+          pc[bb] = in ? cellof[key] : -1;
+          if (pc[bb] < 0) in = PETSC_FALSE;
+        }
+        if (!in) continue;
+        npatch++;
+        /* the patch values, patch-lexicographic order does not matter here: cell by cell */
+        for (PetscInt bb = 0; bb < nchild; bb++)
+          for (PetscInt i = 0; i < nv; i++) idx[bb * nv + i] = pc[bb] * nv + i;
+        PetscCall(PetscMalloc2(m * m, &M, m, &r));
+        for (PetscInt i = 0; i < m; i++) {
+          r[i] = ba[idx[i]];
+          for (PetscInt j = 0; j < m; j++) M[i * m + j] = da[idx[i] + idx[j] * N];
+        }
+        GaussSolve(m, M, r);
+        for (PetscInt i = 0; i < m; i++) ya[idx[i]] += r[i];
+        PetscCall(PetscFree2(M, r));
+      }
+  PetscCall(VecRestoreArrayRead(b, &ba));
+  PetscCall(VecRestoreArray(y, &ya));
+  PetscCall(MatDenseRestoreArrayRead(D, &da));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "reference: %" PetscInt_FMT " patches\n", npatch));
+  PetscCall(SmoothingStep(dm, A, "additive", "fdm", "global", "double", b, x));
+  PetscCall(RelativeDifference(x, y, &rel));
+  PetscCall(CheckLessThan("DG additive step (fdm) = sum of exact patch solves of the assembled operator", rel, 1e-11));
+  if (!device) {
+    PetscCall(SmoothingStep(dm, A, "additive", "dense", "global", "double", b, x));
+    PetscCall(RelativeDifference(x, y, &rel));
+    PetscCall(CheckLessThan("DG additive step (dense) = sum of exact patch solves of the assembled operator", rel, 1e-11));
+  }
+  PetscCall(PetscOptionsClearValue(NULL, "-step_pc_vertexpatch_damping"));
+  for (PetscInt d = 0; d < dim; d++) {
+    PetscCall(VecRestoreArrayRead(X[d], &xd[d]));
+    PetscCall(VecDestroy(&X[d]));
+  }
+  PetscCall(PetscFree(cellof));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(MatDestroy(&D));
   PetscFunctionReturn(0);
 }
 
@@ -95,17 +232,24 @@ static PetscErrorCode TestOperator(DM dm)
   PetscRandom rnd;
   PetscReal   rel;
   PetscBool   symmetric, allperiodic = PETSC_TRUE;
-  PetscInt    dim, level;
+  PetscInt    dim, level, degree;
   char        name[128];
-  PetscBool   device = PETSC_FALSE;
+  PetscBool   device = PETSC_FALSE, dg, per[3] = {PETSC_FALSE, PETSC_FALSE, PETSC_FALSE};
   VecType     vtype;
+  const char *opname;
 
   PetscFunctionBeginUser;
+  PetscCall(DMBrickGetOperator(dm, &opname));
+  PetscCall(PetscStrcmp(opname, "sipg", &dg));
+  {
+    PetscInt n = 3;
+    PetscCall(PetscOptionsGetBoolArray(NULL, NULL, "-dm_brick_periodic", per, &n, NULL));
+  }
   PetscCall(DMGetVecType(dm, &vtype));
   if (vtype) PetscCall(PetscStrbeginswith(vtype, "cuda", &device));
   if (vtype && !device) PetscCall(PetscStrbeginswith(vtype, "seqcuda", &device));
   if (vtype && !device) PetscCall(PetscStrbeginswith(vtype, "mpicuda", &device));
-  PetscCall(DMBrickGetInfo(dm, &dim, NULL, NULL, &level));
+  PetscCall(DMBrickGetInfo(dm, &dim, NULL, &degree, &level));
   for (PetscInt d = 0; d < dim; d++) {
     PetscBool per[3] = {PETSC_FALSE, PETSC_FALSE, PETSC_FALSE};
     PetscInt  n      = 3;
@@ -165,7 +309,16 @@ static PetscErrorCode TestOperator(DM dm)
     PetscCall(MatMultTranspose(Pa, x, zc));
     PetscCall(RelativeDifference(yc, zc, &rel));
     PetscCall(CheckLessThan("restriction: shell = assembled transpose", rel, 1e-12));
-    {
+    if (dg) {
+      /* DG: the prolongation is the embedding of the coarse cell's polynomial, exact on Q_k cell by cell: a coarse
+         interpolant of a Q_k function prolongs to its fine interpolant (SIPG's penalty scales with 1/h, so there is no
+         Galerkin identity to check) */
+      PetscCall(DMBrickInterpolateFunction(dmc, QkPolynomial, &degree, xc));
+      PetscCall(DMBrickInterpolateFunction(dm, QkPolynomial, &degree, z));
+      PetscCall(MatMult(P, xc, y));
+      PetscCall(RelativeDifference(y, z, &rel));
+      PetscCall(CheckLessThan("DG prolongation of a Q_k polynomial = its fine interpolant", rel, 1e-12));
+    } else {
       /* nested spaces with the same Dirichlet boundary: the Galerkin identity P^T A_f P = A_c */
       Mat Ac;
       Vec t1, t2;
@@ -197,6 +350,49 @@ static PetscErrorCode TestOperator(DM dm)
     PetscCall(DMDestroy(&dmc));
   }
   PetscCall(DMBrickInterpolateFunction(dm, Rough, NULL, z));
+  if (dg) {
+    /* the DG smoother: full local space with the global residual (the default), and the dirichlet space with the local
+       residual; host only (the GPU has no DG forest kernels yet) */
+    Vec xd;
+    PetscCall(VecDuplicate(x, &xd));
+    PetscCall(SmoothingStep(dm, S, "multiplicative", "fdm", "global", "double", z, x));
+    if (!device) { /* the device has fdm only */
+      PetscCall(SmoothingStep(dm, S, "multiplicative", "dense", "global", "double", z, xd));
+      PetscCall(RelativeDifference(x, xd, &rel));
+      PetscCall(CheckLessThan("DG smoothing step: fdm = dense local solver", rel, 1e-11));
+    }
+    PetscCall(PetscOptionsSetValue(NULL, "-step_pc_vertexpatch_simd", "0"));
+    PetscCall(SmoothingStep(dm, S, "multiplicative", "fdm", "global", "double", z, xd));
+    PetscCall(PetscOptionsClearValue(NULL, "-step_pc_vertexpatch_simd"));
+    PetscCall(RelativeDifference(x, xd, &rel));
+    PetscCall(CheckLessThan("DG smoothing step: SIMD groups = one patch at a time", rel, 1e-12));
+    PetscCall(SmoothingStep(dm, S, "additive", "fdm", "global", "double", z, x));
+    PetscCall(PetscOptionsSetValue(NULL, "-step_pc_vertexpatch_local_space", "dirichlet"));
+    PetscCall(SmoothingStep(dm, S, "multiplicative", "fdm", "local", "double", z, x));
+    if (!device) {
+      PetscCall(SmoothingStep(dm, S, "multiplicative", "dense", "local", "double", z, xd));
+      PetscCall(RelativeDifference(x, xd, &rel));
+      PetscCall(CheckLessThan("DG smoothing step (dirichlet space, local residual): fdm = dense", rel, 1e-11));
+    }
+    if (device) {
+      /* float patches (the device only): the double step to float accuracy (no fingerprint: the host has none) */
+      PetscCall(SmoothingStepRun(dm, S, "multiplicative", "fdm", "local", "single", z, xd, PETSC_FALSE));
+      PetscCall(RelativeDifference(x, xd, &rel));
+      PetscCall(CheckLessThan("DG smoothing step (dirichlet space, local residual): single = double to 1e-5", rel, 1e-5));
+    }
+    if (degree >= 3) {
+      /* the clamped space's test functions vanish with their derivative on the patch boundary: its local residual is
+         exact, so local and global residuals give the same step (the mixed patches' residual forms included) */
+      PetscCall(PetscOptionsSetValue(NULL, "-step_pc_vertexpatch_local_space", "clamped"));
+      PetscCall(SmoothingStep(dm, S, "multiplicative", "fdm", "local", "double", z, x));
+      PetscCall(SmoothingStep(dm, S, "multiplicative", "fdm", "global", "double", z, xd));
+      PetscCall(RelativeDifference(x, xd, &rel));
+      PetscCall(CheckLessThan("DG smoothing step (clamped space): local = global residual", rel, 1e-11));
+    }
+    PetscCall(PetscOptionsClearValue(NULL, "-step_pc_vertexpatch_local_space"));
+    PetscCall(CheckDGPatches(dm, A, z, per, device));
+    PetscCall(VecDestroy(&xd));
+  } else {
   PetscCall(SmoothingStep(dm, S, "multiplicative", "fdm", "local", "double", z, x));
   if (!device) PetscCall(SmoothingStep(dm, S, "multiplicative", "dense", "global", "double", z, x));
   else PetscCall(SmoothingStep(dm, S, "multiplicative", "fdm", "global", "double", z, x)); /* the device has fdm only: the same step */
@@ -224,6 +420,7 @@ static PetscErrorCode TestOperator(DM dm)
     PetscCall(RelativeDifference(x, xd, &rel));
     PetscCall(CheckLessThan("smoothing step: local = global residual", rel, 1e-12));
     PetscCall(VecDestroy(&xd));
+  }
   }
   PetscCall(PetscRandomDestroy(&rnd));
   PetscCall(VecDestroy(&x));

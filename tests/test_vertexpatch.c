@@ -48,35 +48,6 @@ static PetscInt PatchDofs(const Dense *D, const PetscInt v[3], PetscInt idx[])
   return n;
 }
 
-/* solves the m x m system S z = r in place by Gaussian elimination with partial pivoting */
-static void GaussSolve(PetscInt m, PetscScalar *S, PetscScalar *r)
-{
-  for (PetscInt c = 0; c < m; c++) {
-    PetscInt p = c;
-    for (PetscInt i = c + 1; i < m; i++)
-      if (PetscAbsScalar(S[i * m + c]) > PetscAbsScalar(S[p * m + c])) p = i;
-    for (PetscInt j = 0; j < m; j++) {
-      PetscScalar t = S[c * m + j];
-      S[c * m + j]  = S[p * m + j];
-      S[p * m + j]  = t;
-    }
-    {
-      PetscScalar t = r[c];
-      r[c]          = r[p];
-      r[p]          = t;
-    }
-    for (PetscInt i = c + 1; i < m; i++) {
-      const PetscScalar f = S[i * m + c] / S[c * m + c];
-      for (PetscInt j = c; j < m; j++) S[i * m + j] -= f * S[c * m + j];
-      r[i] -= f * r[c];
-    }
-  }
-  for (PetscInt i = m - 1; i >= 0; i--) {
-    for (PetscInt j = i + 1; j < m; j++) r[i] -= S[i * m + j] * r[j];
-    r[i] /= S[i * m + i];
-  }
-}
-
 /* delta = omega A_JJ^-1 (b - A x)_J for the patch of vertex v */
 static void PatchCorrection(const Dense *D, const PetscInt v[3], const PetscScalar *x, const PetscScalar *b, PetscReal omega, PetscInt idx[], PetscScalar delta[], PetscInt *m)
 {

@@ -5,7 +5,8 @@ static const char help[] = "Poisson -Delta u = f on domains that are not a box: 
                            "  -domain periodic periodic along x (and z in 3D, -dm_brick_dim 3), Dirichlet along y; exact solution\n"
                            "                   u = sin(2 pi x) sin(pi y) [sin(2 pi z)], so the L2 error is printed\n"
                            "Any -dm_brick_cells / -dm_brick_remove / -dm_brick_periodic replaces the domain's description; -dm_brick_degree\n"
-                           "(default 3) and -dm_brick_refine (default 3 in 2D, 2 in 3D) set the discretization. Solver: FGMRES with one\n"
+                           "(default 3) and -dm_brick_refine (default 3 in 2D, 2 in 3D) set the discretization, -dm_brick_operator sipg the DG one\n"
+                           "(symmetric interior penalty, Dirichlet data weakly on every boundary face). Solver: FGMRES with one\n"
                            "V-cycle of PCMG over all levels down to the trees, one multiplicative vertex-patch sweep (FDM) before and after,\n"
                            "an exact coarse solve on the trees; it stops at ||b - A x|| <= 1e-9 ||b|| and prints the true residual.\n\n";
 

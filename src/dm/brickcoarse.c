@@ -125,10 +125,11 @@ PetscErrorCode DMBrickGetOperatorSize(DM dm, PetscInt *rows, PetscInt64 *nonzero
   PetscCall(DMBrickGetImpl_Private(dm, &brick));
   PetscCheck(dm->setupcalled, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONGSTATE, "Call DMSetUp() first");
   if (brick->forest) {
-    /* a forest: its DoFs, and the bound (2k+1)^d nonzeros a row (a node couples with the nodes of its cells) */
+    /* a forest: its DoFs, and the bound of nonzeros a row: CG (2k+1)^d (a node couples with the nodes of its cells), DG
+       (2 dim + 1) (k+1)^d (a cell's values with its own and its face neighbours') */
     PetscInt64 own = brick->forest->nowned, width = 2 * brick->degree + 1;
     PetscCallMPI(MPIU_Allreduce(&own, &n, 1, MPIU_INT64, MPI_SUM, PetscObjectComm((PetscObject)dm)));
-    nnz = n * width * width * (brick->dim == 3 ? width : 1);
+    nnz = brick->op.dg ? n * (2 * brick->dim + 1) * brick->forest->nv : n * width * width * (brick->dim == 3 ? width : 1);
   } else PetscCall(DMBrickOperatorSize_Private(brick, brick->cells, &n, &nnz));
   if (rows) *rows = (PetscInt)n;
   if (nonzeros) *nonzeros = nnz;

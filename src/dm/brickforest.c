@@ -1,7 +1,7 @@
 /* Forest domains of DMBRICK: the description (removed coarse cells, periodic directions, partition), its checks, and the
-   layout of a level on a p4est forest (brickp4est.c meshes it): the rank's cells as a list, the local vector (owned
-   nodes, then the ghost nodes of the rank's cells and of its ghost layer), the halo PetscSF, and the vertex patches with
-   their colors. The operators, transfers and smoothers read a forest level through BrickForest (brickimpl.h). */
+   layout of a level on a p4est forest (brickp4est.c meshes it): the rank's cells as a list, the local vector (CG: owned
+   nodes, then the ghost nodes of the rank's cells and of its ghost layer; DG: the rank's cells' values, then its ghost
+   cells'), the halo PetscSF, DG's face table, and the vertex patches with their colors. The operators, transfers and smoothers read a forest level through BrickForest (brickimpl.h). */
 #include "brickimpl.h"
 
 const char *const DMBrickPartitions[] = {"p4est", "grid", "slabs", "DMBrickPartition", "DMBRICK_PARTITION_", NULL};
@@ -20,10 +20,11 @@ const char *const DMBrickPartitions[] = {"p4est", "grid", "slabs", "DMBrickParti
 .  -dm_brick_remove <i0,j0[,k0],...> - the removed cells
 
    Notes:
-   Every cell stays congruent and axis-aligned, so the operators and smoothers stay exact tensor-product ones. The brick
-   becomes a p4est forest whose trees are the remaining cells (-dm_brick_partition p4est). The faces of the removed cells
-   carry homogeneous Dirichlet data like the box's boundary. The remaining cells must be face-connected; at least one
-   must remain.
+   Every cell stays congruent and axis-aligned, so the operators and smoothers stay exact tensor-product ones (laplace and
+   sipg; a DG vertex patch next to a re-entrant edge or corner gets a dense local solver of its own). The brick becomes a
+   p4est forest whose trees are the remaining cells (-dm_brick_partition p4est). The faces of the removed cells carry
+   homogeneous Dirichlet data like the box's boundary. The remaining cells must be face-connected; at least one must
+   remain.
 
    Level: intermediate
 
@@ -363,34 +364,72 @@ static PetscInt BrickForestFindCell(const BrickForest *f, const BrickCellKey *so
   return hit ? hit->cell : -1;
 }
 
-/* The owned vertex patches: an owned free node at a cell corner is an interior vertex (its 2^dim cells are in the
-   domain), and its cells are among the rank's cells and ghosts. Colors: the vertex's parity per direction, with a third
-   value for the last vertex of a periodic direction of odd length (it neighbours vertex 0 across the end). */
-static PetscErrorCode BrickForestSetUpPatches(BrickForest *f)
+/* the rank's cells and ghosts sorted by their lattice position (for BrickForestFindCell) */
+static PetscErrorCode BrickForestSortCells(const BrickForest *f, BrickCellKey **sorted)
 {
-  const PetscInt nc = f->ncells + f->nghost, nchild = 1 << f->dim, k = f->k;
-  BrickCellKey  *sorted;
+  const PetscInt nc = f->ncells + f->nghost;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(nc, sorted));
+  for (PetscInt c = 0; c < nc; c++) {
+    (*sorted)[c].cell = c;
+    (*sorted)[c].key  = 0;
+    for (PetscInt d = f->dim - 1; d >= 0; d--) (*sorted)[c].key = (*sorted)[c].key * f->n[d] + f->ijk[3 * c + d];
+  }
+  qsort(*sorted, (size_t)nc, sizeof(BrickCellKey), BrickCellKeyCompare);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* DG: the face neighbours of the rank's cells (2 dim per cell, lower then upper along x, y, z: an index among the cells
+   and ghosts, -1 on the boundary). A face neighbour shares a corner, so it is the rank's or in its ghost layer. */
+static PetscErrorCode BrickForestSetUpFaces(DM dm, BrickForest *f, const BrickCellKey *sorted)
+{
+  const DM_Brick *brick = (const DM_Brick *)dm->data;
+  const PetscInt  nf    = 2 * f->dim;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(f->ncells * nf + 1, &f->face));
+  for (PetscInt c = 0; c < f->ncells; c++)
+    for (PetscInt e = 0; e < nf; e++) {
+      PetscInt nb[3] = {f->ijk[3 * c], f->ijk[3 * c + 1], f->ijk[3 * c + 2]};
+      nb[e / 2] += (e % 2) ? 1 : -1;
+      f->face[c * nf + e] = BrickForestFindCell(f, sorted, f->ncells + f->nghost, nb);
+      PetscCheck(f->face[c * nf + e] >= 0 || !DMBrickForestCellInDomain_Private(brick, f->level, nb), PETSC_COMM_SELF, PETSC_ERR_PLIB, "forest brick: a face neighbour of cell %" PetscInt_FMT " is in the domain but not in the ghost layer", c);
+    }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The owned vertex patches: an owned free node at a cell corner is an interior vertex (its 2^dim cells are in the
+   domain), and its cells are among the rank's cells and ghosts (DG: the rank of the vertex's upper cell owns it). Colors: the vertex's parity per direction, with a third
+   value for the last vertex of a periodic direction of odd length (it neighbours vertex 0 across the end). */
+static PetscErrorCode BrickForestSetUpPatches(BrickForest *f, PetscBool dg, const BrickCellKey *sorted)
+{
+  const PetscInt nc = f->ncells + f->nghost, nchild = 1 << f->dim, k = f->k, maxp = dg ? f->ncells : f->nowned;
   PetscBool     *seen;
   PetscInt      *color, ncol[3] = {1, 1, 1}, np = 0;
   PetscInt      *cells, *verts;
 
   PetscFunctionBegin;
-  PetscCall(PetscMalloc1(nc, &sorted));
-  for (PetscInt c = 0; c < nc; c++) {
-    sorted[c].cell = c;
-    sorted[c].key  = 0;
-    for (PetscInt d = f->dim - 1; d >= 0; d--) sorted[c].key = sorted[c].key * f->n[d] + f->ijk[3 * c + d];
-  }
-  qsort(sorted, (size_t)nc, sizeof(BrickCellKey), BrickCellKeyCompare);
   for (PetscInt d = 0; d < f->dim; d++) ncol[d] = (f->periodic[d] && f->n[d] % 2) ? 3 : 2;
   f->ncolors = ncol[0] * ncol[1] * ncol[2];
   PetscCall(PetscCalloc1(f->nowned, &seen));
-  PetscCall(PetscMalloc3(f->nowned, &color, f->nowned * nchild, &cells, 3 * f->nowned, &verts));
+  PetscCall(PetscMalloc3(maxp, &color, maxp * nchild, &cells, 3 * maxp, &verts));
   for (PetscInt c = 0; c < f->ncells; c++)
     for (PetscInt corner = 0; corner < nchild; corner++) {
       PetscInt i = 0, v[3] = {0, 0, 0}, col = 0;
-      for (PetscInt d = f->dim - 1; d >= 0; d--) i = i * (k + 1) + ((corner >> d) & 1) * k;
-      {
+      if (dg) {
+        /* DG has no vertex nodes: the patch of vertex v belongs to the rank of cell v (the cell with v as its lower
+           corner), and v is interior where its 2^dim cells are in the domain (then they are the rank's or ghosts) */
+        PetscBool interior = PETSC_TRUE;
+        if (corner) continue;
+        for (PetscInt b = 0; b < nchild && interior; b++) {
+          PetscInt cc[3] = {0, 0, 0};
+          for (PetscInt d = 0; d < f->dim; d++) cc[d] = f->ijk[3 * c + d] - 1 + ((b >> d) & 1);
+          interior = (PetscBool)(BrickForestFindCell(f, sorted, nc, cc) >= 0);
+        }
+        if (!interior) continue;
+      } else {
+        for (PetscInt d = f->dim - 1; d >= 0; d--) i = i * (k + 1) + ((corner >> d) & 1) * k;
         const PetscInt ln = f->node[c * f->nv + i];
         if (ln < 0 || ln >= f->nowned || seen[ln]) continue;
         seen[ln] = PETSC_TRUE;
@@ -428,7 +467,88 @@ static PetscErrorCode BrickForestSetUpPatches(BrickForest *f)
   }
   PetscCall(PetscFree3(color, cells, verts));
   PetscCall(PetscFree(seen));
-  PetscCall(PetscFree(sorted));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the halo (ghost values from their owners' global arrays) and the local-to-global map, from f->ghostglobal (ng) */
+static PetscErrorCode BrickForestHaloCreate(DM dm, BrickForest *f, PetscInt ng)
+{
+  DM_Brick   *brick = (DM_Brick *)dm->data;
+  MPI_Comm    comm  = PetscObjectComm((PetscObject)dm);
+  PetscLayout layout;
+  PetscInt   *l2g;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLayoutCreateFromSizes(comm, f->nowned, PETSC_DECIDE, 1, &layout));
+  PetscCall(PetscSFCreate(comm, &f->halo));
+  PetscCall(PetscSFSetGraphLayout(f->halo, layout, ng, NULL, PETSC_COPY_VALUES, f->ghostglobal));
+  PetscCall(PetscSFSetUp(f->halo));
+  PetscCall(PetscLayoutDestroy(&layout));
+  PetscCall(PetscMalloc1(f->nlocal, &l2g));
+  for (PetscInt i = 0; i < f->nowned; i++) l2g[i] = f->rstart + i;
+  for (PetscInt i = 0; i < ng; i++) l2g[f->nowned + i] = f->ghostglobal[i];
+  PetscCall(ISLocalToGlobalMappingDestroy(&brick->ltog));
+  PetscCall(ISLocalToGlobalMappingCreate(comm, 1, f->nlocal, l2g, PETSC_OWN_POINTER, &brick->ltog));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* CG: owned nodes at their global offset (p4est's lnodes, the Dirichlet nodes dropped), then the other nodes of the
+   cells and ghost cells, sorted; the halo and the local-to-global map from their global numbers */
+static PetscErrorCode BrickForestLayoutCG(DM dm, BrickForest *f, const BrickForestMesh *mesh)
+{
+  const PetscInt nc = f->ncells + f->nghost;
+
+  PetscFunctionBegin;
+  f->nowned = mesh->nowned;
+  f->rstart = mesh->rstart;
+  {
+    PetscInt *ghosts, ng = 0;
+    PetscCall(PetscMalloc1(f->nv * nc, &ghosts));
+    for (PetscInt i = 0; i < f->nv * nc; i++) {
+      const PetscInt g = mesh->gnode[i];
+      if (g >= 0 && (g < f->rstart || g >= f->rstart + f->nowned)) ghosts[ng++] = g;
+    }
+    PetscCall(PetscSortRemoveDupsInt(&ng, ghosts));
+    f->nlocal = f->nowned + ng;
+    PetscCall(PetscMalloc1(ng, &f->ghostglobal));
+    PetscCall(PetscArraycpy(f->ghostglobal, ghosts, ng));
+    for (PetscInt i = 0; i < f->nv * nc; i++) {
+      const PetscInt g = mesh->gnode[i];
+      if (g < 0) f->node[i] = -1;
+      else if (g >= f->rstart && g < f->rstart + f->nowned) f->node[i] = g - f->rstart;
+      else {
+        PetscInt loc;
+        PetscCall(PetscFindInt(g, ng, f->ghostglobal, &loc));
+        f->node[i] = f->nowned + loc;
+      }
+    }
+    PetscCall(BrickForestHaloCreate(dm, f, ng));
+    PetscCall(PetscFree(ghosts));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* DG: a cell's nv values are consecutive, the rank's cells in curve order (global number: curve position times nv),
+   then the ghost cells in p4est's ghost order; the halo moves the ghost cells' values */
+static PetscErrorCode BrickForestLayoutDG(DM dm, BrickForest *f, const BrickForestMesh *mesh)
+{
+  DM_Brick      *brick = (DM_Brick *)dm->data;
+  MPI_Comm       comm  = PetscObjectComm((PetscObject)dm);
+  const PetscInt nc = f->ncells + f->nghost, nv = f->nv, ng = f->nghost * nv;
+  PetscMPIInt    rank;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  f->nowned = f->ncells * nv;
+  f->rstart = (PetscInt)f->first[rank] * nv;
+  f->nlocal = nc * nv;
+  for (PetscInt i = 0; i < nc * nv; i++) f->node[i] = i;
+  PetscCall(PetscMalloc1(ng + 1, &f->ghostglobal));
+  for (PetscInt g = 0; g < f->nghost; g++) {
+    PetscCheck(mesh->ghostcell[g] == BrickForestCurveIndex(f, brick->cells0, f->ijk + 3 * (f->ncells + g), f->level), PETSC_COMM_SELF, PETSC_ERR_LIB, "p4est's ghost %" PetscInt_FMT " is not the cell of its lattice position", g);
+    for (PetscInt i = 0; i < nv; i++) f->ghostglobal[g * nv + i] = (PetscInt)mesh->ghostcell[g] * nv + i;
+  }
+  PetscCall(BrickForestHaloCreate(dm, f, ng));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -446,8 +566,7 @@ PetscErrorCode DMBrickSetUpForest_Private(DM dm)
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(comm, &size));
-  PetscCheck(!brick->op.dg, comm, PETSC_ERR_SUP, "-dm_brick_operator %s on a forest (-dm_brick_remove, -dm_brick_periodic, -dm_brick_partition p4est) is not implemented yet; allowed on forests: laplace", brick->opname);
-  PetscCall(DMBrickForestRequireCG_Private(dm, "-dm_brick_operator"));
+  PetscCall(DMBrickForestCheckOperator_Private(dm, "-dm_brick_operator"));
   PetscCall(DMGetRefineLevel(dm, &refine));
   PetscCall(DMGetCoarsenLevel(dm, &coarsen));
   brick->below     = 0; /* a forest's hierarchy starts at its trees, the -dm_brick_cells grid */
@@ -467,7 +586,7 @@ PetscErrorCode DMBrickSetUpForest_Private(DM dm)
     brick->cstart[d] = brick->cend[d] = 0; /* no box loop on a forest */
     brick->procs[d]                   = 1;
   }
-  brick->dof     = 1;
+  brick->dof     = brick->op.dg ? f->nv : 1; /* values per point: a DG point is a cell */
   brick->nactive = size;
   brick->nfit    = size;
   PetscCall(PetscMalloc1(n0, &f->tree));
@@ -484,8 +603,6 @@ PetscErrorCode DMBrickSetUpForest_Private(DM dm)
   f->nghost       = mesh.nghost;
   f->ncellsglobal = mesh.ncellsglobal;
   f->first        = mesh.first;
-  f->nowned       = mesh.nowned;
-  f->rstart       = mesh.rstart;
   nc              = f->ncells + f->nghost;
   PetscCall(PetscMalloc2(3 * nc, &f->ijk, f->nv * nc, &f->node));
   PetscCall(PetscArraycpy(f->ijk, mesh.ijk, 3 * nc));
@@ -496,53 +613,24 @@ PetscErrorCode DMBrickSetUpForest_Private(DM dm)
     for (PetscInt c = 0; c < f->ncells; c++)
       PetscCheck(BrickForestCurveIndex(f, brick->cells0, f->ijk + 3 * c, f->level) == f->first[rank] + c, PETSC_COMM_SELF, PETSC_ERR_LIB, "p4est's cell order is not the Morton order assumed for cell %" PetscInt_FMT, c);
   }
-  {
-    /* local numbering: owned nodes at their global offset, then the other nodes of the cells and ghost cells, sorted */
-    PetscInt *ghosts, ng = 0;
-    PetscCall(PetscMalloc1(f->nv * nc, &ghosts));
-    for (PetscInt i = 0; i < f->nv * nc; i++) {
-      const PetscInt g = mesh.gnode[i];
-      if (g >= 0 && (g < f->rstart || g >= f->rstart + f->nowned)) ghosts[ng++] = g;
-    }
-    PetscCall(PetscSortRemoveDupsInt(&ng, ghosts));
-    f->nlocal = f->nowned + ng;
-    PetscCall(PetscMalloc1(ng, &f->ghostglobal));
-    PetscCall(PetscArraycpy(f->ghostglobal, ghosts, ng));
-    for (PetscInt i = 0; i < f->nv * nc; i++) {
-      const PetscInt g = mesh.gnode[i];
-      if (g < 0) f->node[i] = -1;
-      else if (g >= f->rstart && g < f->rstart + f->nowned) f->node[i] = g - f->rstart;
-      else {
-        PetscInt loc;
-        PetscCall(PetscFindInt(g, ng, f->ghostglobal, &loc));
-        f->node[i] = f->nowned + loc;
-      }
-    }
-    {
-      PetscLayout layout;
-      PetscInt   *l2g;
-      PetscCall(PetscLayoutCreateFromSizes(comm, f->nowned, PETSC_DECIDE, 1, &layout));
-      PetscCall(PetscSFCreate(comm, &f->halo));
-      PetscCall(PetscSFSetGraphLayout(f->halo, layout, ng, NULL, PETSC_COPY_VALUES, f->ghostglobal));
-      PetscCall(PetscSFSetUp(f->halo));
-      PetscCall(PetscLayoutDestroy(&layout));
-      PetscCall(PetscMalloc1(f->nlocal, &l2g));
-      for (PetscInt i = 0; i < f->nowned; i++) l2g[i] = f->rstart + i;
-      for (PetscInt i = 0; i < ng; i++) l2g[f->nowned + i] = f->ghostglobal[i];
-      PetscCall(ISLocalToGlobalMappingDestroy(&brick->ltog));
-      PetscCall(ISLocalToGlobalMappingCreate(comm, 1, f->nlocal, l2g, PETSC_OWN_POINTER, &brick->ltog));
-    }
-    PetscCall(PetscFree(ghosts));
-  }
+  if (brick->op.dg) PetscCall(BrickForestLayoutDG(dm, f, &mesh));
+  else PetscCall(BrickForestLayoutCG(dm, f, &mesh));
   PetscCall(PetscFree2(mesh.ijk, mesh.gnode));
-  PetscCall(BrickForestSetUpPatches(f));
+  PetscCall(PetscFree(mesh.ghostcell));
+  {
+    BrickCellKey *sorted;
+    PetscCall(BrickForestSortCells(f, &sorted));
+    if (brick->op.dg) PetscCall(BrickForestSetUpFaces(dm, f, sorted));
+    PetscCall(BrickForestSetUpPatches(f, brick->op.dg, sorted));
+    PetscCall(PetscFree(sorted));
+  }
   PetscCall(PetscLogEventEnd(DMBRICK_ForestLayout, dm, 0, 0, 0));
   for (PetscInt d = 0; d < 3; d++) {
     brick->ostart[d] = brick->gstart[d] = 0;
     brick->owidth[d] = brick->gwidth[d] = 1;
   }
-  brick->owidth[0] = f->nowned;
-  brick->gwidth[0] = f->nlocal;
+  brick->owidth[0] = f->nowned / brick->dof;
+  brick->gwidth[0] = f->nlocal / brick->dof;
   PetscCall(DMBrickSetUpExchange_Private(dm, f->halo, 1)); /* device vectors: the GPU-to-GPU exchange now, not in the first solve */
   dm->ops->createglobalvector      = DMCreateGlobalVector_BrickForest;
   dm->ops->createlocalvector       = DMCreateLocalVector_BrickForest;
@@ -554,15 +642,17 @@ PetscErrorCode DMBrickSetUpForest_Private(DM dm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* forests support the CG laplace operator so far (host and device vectors): anything else is an error naming the option */
-PetscErrorCode DMBrickForestRequireCG_Private(DM dm, const char what[])
+/* forests support the laplace and sipg operators so far (host vectors; laplace on device vectors too): anything else is
+   an error naming the option */
+PetscErrorCode DMBrickForestCheckOperator_Private(DM dm, const char what[])
 {
   DM_Brick *brick = (DM_Brick *)dm->data;
-  PetscBool laplace;
+  PetscBool laplace, sipg;
 
   PetscFunctionBegin;
   PetscCall(PetscStrcmp(brick->opname, "laplace", &laplace));
-  PetscCheck(laplace, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "%s %s on a forest (-dm_brick_remove, -dm_brick_periodic, -dm_brick_partition p4est) is not implemented yet; allowed on forests: -dm_brick_operator laplace", what, brick->opname);
+  PetscCall(PetscStrcmp(brick->opname, "sipg", &sipg));
+  PetscCheck(laplace || sipg, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "%s %s on a forest (-dm_brick_remove, -dm_brick_periodic, -dm_brick_partition p4est) is not implemented yet; allowed on forests: -dm_brick_operator laplace or sipg", what, brick->opname);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -589,12 +679,13 @@ PetscErrorCode DMBrickViewForest_Private(DM dm, PetscViewer viewer)
                                    brick->cells0[0] * brick->cells0[1] * (brick->dim == 3 ? brick->cells0[2] : 1), brick->nremoved, brick->periodic[0] ? "x" : "", brick->periodic[1] ? "y" : "", brick->periodic[2] ? "z" : "",
                                    (brick->periodic[0] || brick->periodic[1] || brick->periodic[2]) ? "" : "none", f->ncellsglobal, dofs));
   {
-    /* the ghost layer a rank keeps (nodes of its cells and ghost cells that other ranks own): what the halo moves */
+    /* the ghost layer a rank keeps (CG: nodes of its cells and ghost cells that other ranks own; DG: the ghost cells'
+       values): what the halo moves */
     const PetscInt in[2] = {f->nlocal - f->nowned, f->nlocal - f->nowned};
     PetscInt       gm[2];
     PetscCall(PetscGlobalMinMaxInt(PetscObjectComm((PetscObject)dm), in, gm));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "partition: p4est's space-filling curve (-dm_brick_partition p4est, %s) over %d ranks: %" PetscInt_FMT "..%" PetscInt_FMT " cells, %" PetscInt_FMT "..%" PetscInt_FMT " ghost nodes and %" PetscInt_FMT "..%" PetscInt_FMT " vertex patches a rank, %" PetscInt_FMT " colors\n",
-                                     brick->partition_set ? "asked for" : "the partition of a domain with removed cells or periodic directions", size, mm[0], mm[1], gm[0], gm[1], npmin, npmax, f->ncolors));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "partition: p4est's space-filling curve (-dm_brick_partition p4est, %s) over %d ranks: %" PetscInt_FMT "..%" PetscInt_FMT " cells, %" PetscInt_FMT "..%" PetscInt_FMT " ghost %s and %" PetscInt_FMT "..%" PetscInt_FMT " vertex patches a rank, %" PetscInt_FMT " colors\n",
+                                     brick->partition_set ? "asked for" : "the partition of a domain with removed cells or periodic directions", size, mm[0], mm[1], gm[0], gm[1], brick->op.dg ? "values" : "nodes", npmin, npmax, f->ncolors));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -609,6 +700,7 @@ PetscErrorCode DMBrickDestroyForest_Private(DM dm)
   PetscCall(PetscFree(f->tree));
   PetscCall(PetscFree(f->first));
   PetscCall(PetscFree2(f->ijk, f->node));
+  PetscCall(PetscFree(f->face));
   PetscCall(PetscFree(f->ghostglobal));
   PetscCall(PetscSFDestroy(&f->halo));
   PetscCall(PetscFree(f->colorptr));

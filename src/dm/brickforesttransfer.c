@@ -1,11 +1,11 @@
-/* Grid transfer between two levels of a forest brick (CG). Each rank prolongs onto its own fine cells: a fine cell's
+/* Grid transfer between two levels of a forest brick (CG, and DG where the node table holds each cell's own values). Each rank prolongs onto its own fine cells: a fine cell's
    values are its parent coarse cell's, embedded child by child (the 1D two-child embedding of bricktransfer.c, one
    (k+1) x (k+1) block per child position and direction). The two levels are partitioned by p4est each on its own, so
    a parent may live on another rank: at set-up the fine rank learns its parents' coarse node numbers from their owners
    (a PetscSF over the coarse cell-node tables, addressed by the parents' curve positions) and then gathers the coarse
    values it needs through a second PetscSF whose roots are the coarse global vector. The restriction is the exact
    transpose: a fine node shared by 2^m fine cells is weighted 1/2^m in each (its cells are all in the domain, as it is
-   a free node), so that each fine row counts once. */
+   a free node), so that each fine row counts once; a DG value belongs to one cell (weight 1). */
 #include "brickimpl.h"
 #if defined(VP_HAVE_CUDA)
   #include <vpatch_cuda.h>
@@ -15,6 +15,7 @@
 typedef struct {
   DM           dmc, dmf; /* not referenced: the shell composes both */
   PetscInt     dim, k, nv;
+  PetscBool    dg; /* DG levels: every fine value belongs to one cell (weight 1 in the transpose) */
   PetscReal    E[2][BRICK_MAX_DEGREE + 1][BRICK_MAX_DEGREE + 1]; /* child position b: rows b k .. b k + k of the embedding */
   PetscReal    ET[2][(BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)];
   PetscInt     nparents, *parentof, *child; /* per fine cell: its parent (index into the gathered parents), its child bits */
@@ -92,7 +93,7 @@ static PetscErrorCode BrickForestTransferSetUpGPU(BrickForestTransfer *t)
   for (PetscInt b = 0; b < 2; b++)
     for (PetscInt i = 0; i < n; i++)
       for (PetscInt j = 0; j < n; j++) E[b * n * n + i * n + j] = t->E[b][i][j];
-  err = VPCudaForestTransferCreate((int)t->dim, (int)t->k, (int)ff->ncells, node, parentof, child, (int)t->nparents, pnode, E, (VPCudaForestTransfer *)&t->gpu);
+  err = VPCudaForestTransferCreate((int)t->dim, (int)t->k, (int)t->dg, (int)ff->ncells, node, parentof, child, (int)t->nparents, pnode, E, (VPCudaForestTransfer *)&t->gpu);
   PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaForestTransferCreate: %s", VPCudaErrorString(err));
   PetscCall(PetscFree(node));
   PetscCall(PetscFree3(parentof, child, pnode));
@@ -195,7 +196,7 @@ static PetscErrorCode MatMultTranspose_BrickForestTransfer(Mat P, Vec xf, Vec yc
     for (PetscInt i = 0; i < t->nv; i++) {
       const PetscInt ii[3] = {i % (t->k + 1), (i / (t->k + 1)) % (t->k + 1), i / ((t->k + 1) * (t->k + 1))};
       PetscReal      w     = 1.0;
-      for (PetscInt d = 0; d < t->dim; d++)
+      for (PetscInt d = 0; d < t->dim && !t->dg; d++)
         if (ii[d] == 0 || ii[d] == t->k) w *= 0.5;
       v[i] = fn[i] < 0 ? 0.0 : w * fa[fn[i]];
     }
@@ -266,6 +267,7 @@ static PetscErrorCode BrickForestTransferSetUp(DM dmc, DM dmf, BrickForestTransf
   t->dim = fb->dim;
   t->k   = k;
   t->nv  = nv;
+  t->dg  = fb->op.dg;
   {
     PetscReal P[(2 * BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)];
     PetscCall(BrickBasisProlongation(k, fb->nodes, P));

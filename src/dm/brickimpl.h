@@ -98,7 +98,8 @@ typedef struct {
   PetscBool    periodic[3];      /* -dm_brick_periodic */
   PetscInt     ncells, nghost;   /* this rank's cells (p4est's, in curve order), then the ghost layer (cells sharing a corner with them) */
   PetscInt    *ijk;              /* 3 lattice coordinates per cell, local ones first, then the ghosts */
-  PetscInt    *node;             /* nv per cell (x fastest): index of the node in the local vector, -1 on the Dirichlet boundary */
+  PetscInt    *node;             /* nv per cell (x fastest): index of the node in the local vector, -1 on the Dirichlet boundary (DG: the cell's own values, c nv + i) */
+  PetscInt    *face;             /* DG: 2 dim per rank's cell (lower, upper along x, y, z): the face neighbour among cells and ghosts, -1 on the boundary */
   PetscInt64   ncellsglobal;     /* cells of the level in the domain */
   PetscInt64  *first;            /* size + 1 entries: each rank's first cell in the curve order (p4est's global_first_quadrant) */
   PetscInt    *tree;             /* per coarse cell (lexicographic): its tree, -1 where removed */
@@ -201,13 +202,14 @@ PETSC_INTERN PetscErrorCode DMBrickViewForest_Private(DM, PetscViewer);
 PETSC_INTERN PetscErrorCode DMBrickCheckDomain_Private(DM);
 PETSC_INTERN PetscErrorCode DMBrickForestCreateInterpolation_Private(DM, DM, MatType, Mat *);
 PETSC_INTERN PetscBool      DMBrickForestCellInDomain_Private(const DM_Brick *, PetscInt, const PetscInt[]);
-PETSC_INTERN PetscErrorCode DMBrickForestRequireCG_Private(DM, const char[]);
+PETSC_INTERN PetscErrorCode DMBrickForestCheckOperator_Private(DM, const char[]);
 PETSC_INTERN PetscErrorCode BrickForestNodeTableInt(const BrickForest *, PetscInt, int **); /* the first cells' table as int, for the GPU (brickgpu.c) */
 /* the p4est part: mesh a level and number its nodes (2D and 3D builds of one source, brickp4est.c) */
 typedef struct {
   PetscInt    ncells, nghost;
   PetscInt   *ijk;        /* 3 per cell, local then ghost */
-  PetscInt   *gnode;      /* nv per cell: global number of each node, -1 on the Dirichlet boundary */
+  PetscInt   *gnode;      /* CG: nv per cell: global number of each node, -1 on the Dirichlet boundary (DG: none) */
+  PetscInt64 *ghostcell;  /* per ghost cell: its number along the curve (p4est's owner and local number) */
   PetscInt    nowned, rstart;
   PetscInt64 *first;      /* size + 1 */
   PetscInt64  ncellsglobal;

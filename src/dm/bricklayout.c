@@ -530,7 +530,7 @@ PetscErrorCode DMCreateMatrix_Brick(DM dm, Mat *A)
 
   PetscFunctionBegin;
   if (brick->level <= -brick->below) PetscCall(DMBrickCoarseDirect_Private(dm, &direct));
-  if (brick->forest) PetscCall(DMBrickForestRequireCG_Private(dm, "-dm_brick_operator"));
+  if (brick->forest) PetscCall(DMBrickForestCheckOperator_Private(dm, "-dm_brick_operator"));
   PetscCall(DMBrickCreateOperator(dm, direct ? brick->coarse_mattype : dm->mattype, A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

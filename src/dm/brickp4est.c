@@ -173,14 +173,17 @@ PetscErrorCode BrickForestMesh_Private(DM dm, BrickForestMesh *mesh)
     if (f->tree[c] >= 0) treecell[f->tree[c]] = c;
   p4est  = p4est_new_ext(comm, conn, 0, (int)level, 1, 0, NULL, NULL);
   ghost  = p4est_ghost_new(p4est, P4EST_CONNECT_FULL);
-  lnodes = p4est_lnodes_new(p4est, ghost, (int)k);
 
   mesh->ncells       = (PetscInt)p4est->local_num_quadrants;
   mesh->nghost       = (PetscInt)ghost->ghosts.elem_count;
   mesh->ncellsglobal = (PetscInt64)p4est->global_num_quadrants;
   PetscCall(PetscMalloc1(size + 1, &mesh->first));
   for (PetscMPIInt r = 0; r <= size; r++) mesh->first[r] = (PetscInt64)p4est->global_first_quadrant[r];
-  PetscCall(PetscMalloc2(3 * (mesh->ncells + mesh->nghost), &mesh->ijk, nv * (mesh->ncells + mesh->nghost), &mesh->gnode));
+  /* DG levels number cells, not nodes: no lnodes (gnode stays empty) */
+  PetscCall(PetscMalloc2(3 * (mesh->ncells + mesh->nghost), &mesh->ijk, brick->op.dg ? 0 : nv * (mesh->ncells + mesh->nghost), &mesh->gnode));
+  PetscCall(PetscMalloc1(mesh->nghost, &mesh->ghostcell));
+  for (PetscMPIInt r = 0; r < size; r++) /* a ghost's curve number: its owner's first cell plus its number there */
+    for (p4est_locidx_t g = ghost->proc_offsets[r]; g < ghost->proc_offsets[r + 1]; g++) mesh->ghostcell[g] = mesh->first[r] + p4est_quadrant_array_index(&ghost->ghosts, g)->p.piggy3.local_num;
 
   /* the cells' lattice positions: their tree's coarse cell times 2^level plus the quadrant's position in the tree */
   for (p4est_topidx_t t = p4est->first_local_tree; t <= p4est->last_local_tree; t++) {
@@ -212,10 +215,18 @@ PetscErrorCode BrickForestMesh_Private(DM dm, BrickForestMesh *mesh)
 #endif
   }
 
+  if (brick->op.dg) {
+    PetscCall(PetscFree(treecell));
+    p4est_ghost_destroy(ghost);
+    p4est_destroy(p4est);
+    p4est_connectivity_destroy(conn);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   /* lnodes numbers every node, the boundary's too. Each local node's lattice position is taken from the cells that
      reference it (x fastest within a cell): they must agree, which also checks the node order assumed. The Dirichlet
      nodes are then dropped from the numbering: owners count their free nodes, and the others learn the new numbers. */
-  nloc  = (PetscInt)lnodes->num_local_nodes;
+  lnodes = p4est_lnodes_new(p4est, ghost, (int)k);
+  nloc   = (PetscInt)lnodes->num_local_nodes;
   owned = (PetscInt)lnodes->owned_count;
   PetscCall(PetscMalloc2(nloc, &comp, nloc, &key));
   for (PetscInt i = 0; i < nloc; i++) key[i] = -1;

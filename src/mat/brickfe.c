@@ -37,7 +37,7 @@ PetscErrorCode DMBrickInterpolateFunction(DM dm, DMBrickPointFunction f, void *c
   PetscFunctionBegin;
   PetscCall(DMBrickGetImpl_Private(dm, &brick));
   PetscCall(DMBrickCellSize_Private(dm, h));
-  if (brick->family == DMBRICK_DG) { /* cell by cell: the values at the cell's own Gauss-Lobatto points */
+  if (brick->family == DMBRICK_DG && !brick->forest) { /* cell by cell: the values at the cell's own Gauss-Lobatto points */
     const PetscInt n = brick->degree + 1;
     BrickBox       cells;
     PetscCall(DMBrickOwnedCellBox_Private(dm, &cells));
@@ -56,7 +56,7 @@ PetscErrorCode DMBrickInterpolateFunction(DM dm, DMBrickPointFunction f, void *c
     PetscCall(VecRestoreArray(u, &ua));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  if (brick->forest) { /* every owned node is a node of one of the rank's cells */
+  if (brick->forest) { /* every owned node is a node of one of the rank's cells (DG: a value of one) */
     const BrickForest *fo = brick->forest;
     const PetscInt     n  = brick->degree + 1;
     PetscCall(VecGetArray(u, &ua));

@@ -98,15 +98,25 @@ static PetscErrorCode BrickSIPGGPUCreate(BrickSIPG *ctx)
       L[6 * nn + i] = ctx->lowerT[d][i];
     }
   }
-  for (PetscInt d = 0; d < 3; d++) {
-    grid[d]   = (int)brick->cells[d];
-    c0[d]     = (int)brick->cstart[d];
-    cells[d]  = (int)(brick->cend[d] - brick->cstart[d]);
-    box.n[d]  = grid[d];
-    box.lo[d] = (int)brick->gstart[d];
-    box.m[d]  = (int)brick->gwidth[d];
+  if (brick->forest) {
+    /* a forest: the cells through the face table (the cell kernel reads each neighbour where it is in the local array) */
+    const BrickForest *f = brick->forest;
+    int               *face;
+    PetscCall(PetscMalloc1(2 * f->dim * f->ncells + 1, &face));
+    for (PetscInt i = 0; i < 2 * f->dim * f->ncells; i++) face[i] = (int)f->face[i];
+    err = VPCudaDGCreateForest((int)brick->dim, (int)brick->degree, (int)f->ncells, face, line, &op);
+    PetscCall(PetscFree(face));
+  } else {
+    for (PetscInt d = 0; d < 3; d++) {
+      grid[d]   = (int)brick->cells[d];
+      c0[d]     = (int)brick->cstart[d];
+      cells[d]  = (int)(brick->cend[d] - brick->cstart[d]);
+      box.n[d]  = grid[d];
+      box.lo[d] = (int)brick->gstart[d];
+      box.m[d]  = (int)brick->gwidth[d];
+    }
+    err = VPCudaDGCreate((int)brick->dim, (int)brick->degree, grid, c0, cells, &box, line, &op);
   }
-  err = VPCudaDGCreate((int)brick->dim, (int)brick->degree, grid, c0, cells, &box, line, &op);
   PetscCall(PetscFree(line));
   PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaDGCreate: %s", VPCudaErrorString(err));
   ctx->gpu = op;
@@ -128,7 +138,12 @@ static PetscErrorCode BrickSIPGGPUMult(BrickSIPG *ctx, Vec x, Vec y)
   PetscFunctionBegin;
   if (!ctx->gpu) PetscCall(BrickSIPGGPUCreate(ctx));
   op = (VPCudaDG)ctx->gpu;
-  if (brick->nactive > 1) {
+  if (brick->forest) {
+    if (brick->forest->nlocal > brick->forest->nowned) { /* ghost cells (several ranks): the local vector */
+      PetscCall(DMGlobalToLocal(ctx->dm, x, INSERT_VALUES, ctx->xl));
+      in = ctx->xl;
+    }
+  } else if (brick->nactive > 1) {
     PetscCall(DMBrickGlobalToLocalMirror_Private(ctx->dm, x, ctx->xl, &in)); /* x's in-place local (-dm_brick_slabs) or ctx->xl */
   }
   PetscCall(VecCUDAGetArrayRead(in, &xa));
@@ -142,25 +157,26 @@ static PetscErrorCode BrickSIPGGPUMult(BrickSIPG *ctx, Vec x, Vec y)
   {
     BrickBox cells;
     PetscCall(DMBrickOwnedCellBox_Private(ctx->dm, &cells));
-    PetscCall(PetscLogGpuFlops(2.0 * n * brick->dof * brick->dim * (3 + brick->dim - 1) * PetscMax(BrickBoxSize(&cells), 0)));
+    PetscCall(PetscLogGpuFlops(2.0 * n * brick->dof * brick->dim * (3 + brick->dim - 1) * (brick->forest ? brick->forest->ncells : PetscMax(BrickBoxSize(&cells), 0))));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #endif
 
-/* y_c = sum_d (the blocks along d of the cell and its two neighbours applied to their values) times the masses across,
-   for the cell c whose values start at xc (neighbours at xc +- gs[d], gs in values) */
-static void BrickSIPGCell(const BrickSIPG *ctx, const DM_Brick *brick, const PetscInt c[], const PetscScalar *xc, const PetscInt gs[], PetscScalar *yc, PetscScalar work[])
+/* y_c = sum_d (the blocks along d of the cell and its two neighbours applied to their values) times the masses across:
+   diag[d] the cell's block along d, nb[2 d] / nb[2 d + 1] the values of its lower / upper neighbour along d (NULL on the
+   boundary). The box's cells and the forest's (BrickSIPGCellForest) both come here. */
+static void BrickSIPGCellApply(const BrickSIPG *ctx, const DM_Brick *brick, const PetscReal *const diag[], const PetscScalar *xc, const PetscScalar *const nb[], PetscScalar *yc, PetscScalar work[])
 {
   const PetscInt n = brick->degree + 1, ext[3] = {n, n, brick->dim == 3 ? n : 1}, nloc = brick->dof;
   PetscScalar   *t = work, *s = work + nloc, *w = work + 2 * nloc;
 
   for (PetscInt i = 0; i < nloc; i++) yc[i] = 0.0;
   for (PetscInt d = 0; d < brick->dim; d++) {
-    BrickTensorApply1D(d, ext, n, BrickSIPGBlock(ctx, brick, d, c[d], 0), xc, t);
-    for (PetscInt o = -1; o <= 1; o += 2) {
-      if (c[d] + o < 0 || c[d] + o >= brick->cells[d]) continue;
-      BrickTensorApply1D(d, ext, n, BrickSIPGBlock(ctx, brick, d, c[d], o), xc + o * gs[d], s);
+    BrickTensorApply1D(d, ext, n, diag[d], xc, t);
+    for (PetscInt side = 0; side < 2; side++) {
+      if (!nb[2 * d + side]) continue;
+      BrickTensorApply1D(d, ext, n, side ? ctx->line[d].upper : ctx->lowerT[d], nb[2 * d + side], s);
       for (PetscInt i = 0; i < nloc; i++) t[i] += s[i];
     }
     for (PetscInt e = 0; e < brick->dim; e++) {
@@ -172,17 +188,32 @@ static void BrickSIPGCell(const BrickSIPG *ctx, const DM_Brick *brick, const Pet
   }
 }
 
-/* value i of cell l of a SIMD group into lane l: the group's cells follow each other along x, nloc values apart */
-static inline void BrickSIPGGather(PetscInt nloc, const PetscScalar *x0, BrickLaneD u[])
+/* the box's cell c, whose values start at xc (neighbours at xc +- gs[d], gs in values) */
+static void BrickSIPGCell(const BrickSIPG *ctx, const DM_Brick *brick, const PetscInt c[], const PetscScalar *xc, const PetscInt gs[], PetscScalar *yc, PetscScalar work[])
+{
+  const PetscReal   *diag[3] = {NULL, NULL, NULL};
+  const PetscScalar *nb[6]   = {NULL, NULL, NULL, NULL, NULL, NULL};
+
+  for (PetscInt d = 0; d < brick->dim; d++) {
+    diag[d]       = BrickSIPGBlock(ctx, brick, d, c[d], 0);
+    nb[2 * d]     = c[d] > 0 ? xc - gs[d] : NULL;
+    nb[2 * d + 1] = c[d] < brick->cells[d] - 1 ? xc + gs[d] : NULL;
+  }
+  BrickSIPGCellApply(ctx, brick, diag, xc, nb, yc, work);
+}
+
+/* value i of lane l's cell (its values from x[l]) into lane l */
+static inline void BrickSIPGGather(PetscInt nloc, const PetscScalar *const x[], BrickLaneD u[])
 {
   double *us = (double *)u;
   for (PetscInt l = 0; l < BRICK_LANES_D; l++)
-    for (PetscInt i = 0; i < nloc; i++) us[i * BRICK_LANES_D + l] = x0[l * nloc + i];
+    for (PetscInt i = 0; i < nloc; i++) us[i * BRICK_LANES_D + l] = x[l][i];
 }
 
-/* BrickSIPGCell on BRICK_LANES_D cells of a row at once, none on the boundary along x (so that all lanes have the same
-   blocks and neighbours); every lane does the one-cell operations in the same order */
-static void BrickSIPGCellLanes(const BrickSIPG *ctx, const DM_Brick *brick, const PetscInt c[], const PetscScalar *xc, const PetscInt gs[], PetscScalar *yc, BrickLaneD work[])
+/* BrickSIPGCellApply on BRICK_LANES_D cells at once that have the same blocks (diag) and neighbours on the same faces
+   (lane l: its values xc[l], its neighbours' nb[l][f], its output yc[l]); every lane does the one-cell operations in
+   the same order */
+static void BrickSIPGCellLanesApply(const BrickSIPG *ctx, const DM_Brick *brick, const PetscReal *const diag[], const PetscScalar *const xc[], const PetscScalar *const nb[][6], PetscScalar *const yc[], BrickLaneD work[])
 {
   const PetscInt n = brick->degree + 1, ext[3] = {n, n, brick->dim == 3 ? n : 1}, nloc = brick->dof;
   BrickLaneD    *u = work, *t = work + nloc, *s = work + 2 * nloc, *w = work + 3 * nloc, *y = work + 4 * nloc;
@@ -190,11 +221,13 @@ static void BrickSIPGCellLanes(const BrickSIPG *ctx, const DM_Brick *brick, cons
   BrickSIPGGather(nloc, xc, u);
   for (PetscInt i = 0; i < nloc; i++) y[i] = (BrickLaneD){0};
   for (PetscInt d = 0; d < brick->dim; d++) {
-    BrickLaneApply1D(d, ext, n, 0, n, BrickSIPGBlock(ctx, brick, d, c[d], 0), u, t);
-    for (PetscInt o = -1; o <= 1; o += 2) {
-      if (c[d] + o < 0 || c[d] + o >= brick->cells[d]) continue;
-      BrickSIPGGather(nloc, xc + o * gs[d], w);
-      BrickLaneApply1D(d, ext, n, 0, n, BrickSIPGBlock(ctx, brick, d, c[d], o), w, s);
+    BrickLaneApply1D(d, ext, n, 0, n, diag[d], u, t);
+    for (PetscInt side = 0; side < 2; side++) {
+      const PetscScalar *x[BRICK_LANES_D];
+      if (!nb[0][2 * d + side]) continue;
+      for (PetscInt l = 0; l < BRICK_LANES_D; l++) x[l] = nb[l][2 * d + side];
+      BrickSIPGGather(nloc, x, w);
+      BrickLaneApply1D(d, ext, n, 0, n, side ? ctx->line[d].upper : ctx->lowerT[d], w, s);
       for (PetscInt i = 0; i < nloc; i++) t[i] += s[i];
     }
     for (PetscInt e = 0; e < brick->dim; e++) {
@@ -207,8 +240,125 @@ static void BrickSIPGCellLanes(const BrickSIPG *ctx, const DM_Brick *brick, cons
   {
     const double *ys = (const double *)y;
     for (PetscInt l = 0; l < BRICK_LANES_D; l++)
-      for (PetscInt i = 0; i < nloc; i++) yc[l * nloc + i] = ys[i * BRICK_LANES_D + l];
+      for (PetscInt i = 0; i < nloc; i++) yc[l][i] = ys[i * BRICK_LANES_D + l];
   }
+}
+
+/* BRICK_LANES_D cells of a box row from cell c on, none on the boundary along x (so that all lanes have the same blocks
+   and neighbours): they follow each other along x, nloc values apart */
+static void BrickSIPGCellLanes(const BrickSIPG *ctx, const DM_Brick *brick, const PetscInt c[], const PetscScalar *xc, const PetscInt gs[], PetscScalar *yc, BrickLaneD work[])
+{
+  const PetscInt     nloc    = brick->dof;
+  const PetscReal   *diag[3] = {NULL, NULL, NULL};
+  const PetscScalar *x[BRICK_LANES_D], *nb[BRICK_LANES_D][6];
+  PetscScalar       *y[BRICK_LANES_D];
+
+  for (PetscInt d = 0; d < brick->dim; d++) diag[d] = BrickSIPGBlock(ctx, brick, d, c[d], 0);
+  for (PetscInt l = 0; l < BRICK_LANES_D; l++) {
+    x[l] = xc + l * nloc;
+    y[l] = yc + l * nloc;
+    for (PetscInt d = 0; d < brick->dim; d++) {
+      nb[l][2 * d]     = c[d] > 0 ? x[l] - gs[d] : NULL;
+      nb[l][2 * d + 1] = c[d] < brick->cells[d] - 1 ? x[l] + gs[d] : NULL;
+    }
+  }
+  BrickSIPGCellLanesApply(ctx, brick, diag, x, nb, y, work);
+}
+
+/* Forest levels (brickforest.c): a cell's face neighbours come from the forest's face table (-1: a boundary face, the
+   domain's, a removed cell's or a hole's), and its diagonal block along d takes the variant of its two faces there. */
+static inline PetscInt BrickSIPGForestVariant(const BrickForest *f, PetscInt c, PetscInt d)
+{
+  return (f->face[2 * f->dim * c + 2 * d] < 0) + 2 * (f->face[2 * f->dim * c + 2 * d + 1] < 0);
+}
+
+/* the 1D block along d of rows in cell c: side -1 its own (diagonal), 0 with its lower neighbour, 1 with its upper one */
+static inline const PetscReal *BrickSIPGForestBlock(const BrickSIPG *ctx, const BrickForest *f, PetscInt c, PetscInt d, PetscInt side)
+{
+  return side < 0 ? ctx->line[d].diag[BrickSIPGForestVariant(f, c, d)] : side ? ctx->line[d].upper : ctx->lowerT[d];
+}
+
+/* y_c of the rank's cell c from the local array xl (cells and ghosts, nloc values each) */
+static void BrickSIPGCellForest(const BrickSIPG *ctx, const DM_Brick *brick, PetscInt c, const PetscScalar *xl, PetscScalar *yc, PetscScalar work[])
+{
+  const BrickForest *f       = brick->forest;
+  const PetscReal   *diag[3] = {NULL, NULL, NULL};
+  const PetscScalar *nb[6]   = {NULL, NULL, NULL, NULL, NULL, NULL};
+
+  for (PetscInt d = 0; d < brick->dim; d++) {
+    diag[d] = BrickSIPGForestBlock(ctx, f, c, d, -1);
+    for (PetscInt side = 0; side < 2; side++) {
+      const PetscInt cn = f->face[2 * f->dim * c + 2 * d + side];
+      nb[2 * d + side]  = cn < 0 ? NULL : xl + cn * brick->dof;
+    }
+  }
+  BrickSIPGCellApply(ctx, brick, diag, xl + c * brick->dof, nb, yc, work);
+}
+
+/* entry (i, j) of the block of cell c's rows with its own values (side -1) or those of its neighbour across face
+   (d, side) */
+static PetscReal BrickSIPGForestEntry(const BrickSIPG *ctx, const DM_Brick *brick, PetscInt c, PetscInt dnb, PetscInt side, PetscInt i, PetscInt j)
+{
+  const PetscInt n = brick->degree + 1, ii[3] = {i % n, (i / n) % n, i / (n * n)}, jj[3] = {j % n, (j / n) % n, j / (n * n)};
+  PetscReal      sum = 0.0;
+
+  for (PetscInt d = 0; d < brick->dim; d++) {
+    PetscReal p = 1.0;
+    if (side >= 0 && d != dnb) continue; /* a face neighbour couples only through its direction's term */
+    for (PetscInt e = 0; e < brick->dim; e++) p *= (e == d ? BrickSIPGForestBlock(ctx, brick->forest, c, d, side) : ctx->line[e].mass)[ii[e] * n + jj[e]];
+    sum += p;
+  }
+  return sum;
+}
+
+/* the forest product: the ghost cells' values first (none on one rank), then each rank's cell writes its own values */
+static PetscErrorCode BrickSIPGMultForest(BrickSIPG *ctx, Vec x, Vec y)
+{
+  DM_Brick          *brick = (DM_Brick *)ctx->dm->data;
+  const BrickForest *f     = brick->forest;
+  const PetscInt     nloc  = brick->dof;
+  const PetscScalar *xl;
+  PetscScalar       *ya;
+  Vec                in = x;
+
+  PetscFunctionBegin;
+  if (f->nlocal > f->nowned) {
+    PetscCall(DMGlobalToLocal(ctx->dm, x, INSERT_VALUES, ctx->xl));
+    in = ctx->xl;
+  }
+  PetscCall(VecGetArrayRead(in, &xl));
+  PetscCall(VecGetArrayWrite(y, &ya));
+#if defined(_OPENMP)
+  #pragma omp parallel for num_threads(brick->threads) schedule(static) if (brick->threads > 1)
+#endif
+  for (PetscInt g = 0; g < (f->ncells + BRICK_LANES_D - 1) / BRICK_LANES_D; g++) {
+    /* a group of BRICK_LANES_D consecutive cells with no boundary face runs in SIMD lanes (-dm_brick_simd), the others
+       one by one; neither changes a digit */
+    const PetscInt c0 = g * BRICK_LANES_D, c1 = PetscMin(c0 + BRICK_LANES_D, f->ncells);
+    PetscBool      inner = (PetscBool)(brick->simd && c1 - c0 == BRICK_LANES_D);
+    for (PetscInt i = 2 * f->dim * c0; i < 2 * f->dim * c1 && inner; i++) inner = (PetscBool)(f->face[i] >= 0);
+    if (inner) {
+      const PetscReal   *diag[3] = {NULL, NULL, NULL};
+      const PetscScalar *x[BRICK_LANES_D], *nb[BRICK_LANES_D][6];
+      PetscScalar       *y[BRICK_LANES_D];
+      BrickLaneD         work[5 * 729];
+      for (PetscInt d = 0; d < brick->dim; d++) diag[d] = ctx->line[d].diag[0];
+      for (PetscInt l = 0; l < BRICK_LANES_D; l++) {
+        x[l] = xl + (c0 + l) * nloc;
+        y[l] = ya + (c0 + l) * nloc;
+        for (PetscInt e = 0; e < 2 * f->dim; e++) nb[l][e] = xl + f->face[2 * f->dim * (c0 + l) + e] * nloc;
+      }
+      BrickSIPGCellLanesApply(ctx, brick, diag, x, nb, y, work);
+    } else
+      for (PetscInt c = c0; c < c1; c++) {
+        PetscScalar work[3 * 729];
+        BrickSIPGCellForest(ctx, brick, c, xl, ya + c * nloc, work);
+      }
+  }
+  PetscCall(VecRestoreArrayRead(in, &xl));
+  PetscCall(VecRestoreArrayWrite(y, &ya));
+  PetscCall(PetscLogFlops(2.0 * (brick->degree + 1) * nloc * brick->dim * (3 + brick->dim - 1) * f->ncells));
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* The host product: each owned cell writes its own values, so the rows of cells run on -dm_brick_threads threads, and
@@ -236,6 +386,10 @@ static PetscErrorCode MatMult_BrickSIPG(Mat A, Vec x, Vec y)
   }
 #endif
   brick = (DM_Brick *)ctx->dm->data;
+  if (brick->forest) {
+    PetscCall(BrickSIPGMultForest(ctx, x, y));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   n     = brick->degree + 1;
   PetscCall(DMBrickOwnedCellBox_Private(ctx->dm, &cells));
   ncells = PetscMax(BrickBoxSize(&cells), 0);
@@ -313,6 +467,9 @@ static PetscErrorCode MatGetDiagonal_BrickSIPG(Mat A, Vec diag)
     PetscCall(VecGetLocalSize(diag, &n));
     PetscCall(PetscMalloc1(n, &da));
   } else PetscCall(VecGetArrayWrite(diag, &da));
+  if (brick->forest)
+    for (PetscInt c = 0; c < brick->forest->ncells; c++)
+      for (PetscInt i = 0; i < brick->dof; i++, b++) da[b] = BrickSIPGForestEntry(ctx, brick, c, -1, -1, i, i);
   for (PetscInt cz = cells.lo[2]; cz <= cells.hi[2]; cz++)
     for (PetscInt cy = cells.lo[1]; cy <= cells.hi[1]; cy++)
       for (PetscInt cx = cells.lo[0]; cx <= cells.hi[0]; cx++) {
@@ -403,6 +560,30 @@ static PetscErrorCode BrickSIPGCreateShell(DM dm, Mat *A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the forest's blocks: each rank's cell with itself and its face neighbours (added: on a periodic direction of two cells
+   both faces lead to the same neighbour) */
+static PetscErrorCode BrickSIPGAssembleForest(const BrickSIPG *ctx, const DM_Brick *brick, Mat A, PetscScalar *E)
+{
+  const BrickForest *f = brick->forest;
+  const PetscInt     nloc = brick->dof;
+  PetscInt           rows[729], cols[729];
+
+  PetscFunctionBegin;
+  for (PetscInt c = 0; c < f->ncells; c++) {
+    for (PetscInt i = 0; i < nloc; i++) rows[i] = f->rstart + c * nloc + i;
+    for (PetscInt e = -1; e < 2 * brick->dim; e++) {
+      const PetscInt nb = e < 0 ? c : f->face[2 * brick->dim * c + e];
+      if (nb < 0) continue;
+      for (PetscInt j = 0; j < nloc; j++) cols[j] = nb * nloc + j;
+      PetscCall(ISLocalToGlobalMappingApply(brick->ltog, nloc, cols, cols));
+      for (PetscInt i = 0; i < nloc; i++)
+        for (PetscInt j = 0; j < nloc; j++) E[i * nloc + j] = BrickSIPGForestEntry(ctx, brick, c, e < 0 ? -1 : e / 2, e < 0 ? -1 : e % 2, i, j);
+      PetscCall(MatSetValues(A, nloc, rows, nloc, cols, E, ADD_VALUES));
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Assembles the operator: per owned cell, its block with itself and with each face neighbour. */
 static PetscErrorCode BrickSIPGAssemble(DM dm, Mat A)
 {
@@ -421,6 +602,7 @@ static PetscErrorCode BrickSIPGAssemble(DM dm, Mat A)
   PetscCall(DMBrickOwnedCellBox_Private(dm, &cells));
   PetscCall(MatAssembled(A, &assembled));
   if (assembled) PetscCall(MatZeroEntries(A));
+  if (brick->forest) PetscCall(BrickSIPGAssembleForest(&ctx, brick, A, E));
   for (PetscInt cz = cells.lo[2]; cz <= cells.hi[2]; cz++)
     for (PetscInt cy = cells.lo[1]; cy <= cells.hi[1]; cy++)
       for (PetscInt cx = cells.lo[0]; cx <= cells.hi[0]; cx++) {

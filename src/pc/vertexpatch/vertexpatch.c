@@ -239,7 +239,7 @@ static PetscErrorCode PCSetUp_VertexPatch(PC pc)
   PetscCheck(vp->space == PC_VERTEXPATCH_SPACE_FULL || brick->family == DMBRICK_DG, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_INCOMP,
              "-pc_vertexpatch_local_space %s needs a DG brick (-dm_brick_operator sipg); -dm_brick_operator %s has the patch interior as its only local space; allowed: full (the default)", PCVertexPatchLocalSpaces[vp->space], brick->opname);
   vp->forest = PETSC_FALSE;
-  if (brick->forest) {
+  if (brick->forest && brick->family != DMBRICK_DG) { /* a DG forest: the DG smoother, with the forest's patches */
     PetscCall(PCVertexPatchSetUpForest(pc));
     PetscCall(PetscLogEventEnd(PC_VertexPatchSetUp, pc, 0, 0, 0));
     PetscFunctionReturn(PETSC_SUCCESS);

@@ -19,7 +19,13 @@
    clamped: from the patch cells alone, b_j - A_patch x_j with A_patch the patch matrix (outside values dropped);
    exact for clamped (its test functions and their derivatives vanish on the patch boundary, so the face terms to
    the neighbours vanish), an approximation for dirichlet (the term <[u], {dv/dn}> with the neighbour's u is dropped),
-   as in the paper. Patches of one color (vertex parities) share no cell, so their updates commute. */
+   as in the paper. Patches of one color (vertex parities) share no cell, so their updates commute.
+
+   Forests (brickforest.c): the patches are the forest's, each with its own 2^d cells (value q of a patch at its cell
+   qcell[q]'s offset plus qlocal[q]). A patch whose outer faces along each direction are all on the boundary or all
+   interior takes the class of a box patch; one with both along some direction (next to a re-entrant edge or corner)
+   is "mixed": its matrix is no Kronecker sum, so it has its own local basis, dense factor and residual form
+   (VPDGMixedSetUp), exact like the others. */
 #include "vpimpl.h"
 #include <petscblaslapack.h>
 #if defined(VP_HAVE_CUDA)
@@ -44,14 +50,32 @@ typedef struct {
   PetscReal lambda[VPDG_MAX_N];
 } VPDGLine;
 
+/* A forest patch whose outer faces along some direction are partly boundary, partly interior (next to a re-entrant edge
+   or corner): its matrix is not a Kronecker sum, so it gets its own dense data (see VPDGMixedSetUp) */
+typedef struct {
+  PetscInt     N;        /* dimension of its local space */
+  PetscInt     start[9]; /* its cell b's columns of E: [start[b], start[b+1]) */
+  PetscScalar *E;    /* npd x N: the local basis in patch values (block diagonal over its cells) */
+  PetscScalar *L;    /* N x N: Cholesky factor (LAPACK potrf "U", column-major) of E^T A_patch E */
+  PetscScalar *Ares; /* npd x npd: the local residual's form (local residual only) */
+} VPDGMixed;
+
 typedef struct {
   PetscInt     dim, n, np, m;   /* dimension, k+1, 2(k+1), local dimension per direction of an interior patch */
   VPDGLine     line[3][4];      /* by direction and class (lower boundary + 2 upper boundary) */
+  BrickDGLine  dgl[3];          /* the operator's 1D form per direction (forest: the mixed patches' matrices) */
   PetscBool    localres;        /* residual patch by patch (dirichlet, clamped) or per color globally */
-  PetscInt     npatches, ncolors, colorptr[9];
+  PetscInt     npatches, ncolors, colorptr[28];
+  PetscInt    *qcell, *qlocal;  /* npd: patch value q is value qlocal[q] of the patch's cell qcell[q] (x fastest around the vertex) */
+  PetscInt     cellrel[8];      /* box: offset of the patch's cell b from its first cell's first value */
+  PetscBool    forest;          /* the patches are the forest's (brickforest.c), each with its own cells */
+  PetscInt    *pkey;            /* forest: per patch its class triple (cls[0] + 4 cls[1] + 16 cls[2]) or 64 + its mixed index */
+  PetscInt     nmixed;
+  VPDGMixed   *mixed;
+  PetscLogDouble *colorflops;   /* per color: the flops of its patches */
   VPCudaPatchBox box[9]; /* the owned patches by color, one lattice box each (no per-patch array), and the sentinel */
   PetscInt       nbox;
-  PetscInt    *rel;             /* np^d: offset of each patch value from the first value of the patch's first cell */
+  PetscInt    *rel;             /* np^d: offset of each patch value from the first value of the patch's first cell (box, the GPU's) */
   PetscInt     gstride[3];      /* cell strides of the ghosted local array */
   PetscScalar *dense[64];       /* Cholesky factors of the restricted patch matrices by class triple (dense solver) */
   PetscInt     pstride;         /* values of a patch, (2(k+1))^d: the length of each scratch array */
@@ -74,19 +98,31 @@ static inline PetscInt VPDGClass(PetscInt v, PetscInt N)
    cell's outer end is constrained. An end is constrained where the patch meets a neighbour cell; on the domain
    boundary it is free (no neighbour's residual is missing there, and the boundary values must be smoothed by some
    patch). */
-/* patch p's position classes and the local-array offset of its first value */
-static inline void VPDGPatchWhere(const VPDG *dg, const DM_Brick *brick, PetscInt p, PetscInt cls[], PetscInt *base)
+/* patch p's key (its class triple cls[0] + 4 cls[1] + 16 cls[2], or 64 + its mixed index on a forest), its classes and
+   the local-array offset of each of its cells' first value (value q at off[qcell[q]] + qlocal[q]) */
+static inline PetscInt VPDGPatchWhere(const VPDG *dg, const DM_Brick *brick, PetscInt p, PetscInt cls[], PetscInt off[])
 {
-  int v[3];
+  const PetscInt nchild = 1 << dg->dim;
+  PetscInt       key    = 0;
 
-  VPCudaPatchVertex(dg->box, (int)dg->nbox, (int)p, v);
-  *base = 0;
   for (PetscInt d = 0; d < 3; d++) cls[d] = 0;
-  for (PetscInt d = 0; d < dg->dim; d++) {
-    cls[d] = VPDGClass(v[d], brick->cells[d]);
-    *base += (v[d] - 1 - brick->gstart[d]) * dg->gstride[d];
+  if (dg->forest) {
+    const BrickForest *f = brick->forest;
+    key                  = dg->pkey[p];
+    for (PetscInt d = 0; d < dg->dim && key < 64; d++) cls[d] = (key >> (2 * d)) & 3;
+    for (PetscInt b = 0; b < nchild; b++) off[b] = f->patchcell[p * nchild + b] * brick->dof;
+  } else {
+    PetscInt base = 0;
+    int      v[3];
+    VPCudaPatchVertex(dg->box, (int)dg->nbox, (int)p, v);
+    for (PetscInt d = 0; d < dg->dim; d++) {
+      cls[d] = VPDGClass(v[d], brick->cells[d]);
+      key += cls[d] << (2 * d);
+      base += (v[d] - 1 - brick->gstart[d]) * dg->gstride[d];
+    }
+    for (PetscInt b = 0; b < nchild; b++) off[b] = base * brick->dof + dg->cellrel[b];
   }
-  *base *= brick->dof;
+  return key;
 }
 
 typedef void (*VPDGCellBasis)(PetscInt k, const PetscReal nodes[], PetscInt c, PetscBool fixed, PetscInt m, PetscReal E[], PetscInt *col);
@@ -253,6 +289,183 @@ static PetscErrorCode VPDGDenseFactor(VPDG *dg, const PetscInt cls[], PetscScala
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* ---- forest patches ---- */
+
+/* Entry (q, r) of a forest patch's matrix (residual: the local residual's form), the patch values in patch-lexicographic
+   order; ob[3 b + d]: the outer face of the patch's cell b along d lies on the boundary. The cells' blocks with themselves
+   take the variant of their faces; cells next to each other along d couple through the inner face. */
+static PetscReal VPDGMixedEntry(const VPDG *dg, PCVertexPatchLocalSpace space, const PetscBool ob[], PetscInt q, PetscInt r, PetscBool residual)
+{
+  const PetscInt n = dg->n, np = dg->np, iq[3] = {q % np, (q / np) % np, q / (np * np)}, ir[3] = {r % np, (r / np) % np, r / (np * np)};
+  PetscInt       bq = 0, br = 0, diff;
+  PetscReal      sum = 0.0;
+
+  for (PetscInt d = 0; d < dg->dim; d++) {
+    bq |= (iq[d] / n) << d;
+    br |= (ir[d] / n) << d;
+  }
+  diff = bq ^ br;
+  for (PetscInt d = 0; d < dg->dim; d++) {
+    const BrickDGLine *L   = &dg->dgl[d];
+    const PetscInt     bit = (bq >> d) & 1, i = iq[d] % n, j = ir[d] % n;
+    PetscReal          v, p = 1.0;
+    if (diff && diff != (1 << d)) continue; /* not this direction's neighbour (or not a neighbour at all) */
+    if (!diff) {
+      const PetscBool outer = ob[3 * bq + d];
+      v                     = L->diag[bit ? 2 * outer : outer][i * n + j];
+      if (residual && space != PC_VERTEXPATCH_SPACE_FULL && !outer) v -= (bit ? L->upperface : L->lowerface)[i * n + j]; /* as VPDGLineSetUp's Ares */
+    } else v = bit ? L->upper[j * n + i] : L->upper[i * n + j];                                                          /* upper neighbour: upper, lower: upper^T */
+    for (PetscInt e = 0; e < dg->dim; e++)
+      if (e != d) p *= dg->dgl[e].mass[(iq[e] % n) * n + ir[e] % n];
+    sum += v * p;
+  }
+  return sum;
+}
+
+/* The dense data of a mixed patch: its local basis (per cell the tensor product of the 1D bases of its position, each
+   constrained where that cell's outer face meets a neighbour), the Cholesky factor of E^T A_patch E, and (local residual)
+   the residual's form. */
+static PetscErrorCode VPDGMixedSetUp(const PC_VertexPatch *vp, const VPDG *dg, const DM_Brick *brick, const PetscBool ob[], VPDGMixed *mx)
+{
+  const PetscInt n = dg->n, np = dg->np, npd = dg->dim == 3 ? np * np * np : np * np, nchild = 1 << dg->dim, k = brick->degree;
+  PetscReal      E1[8][3][VPDG_MAX_N * VPDG_MAX_N], tmp[VPDG_MAX_N * VPDG_MAX_N];
+  PetscInt       m1[8][3], start[9] = {0};
+  PetscBLASInt   bN, info;
+
+  PetscFunctionBegin;
+  for (PetscInt b = 0; b < nchild; b++) {
+    PetscInt size = 1;
+    for (PetscInt d = 0; d < 3; d++) {
+      const PetscInt  pos   = (b >> d) & 1;
+      const PetscBool fixed = (PetscBool)(d < dg->dim && !ob[3 * b + d]);
+      PetscInt        col   = 0, m;
+      if (d >= dg->dim) {
+        m1[b][d]    = 1;
+        E1[b][d][0] = 1.0;
+        continue;
+      }
+      m = n - VPDGSpaces[vp->space].removed * fixed;
+      PetscCall(PetscArrayzero(tmp, 2 * n * m));
+      VPDGSpaces[vp->space].basis(k, brick->nodes, pos, fixed, m, tmp, &col);
+      PetscCheck(col == m, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DG local basis of a forest patch cell: %" PetscInt_FMT " columns for %" PetscInt_FMT, col, m);
+      for (PetscInt i = 0; i < n; i++)
+        for (PetscInt j = 0; j < m; j++) E1[b][d][i * m + j] = tmp[(pos * n + i) * m + j];
+      m1[b][d] = m;
+      size *= m;
+    }
+    start[b + 1] = start[b] + size;
+  }
+  mx->N = start[nchild];
+  PetscCall(PetscCalloc3(npd * mx->N, &mx->E, mx->N * mx->N, &mx->L, dg->localres ? npd * npd : 0, &mx->Ares));
+  for (PetscInt q = 0; q < npd; q++) {
+    const PetscInt iq[3] = {q % np, (q / np) % np, q / (np * np)};
+    PetscInt       b     = 0;
+    for (PetscInt d = 0; d < dg->dim; d++) b |= (iq[d] / n) << d;
+    for (PetscInt j = 0; j < start[b + 1] - start[b]; j++) {
+      const PetscInt jj[3] = {j % m1[b][0], (j / m1[b][0]) % m1[b][1], j / (m1[b][0] * m1[b][1])};
+      PetscReal      e     = 1.0;
+      for (PetscInt d = 0; d < dg->dim; d++) e *= E1[b][d][(iq[d] % n) * m1[b][d] + jj[d]];
+      mx->E[q * mx->N + start[b] + j] = e;
+    }
+  }
+  /* E^T A E block by block: cells b, b' couple where equal or neighbours, each term a Kronecker product of 1D blocks, so
+     that its restriction is the Kronecker product of the 1D restrictions E1_b^T B E1_b' (column-major N x N) */
+  for (PetscInt b = 0; b < nchild; b++)
+    for (PetscInt bb = 0; bb < nchild; bb++) {
+      const PetscInt diff = b ^ bb, nr = start[b + 1] - start[b], nc = start[bb + 1] - start[bb];
+      for (PetscInt d = 0; d < dg->dim; d++) {
+        PetscReal T[3][VPDG_MAX_N * VPDG_MAX_N];
+        if (diff && diff != (1 << d)) continue;
+        for (PetscInt e = 0; e < 3; e++) {
+          const PetscInt   mr = m1[b][e], mc = m1[bb][e], bit = (b >> e) & 1;
+          const PetscReal *B  = NULL;
+          if (e >= dg->dim) {
+            T[e][0] = 1.0;
+            continue;
+          }
+          if (e != d) B = dg->dgl[e].mass;
+          else if (!diff) B = dg->dgl[e].diag[bit ? 2 * ob[3 * b + e] : ob[3 * b + e]];
+          for (PetscInt i = 0; i < mr; i++)
+            for (PetscInt j = 0; j < mc; j++) {
+              PetscReal sum = 0.0;
+              for (PetscInt a = 0; a < n; a++)
+                for (PetscInt c = 0; c < n; c++) {
+                  /* the coupling to the upper neighbour is upper (test in b), to the lower one upper^T */
+                  const PetscReal Bac = B ? B[a * n + c] : (bit ? dg->dgl[e].upper[c * n + a] : dg->dgl[e].upper[a * n + c]);
+                  sum += E1[b][e][a * mr + i] * Bac * E1[bb][e][c * mc + j];
+                }
+              T[e][i * mc + j] = sum;
+            }
+        }
+        for (PetscInt i = 0; i < nr; i++)
+          for (PetscInt j = 0; j < nc; j++) {
+            const PetscInt ii[3] = {i % m1[b][0], (i / m1[b][0]) % m1[b][1], i / (m1[b][0] * m1[b][1])}, jj[3] = {j % m1[bb][0], (j / m1[bb][0]) % m1[bb][1], j / (m1[bb][0] * m1[bb][1])};
+            mx->L[(start[b] + i) + (start[bb] + j) * mx->N] += T[0][ii[0] * m1[bb][0] + jj[0]] * T[1][ii[1] * m1[bb][1] + jj[1]] * T[2][ii[2] * m1[bb][2] + jj[2]];
+          }
+      }
+    }
+  if (dg->localres)
+    for (PetscInt q = 0; q < npd; q++)
+      for (PetscInt r = 0; r < npd; r++) mx->Ares[q * npd + r] = VPDGMixedEntry(dg, vp->space, ob, q, r, PETSC_TRUE);
+  for (PetscInt b = 0; b <= nchild; b++) mx->start[b] = start[b];
+  PetscCall(PetscBLASIntCast(mx->N, &bN));
+  LAPACKpotrf_("U", &bN, mx->L, &bN, &info);
+  PetscCheck(!info, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK potrf failed on a mixed DG forest patch: %d", (int)info);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The forest's patches (brickforest.c: the rank's interior vertices by color). A patch is separable where along each
+   direction its outer faces are all on the boundary or all interior: then it takes the class of the box's patches and
+   their fast diagonalization; otherwise (next to a re-entrant edge or corner) it is mixed and gets its own dense data. */
+static PetscErrorCode VPDGSetUpForestPatches(PC pc, VPDG *dg)
+{
+  PC_VertexPatch    *vp     = (PC_VertexPatch *)pc->data;
+  const DM_Brick    *brick  = (const DM_Brick *)vp->dm->data;
+  const BrickForest *f      = brick->forest;
+  const PetscInt     nchild = 1 << f->dim;
+  PetscBool         *ob;
+  PetscInt           nmixed = 0;
+
+  PetscFunctionBegin;
+  for (PetscInt d = 0; d < f->dim; d++)
+    PetscCheck(!f->periodic[d] || f->n[d] > 2, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
+               "PCVERTEXPATCH with -dm_brick_operator sipg on a forest level of 2 cells along the periodic direction %c: a patch's outer faces there are those of its own cells; use at least 3 coarse cells along %c (-dm_brick_cells) or no smoother on that level",
+               "xyz"[d], "xyz"[d]);
+  dg->forest   = PETSC_TRUE;
+  dg->npatches = f->npatches;
+  dg->ncolors  = f->ncolors;
+  PetscCheck(f->ncolors < 28, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%" PetscInt_FMT " colors", f->ncolors);
+  for (PetscInt c = 0; c <= f->ncolors; c++) dg->colorptr[c] = f->colorptr[c];
+  PetscCall(PetscMalloc1(f->npatches + 1, &dg->pkey));
+  PetscCall(PetscMalloc1(3 * nchild * f->npatches + 1, &ob));
+  for (PetscInt p = 0; p < f->npatches; p++) {
+    PetscBool sep = PETSC_TRUE;
+    PetscInt  key = 0;
+    for (PetscInt b = 0; b < nchild; b++)
+      for (PetscInt d = 0; d < 3; d++) {
+        PetscInt nb[3];
+        for (PetscInt e = 0; e < 3; e++) nb[e] = f->ijk[3 * f->patchcell[p * nchild + b] + e];
+        nb[d] += ((b >> d) & 1) ? 1 : -1;
+        ob[(p * nchild + b) * 3 + d] = (PetscBool)(d < f->dim && !DMBrickForestCellInDomain_Private(brick, f->level, nb));
+      }
+    for (PetscInt d = 0; d < f->dim; d++)
+      for (PetscInt side = 0; side < 2; side++) {
+        PetscInt nbound = 0;
+        for (PetscInt b = 0; b < nchild; b++)
+          if (((b >> d) & 1) == side) nbound += ob[(p * nchild + b) * 3 + d];
+        if (nbound && nbound < nchild / 2) sep = PETSC_FALSE;
+        else if (nbound) key += (side ? 2 : 1) << (2 * d);
+      }
+    dg->pkey[p] = sep ? key : 64 + nmixed++;
+  }
+  dg->nmixed = nmixed;
+  PetscCall(PetscCalloc1(nmixed + 1, &dg->mixed));
+  for (PetscInt p = 0; p < f->npatches; p++)
+    if (dg->pkey[p] >= 64) PetscCall(VPDGMixedSetUp(vp, dg, brick, ob + p * nchild * 3, &dg->mixed[dg->pkey[p] - 64]));
+  PetscCall(PetscFree(ob));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode PCVertexPatchDestroyDG(PC pc)
 {
   PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
@@ -268,6 +481,11 @@ PetscErrorCode PCVertexPatchDestroyDG(PC pc)
   }
 #endif
   PetscCall(PetscFree(dg->rel));
+  PetscCall(PetscFree2(dg->qcell, dg->qlocal));
+  PetscCall(PetscFree(dg->pkey));
+  for (PetscInt i = 0; i < dg->nmixed; i++) PetscCall(PetscFree3(dg->mixed[i].E, dg->mixed[i].L, dg->mixed[i].Ares));
+  PetscCall(PetscFree(dg->mixed));
+  PetscCall(PetscFree(dg->colorflops));
   PetscCall(PetscFree(dg->workalloc));
   for (PetscInt i = 0; i < 64; i++) PetscCall(PetscFree(dg->dense[i]));
   PetscCall(VecDestroy(&dg->ul));
@@ -299,6 +517,10 @@ static PetscErrorCode VPDGCheckOptions(PC pc, const DM_Brick *brick)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+#if defined(VP_HAVE_CUDA)
+static PetscErrorCode VPDGGetGPU(PC, VPCudaDGSmoother *);
+#endif
+
 PetscErrorCode PCVertexPatchSetUpDG(PC pc)
 {
   PC_VertexPatch *vp    = (PC_VertexPatch *)pc->data;
@@ -316,31 +538,33 @@ PetscErrorCode PCVertexPatchSetUpDG(PC pc)
   dg->np       = np = 2 * dg->n;
   dg->localres = (PetscBool)(vp->space != PC_VERTEXPATCH_SPACE_FULL && !(vp->residual_set && vp->residual == PC_VERTEXPATCH_RESIDUAL_GLOBAL));
   for (PetscInt d = 0; d < brick->dim; d++) {
-    BrickDGLine line;
-    PetscCall(brick->op.dgline(vp->dm, d, &line));
-    for (PetscInt c = 0; c < 4; c++) PetscCall(VPDGLineSetUp(brick, vp->space, &line, c, &dg->line[d][c]));
+    PetscCall(brick->op.dgline(vp->dm, d, &dg->dgl[d]));
+    for (PetscInt c = 0; c < 4; c++) PetscCall(VPDGLineSetUp(brick, vp->space, &dg->dgl[d], c, &dg->line[d][c]));
   }
   dg->m = dg->line[0][0].m; /* an interior patch's */
-  /* owned patches: vertex v belongs to the rank of cell v (its upper neighbour cell); interior vertices 1..N-1 */
-  for (PetscInt d = 0; d < brick->dim; d++) {
-    lo[d] = PetscMax(brick->cstart[d], 1);
-    hi[d] = PetscMin(brick->cend[d] - 1, brick->cells[d] - 1);
+  if (brick->forest) PetscCall(VPDGSetUpForestPatches(pc, dg));
+  else {
+    /* owned patches: vertex v belongs to the rank of cell v (its upper neighbour cell); interior vertices 1..N-1 */
+    for (PetscInt d = 0; d < brick->dim; d++) {
+      lo[d] = PetscMax(brick->cstart[d], 1);
+      hi[d] = PetscMin(brick->cend[d] - 1, brick->cells[d] - 1);
+    }
+    if (brick->cend[0] == brick->cstart[0]) hi[0] = lo[0] - 1; /* an inactive rank */
+    dg->ncolors  = 1 << brick->dim;
+    dg->npatches = 1;
+    for (PetscInt d = 0; d < brick->dim; d++) dg->npatches *= PetscMax(hi[d] - lo[d] + 1, 0);
+    /* color: the parity class (x % 2) + 2 (y % 2) + 4 (z % 2); its patches in lexicographic order, one lattice box */
+    dg->colorptr[0] = 0;
+    dg->nbox        = 0;
+    for (PetscInt c = 0; c < dg->ncolors; c++) {
+      const PetscInt n = PCVertexPatchLatticeBox(brick->dim, PETSC_FALSE, PETSC_TRUE, c, lo, hi, &dg->box[dg->nbox]);
+      if (n) dg->box[dg->nbox++].first = (int)dg->colorptr[c];
+      dg->colorptr[c + 1] = dg->colorptr[c] + n;
+    }
+    PetscCheck(dg->colorptr[dg->ncolors] == dg->npatches, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the DG schedule's boxes hold %" PetscInt_FMT " patches, not %" PetscInt_FMT, dg->colorptr[dg->ncolors], dg->npatches);
+    PetscCall(PetscMemzero(&dg->box[dg->nbox], sizeof(VPCudaPatchBox)));
+    dg->box[dg->nbox].first = (int)dg->npatches; /* the sentinel */
   }
-  if (brick->cend[0] == brick->cstart[0]) hi[0] = lo[0] - 1; /* an inactive rank */
-  dg->ncolors = 1 << brick->dim;
-  dg->npatches = 1;
-  for (PetscInt d = 0; d < brick->dim; d++) dg->npatches *= PetscMax(hi[d] - lo[d] + 1, 0);
-  /* color: the parity class (x % 2) + 2 (y % 2) + 4 (z % 2); its patches in lexicographic order, one lattice box */
-      dg->colorptr[0] = 0;
-  dg->nbox        = 0;
-  for (PetscInt c = 0; c < dg->ncolors; c++) {
-    const PetscInt n = PCVertexPatchLatticeBox(brick->dim, PETSC_FALSE, PETSC_TRUE, c, lo, hi, &dg->box[dg->nbox]);
-    if (n) dg->box[dg->nbox++].first = (int)dg->colorptr[c];
-    dg->colorptr[c + 1] = dg->colorptr[c] + n;
-  }
-  PetscCheck(dg->colorptr[dg->ncolors] == dg->npatches, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the DG schedule's boxes hold %" PetscInt_FMT " patches, not %" PetscInt_FMT, dg->colorptr[dg->ncolors], dg->npatches);
-  PetscCall(PetscMemzero(&dg->box[dg->nbox], sizeof(VPCudaPatchBox)));
-  dg->box[dg->nbox].first = (int)dg->npatches; /* the sentinel */
   /* the patch values relative to the first value of its first cell (cell v-1 in every direction) */
   dg->gstride[0] = 1;
   dg->gstride[1] = brick->gwidth[0];
@@ -357,6 +581,20 @@ PetscErrorCode PCVertexPatchSetUpDG(PC pc)
       }
       dg->rel[q] = cell * brick->dof + local;
     }
+    PetscCall(PetscMalloc2(npd, &dg->qcell, npd, &dg->qlocal));
+    for (PetscInt q = 0; q < npd; q++) {
+      const PetscInt ii[3] = {q % np, (q / np) % np, q / (np * np)};
+      dg->qcell[q]         = 0;
+      dg->qlocal[q]        = 0;
+      for (PetscInt d = brick->dim - 1; d >= 0; d--) {
+        dg->qcell[q] += (ii[d] / n) << d;
+        dg->qlocal[q] = dg->qlocal[q] * n + ii[d] % n;
+      }
+    }
+    for (PetscInt b = 0; b < (1 << brick->dim); b++) {
+      dg->cellrel[b] = 0;
+      for (PetscInt d = 0; d < brick->dim; d++) dg->cellrel[b] += ((b >> d) & 1) * dg->gstride[d] * brick->dof;
+    }
     vp->nthreads = vp->threads > 0 ? vp->threads : 1; /* the host steps' threads: the patches of one color */
     dg->pstride  = npd;
     dg->nlanes   = vp->simd ? BRICK_LANES_D : 1; /* the groups are formed as the patches come (VPDGPatchesLanes) */
@@ -367,19 +605,27 @@ PetscErrorCode PCVertexPatchSetUpDG(PC pc)
     /* flops per patch: the residual (dim 1D products of size np per direction), two times dim contractions of the solve */
     dg->flops = 2.0 * npd * np * brick->dim * (dg->localres ? brick->dim : 0) + 4.0 * npd * np * brick->dim;
   }
-  if (vp->solver == PC_VERTEXPATCH_DENSE) {
-    /* one factor per class triple that occurs (at most 4^d): the owned patches are a box of vertices, so a triple
-       occurs where each of its classes occurs along its direction */
-    PetscBool present[3][4] = {{PETSC_FALSE}};
-    for (PetscInt d = 0; d < 3; d++) {
-      if (d >= brick->dim) present[d][0] = PETSC_TRUE;
-      else if (dg->npatches)
-        for (PetscInt v = lo[d]; v <= hi[d]; v++) present[d][VPDGClass(v, brick->cells[d])] = PETSC_TRUE;
+  {
+    /* per color the flops of its patches; with the dense solver, one factor per class triple that occurs (at most 4^d) */
+    PetscBool present[64] = {PETSC_FALSE};
+    PetscCall(PetscCalloc1(dg->ncolors, &dg->colorflops));
+    for (PetscInt c = 0; c < dg->ncolors; c++)
+      for (PetscInt p = dg->colorptr[c]; p < dg->colorptr[c + 1]; p++) {
+        PetscInt       cls[3], off[8];
+        const PetscInt key = VPDGPatchWhere(dg, brick, p, cls, off);
+        if (key < 64) {
+          present[key] = PETSC_TRUE;
+          dg->colorflops[c] += dg->flops;
+        } else {
+          const PetscLogDouble npd = (PetscLogDouble)dg->pstride, N = (PetscLogDouble)dg->mixed[key - 64].N;
+          dg->colorflops[c] += 4.0 * npd * N + 2.0 * N * N + (dg->localres ? 2.0 * npd * npd : 0.0);
+        }
       }
-    for (PetscInt key = 0; key < 64; key++) {
-      PetscInt cls[3] = {key & 3, (key >> 2) & 3, (key >> 4) & 3};
-      if (present[0][cls[0]] && present[1][cls[1]] && present[2][cls[2]]) PetscCall(VPDGDenseFactor(dg, cls, &dg->dense[key]));
-    }
+    if (vp->solver == PC_VERTEXPATCH_DENSE)
+      for (PetscInt key = 0; key < 64; key++) {
+        PetscInt cls[3] = {key & 3, (key >> 2) & 3, (key >> 4) & 3};
+        if (present[key]) PetscCall(VPDGDenseFactor(dg, cls, &dg->dense[key]));
+      }
   }
   PetscCall(DMCreateLocalVector(vp->dm, &dg->ul));
   PetscCall(VecDuplicate(dg->ul, &dg->bl));
@@ -388,6 +634,16 @@ PetscErrorCode PCVertexPatchSetUpDG(PC pc)
   PetscCall(DMCreateGlobalVector(vp->dm, &dg->r));
   vp->npatches = dg->npatches;
   vp->ncolors  = dg->ncolors;
+#if defined(VP_HAVE_CUDA)
+  {
+    /* the device data now, in the set-up, not in the first smoothing step of a solve (a forest's mixed patches move
+       their dense factors there) */
+    PetscBool        device;
+    VPCudaDGSmoother sm;
+    PetscCall(DMBrickOnDevice_Private(vp->dm, &device));
+    if (device && vp->solver == PC_VERTEXPATCH_FDM) PetscCall(VPDGGetGPU(pc, &sm));
+  }
+#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -400,38 +656,79 @@ PetscErrorCode PCVertexPatchSetUpDG(PC pc)
 #define VPDG_APPLY(d, ext, mout, B, in, out) BrickLaneApply1D(d, ext, mout, 0, (ext)[d], B, in, out)
 #include "vpdg_template.h"
 
-/* One patch: its residual (from rl, or from ul and bl), delta = E A_j^-1 E^T r, dl[base + rel] += omega delta. Plain C (it
-   runs inside OpenMP regions): returns 0, or the LAPACK error code of the dense solve. */
+/* delta = E L^-T L^-1 E^T r for a mixed forest patch (g: N scratch). Plain C: returns 0 or LAPACK's error. */
+static int VPDGMixedApply(const VPDG *dg, const VPDGMixed *mx, PetscInt npd, const PetscScalar *r, PetscScalar *delta, PetscScalar *g)
+{
+  int info;
+
+  /* E is block diagonal: value q of cell b has its columns in [start[b], start[b+1]) */
+  for (PetscInt j = 0; j < mx->N; j++) g[j] = 0.0;
+  for (PetscInt q = 0; q < npd; q++) {
+    const PetscInt b = dg->qcell[q];
+    for (PetscInt j = mx->start[b]; j < mx->start[b + 1]; j++) g[j] += mx->E[q * mx->N + j] * r[q];
+  }
+  info = VPPatchSolveDense(mx->N, mx->L, g);
+  if (info) return info;
+  for (PetscInt q = 0; q < npd; q++) {
+    const PetscInt b = dg->qcell[q];
+    PetscScalar    s = 0.0;
+    for (PetscInt j = mx->start[b]; j < mx->start[b + 1]; j++) s += mx->E[q * mx->N + j] * g[j];
+    delta[q] = s;
+  }
+  return 0;
+}
+
+/* A mixed forest patch's correction from its gathered residual data: r = b - Ares u (local residual) or r given */
+static int VPDGMixedSolve(const VPDG *dg, const VPDGMixed *mx, PetscInt npd, const PetscScalar *u, const PetscScalar *b, PetscScalar *r, PetscScalar *delta, PetscScalar *g)
+{
+  if (dg->localres) {
+    for (PetscInt i = 0; i < npd; i++) {
+      PetscScalar s = b[i];
+      if (u)
+        for (PetscInt j = 0; j < npd; j++) s -= mx->Ares[i * npd + j] * u[j];
+      r[i] = s;
+    }
+  }
+  return VPDGMixedApply(dg, mx, npd, r, delta, g);
+}
+
+/* One patch: its residual (from rl, or from ul and bl), delta = E A_j^-1 E^T r, dl[patch values] += omega delta. Plain C
+   (it runs inside OpenMP regions): returns 0, or the LAPACK error code of the dense solve. */
 static int VPDGPatch(const PC_VertexPatch *vp, const VPDG *dg, const DM_Brick *brick, PetscInt p, const PetscScalar *ul, const PetscScalar *bl, const PetscScalar *rl, PetscScalar *dl, PetscScalar *work)
 {
   const PetscInt P = dg->pstride, np = dg->np, npd = dg->dim == 3 ? np * np * np : np * np;
   PetscScalar   *r = work, *u = work + P, *b = work + 2 * P, *delta = work + 3 * P, *kw = work + 4 * P;
-  PetscInt       cls[3], base;
+  PetscInt       cls[3], off[8], key;
 
-  VPDGPatchWhere(dg, brick, p, cls, &base);
+  key = VPDGPatchWhere(dg, brick, p, cls, off);
   if (dg->localres) {
     for (PetscInt q = 0; q < npd; q++) {
-      u[q] = ul ? ul[base + dg->rel[q]] : 0.0;
-      b[q] = bl[base + dg->rel[q]];
+      const PetscInt i = off[dg->qcell[q]] + dg->qlocal[q];
+      u[q]             = ul ? ul[i] : 0.0;
+      b[q]             = bl[i];
     }
-    if (ul) VPDGLocalResidual_s(dg, cls, u, b, r, kw);
-    else
-      for (PetscInt q = 0; q < npd; q++) r[q] = b[q];
   } else
-    for (PetscInt q = 0; q < npd; q++) r[q] = rl[base + dg->rel[q]];
-  if (vp->solver == PC_VERTEXPATCH_DENSE) {
-    PetscInt key = 0, nm = 1;
-    int      info;
-    for (PetscInt d = 0; d < dg->dim; d++) {
-      key += cls[d] << (2 * d);
-      nm *= dg->line[d][cls[d]].m;
-    }
-    VPDGTensor_s(dg, 2, cls, r, kw, kw + P);
-    info = VPPatchSolveDense(nm, dg->dense[key], kw);
+    for (PetscInt q = 0; q < npd; q++) r[q] = rl[off[dg->qcell[q]] + dg->qlocal[q]];
+  if (key >= 64) {
+    const int info = VPDGMixedSolve(dg, &dg->mixed[key - 64], npd, ul ? u : NULL, b, r, delta, kw);
     if (info) return info;
-    VPDGTensor_s(dg, 3, cls, kw, delta, kw + P);
-  } else VPDGSolveFDM_s(dg, cls, r, delta, kw);
-  for (PetscInt q = 0; q < npd; q++) dl[base + dg->rel[q]] += vp->omega * delta[q];
+  } else {
+    if (dg->localres) {
+      if (ul) VPDGLocalResidual_s(dg, cls, u, b, r, kw);
+      else
+        for (PetscInt q = 0; q < npd; q++) r[q] = b[q];
+    }
+    if (vp->solver == PC_VERTEXPATCH_DENSE) {
+      PetscInt nm = 1;
+      int      info;
+      for (PetscInt d = 0; d < dg->dim; d++) nm *= dg->line[d][cls[d]].m;
+      VPDGTensor_s(dg, 2, cls, r, kw, kw + P);
+      info = VPPatchSolveDense(nm, dg->dense[key], kw);
+      if (info) return info;
+      VPDGTensor_s(dg, 3, cls, kw, delta, kw + P);
+    } else VPDGSolveFDM_s(dg, cls, r, delta, kw);
+  }
+  for (PetscInt q = 0; q < npd; q++) dl[off[dg->qcell[q]] + dg->qlocal[q]] += vp->omega * delta[q];
   return 0;
 }
 
@@ -442,35 +739,32 @@ static int VPDGPatchLanes(const PC_VertexPatch *vp, const VPDG *dg, const DM_Bri
   BrickLaneD    *r = (BrickLaneD *)work, *u = r + P, *b = r + 2 * P, *delta = r + 3 * P, *kw = r + 4 * P;
   PetscScalar   *dense = (PetscScalar *)(r + VPDG_ARRAYS * P);
   double        *us = (double *)u, *bs = (double *)b, *rs = (double *)r, *ds = (double *)delta;
-  PetscInt       cls[3], base[BRICK_LANES_D];
+  PetscInt       cls[3], off[BRICK_LANES_D][8], key;
 
   for (PetscInt l = 0; l < W; l++) {
     if (grp[l] < 0) {
       for (PetscInt q = 0; q < npd; q++) us[q * W + l] = bs[q * W + l] = rs[q * W + l] = 0.0;
       continue;
     }
-    VPDGPatchWhere(dg, brick, grp[l], cls, &base[l]);
+    VPDGPatchWhere(dg, brick, grp[l], cls, off[l]);
     for (PetscInt q = 0; q < npd; q++) {
-      const PetscInt i = base[l] + dg->rel[q];
+      const PetscInt i = off[l][dg->qcell[q]] + dg->qlocal[q];
       if (dg->localres) {
         us[q * W + l] = ul ? ul[i] : 0.0;
         bs[q * W + l] = bl[i];
       } else rs[q * W + l] = rl[i];
     }
   }
-  VPDGPatchWhere(dg, brick, grp[0], cls, &base[0]); /* the group's class triple (lane 0 is never empty) */
+  key = VPDGPatchWhere(dg, brick, grp[0], cls, off[0]); /* the group's class triple (lane 0 is never empty) */
   if (dg->localres) {
     if (ul) VPDGLocalResidual_l(dg, cls, u, b, r, kw);
     else
       for (PetscInt q = 0; q < npd; q++) r[q] = b[q];
   }
   if (vp->solver == PC_VERTEXPATCH_DENSE) {
-    PetscInt key = 0, nm = 1;
+    PetscInt nm = 1;
     double  *gs = (double *)kw;
-    for (PetscInt d = 0; d < dg->dim; d++) {
-      key += cls[d] << (2 * d);
-      nm *= dg->line[d][cls[d]].m;
-    }
+    for (PetscInt d = 0; d < dg->dim; d++) nm *= dg->line[d][cls[d]].m;
     VPDGTensor_l(dg, 2, cls, r, kw, kw + P);
     for (PetscInt l = 0; l < W && grp[l] >= 0; l++) {
       int info;
@@ -482,7 +776,7 @@ static int VPDGPatchLanes(const PC_VertexPatch *vp, const VPDG *dg, const DM_Bri
     VPDGTensor_l(dg, 3, cls, kw, delta, kw + P);
   } else VPDGSolveFDM_l(dg, cls, r, delta, kw);
   for (PetscInt l = 0; l < W && grp[l] >= 0; l++)
-    for (PetscInt q = 0; q < npd; q++) dl[base[l] + dg->rel[q]] += vp->omega * ds[q * W + l];
+    for (PetscInt q = 0; q < npd; q++) dl[off[l][dg->qcell[q]] + dg->qlocal[q]] += vp->omega * ds[q * W + l];
   return 0;
 }
 
@@ -495,9 +789,13 @@ static int VPDGPatchesLanes(const PC_VertexPatch *vp, const VPDG *dg, const DM_B
   PetscInt       pending[64][BRICK_LANES_D], count[64] = {0};
 
   for (PetscInt p = p0; p < p1; p++) {
-    PetscInt cls[3], base, key = 0;
-    VPDGPatchWhere(dg, brick, p, cls, &base);
-    for (PetscInt d = 0; d < 3; d++) key += cls[d] << (2 * d);
+    PetscInt       cls[3], off[8];
+    const PetscInt key = VPDGPatchWhere(dg, brick, p, cls, off);
+    if (key >= 64) { /* a mixed forest patch: on its own (the lane work holds one patch's scalar arrays) */
+      const int e = VPDGPatch(vp, dg, brick, p, ul, bl, rl, dl, (PetscScalar *)work);
+      if (e) return e;
+      continue;
+    }
     pending[key][count[key]++] = p;
     if (count[key] == W) {
       const int e = VPDGPatchLanes(vp, dg, brick, pending[key], ul, bl, rl, dl, work);
@@ -552,7 +850,7 @@ static PetscErrorCode VPDGPatches(PC pc, PetscInt c, const PetscScalar *ul, cons
     }
   }
   PetscCheck(!info, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK potrs failed on a DG patch: %d", info);
-  PetscCall(PetscLogFlops(dg->flops * (dg->colorptr[c + 1] - dg->colorptr[c])));
+  PetscCall(PetscLogFlops(dg->colorflops[c]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -596,6 +894,57 @@ static PetscErrorCode VPDGUseGPU(PC pc, Vec b, Vec x, PetscBool *gpu)
 }
 
 #if defined(VP_HAVE_CUDA)
+/* A forest's patches on the device: their keys and cells' offsets, and the mixed patches' dense data as the host has it
+   (local basis, Cholesky factor, residual form), concatenated */
+static PetscErrorCode VPDGForestGPUCreate(PC pc, const int m[3][4], const double *data, VPCudaDGSmoother *g)
+{
+  PC_VertexPatch    *vp     = (PC_VertexPatch *)pc->data;
+  VPDG              *dg     = (VPDG *)vp->dg;
+  const DM_Brick    *brick  = (const DM_Brick *)vp->dm->data;
+  const BrickForest *f      = brick->forest;
+  const PetscInt     nchild = 1 << dg->dim, npd = dg->pstride;
+  int               *key, *cellofs, *qcell, *qlocal, *mixedpatch, *mixedN, *mixedstart, err;
+  double            *E, *U, *Ares = NULL;
+  size_t             ne = 0, nu = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc4(dg->npatches + 1, &key, dg->npatches * nchild + 1, &cellofs, npd, &qcell, npd, &qlocal));
+  PetscCall(PetscMalloc3(dg->nmixed + 1, &mixedpatch, dg->nmixed + 1, &mixedN, 9 * dg->nmixed + 1, &mixedstart));
+  for (PetscInt p = 0; p < dg->npatches; p++) {
+    key[p] = (int)dg->pkey[p];
+    if (dg->pkey[p] >= 64) mixedpatch[dg->pkey[p] - 64] = (int)p;
+    for (PetscInt b = 0; b < nchild; b++) cellofs[p * nchild + b] = (int)(f->patchcell[p * nchild + b] * brick->dof);
+  }
+  for (PetscInt q = 0; q < npd; q++) {
+    qcell[q]  = (int)dg->qcell[q];
+    qlocal[q] = (int)dg->qlocal[q];
+  }
+  for (PetscInt i = 0; i < dg->nmixed; i++) {
+    mixedN[i] = (int)dg->mixed[i].N;
+    for (PetscInt b = 0; b < 9; b++) mixedstart[9 * i + b] = (int)(b <= nchild ? dg->mixed[i].start[b] : dg->mixed[i].N);
+    ne += (size_t)npd * dg->mixed[i].N;
+    nu += (size_t)dg->mixed[i].N * dg->mixed[i].N;
+  }
+  PetscCall(PetscMalloc2(ne + 1, &E, nu + 1, &U));
+  if (dg->localres) PetscCall(PetscMalloc1(dg->nmixed * npd * npd + 1, &Ares));
+  ne = nu = 0;
+  for (PetscInt i = 0; i < dg->nmixed; i++) {
+    const PetscInt N = dg->mixed[i].N;
+    PetscCall(PetscArraycpy(E + ne, dg->mixed[i].E, npd * N));
+    PetscCall(PetscArraycpy(U + nu, dg->mixed[i].L, N * N));
+    if (Ares) PetscCall(PetscArraycpy(Ares + i * npd * npd, dg->mixed[i].Ares, npd * npd));
+    ne += (size_t)npd * N;
+    nu += (size_t)N * N;
+  }
+  err = VPCudaDGSmootherCreateForest((int)dg->dim, (int)brick->degree, m, data, (int)dg->npatches, key, cellofs, qcell, qlocal, (int)dg->nmixed, mixedpatch, mixedN, mixedstart, E, U, Ares, g);
+  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaDGSmootherCreateForest: %s", VPCudaErrorString(err));
+  PetscCall(PetscFree4(key, cellofs, qcell, qlocal));
+  PetscCall(PetscFree3(mixedpatch, mixedN, mixedstart));
+  PetscCall(PetscFree2(E, U));
+  PetscCall(PetscFree(Ares));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* the device copy of the patch data, the patches and their offsets (once per setup) */
 static PetscErrorCode VPDGGetGPU(PC pc, VPCudaDGSmoother *sm)
 {
@@ -631,12 +980,15 @@ static PetscErrorCode VPDGGetGPU(PC pc, VPCudaDGSmoother *sm)
       gstart[d]  = (int)brick->gstart[d];
       gstride[d] = (int)dg->gstride[d];
     }
-    PetscCall(PetscMalloc1(npd, &rel));
-    for (PetscInt q = 0; q < npd; q++) rel[q] = (int)dg->rel[q];
-    err = VPCudaDGSmootherCreate((int)dg->dim, (int)brick->degree, grid, (const int(*)[4])m, data, (int)dg->nbox, dg->box, gstart, gstride, (int)brick->dof, rel, &g);
-    PetscCall(PetscFree(rel));
+    if (dg->forest) PetscCall(VPDGForestGPUCreate(pc, (const int(*)[4])m, data, &g));
+    else {
+      PetscCall(PetscMalloc1(npd, &rel));
+      for (PetscInt q = 0; q < npd; q++) rel[q] = (int)dg->rel[q];
+      err = VPCudaDGSmootherCreate((int)dg->dim, (int)brick->degree, grid, (const int(*)[4])m, data, (int)dg->nbox, dg->box, gstart, gstride, (int)brick->dof, rel, &g);
+      PetscCall(PetscFree(rel));
+      PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaDGSmootherCreate: %s", VPCudaErrorString(err));
+    }
     PetscCall(PetscFree(data));
-    PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaDGSmootherCreate: %s", VPCudaErrorString(err));
     dg->gpu = g;
   }
   *sm = (VPCudaDGSmoother)dg->gpu;
@@ -867,6 +1219,11 @@ PetscErrorCode PCVertexPatchViewDG(PC pc, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "  %" PetscInt_FMT " patches in %" PetscInt_FMT " colors, %" PetscInt_FMT " local / %" PetscInt_FMT " patch DoFs per patch, %" PetscInt_FMT " OpenMP thread(s) per color on the host\n", total, dg->ncolors,
                                    dg->dim == 3 ? dg->m * dg->m * dg->m : dg->m * dg->m, dg->dim == 3 ? dg->np * dg->np * dg->np : dg->np * dg->np, vp->nthreads));
   if (dg->nlanes > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "  CPU steps in SIMD groups of %" PetscInt_FMT " patches of one class triple (%s)\n", dg->nlanes, BrickSIMDInstructionSet()));
+  if (dg->forest) {
+    PetscInt nmixed = dg->nmixed;
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &nmixed, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)pc)));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  forest patches: %" PetscInt_FMT " separable (fast diagonalization or the class's dense factor), %" PetscInt_FMT " mixed (outer faces partly on the boundary, next to a re-entrant edge or corner: a dense factor each)\n", total - nmixed, nmixed));
+  }
   {
     PetscBool device;
     PetscCall(DMBrickOnDevice_Private(vp->dm, &device));

@@ -247,7 +247,7 @@ PetscErrorCode PCVertexPatchSetUpForest(PC pc)
   DM_Brick       *brick = (DM_Brick *)vp->dm->data;
 
   PetscFunctionBegin;
-  PetscCall(DMBrickForestRequireCG_Private(vp->dm, "PCVERTEXPATCH with -dm_brick_operator"));
+  PetscCall(DMBrickForestCheckOperator_Private(vp->dm, "PCVERTEXPATCH with -dm_brick_operator"));
   PetscCheck(vp->schedule == PC_VERTEXPATCH_COLORED, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "-pc_vertexpatch_schedule %s on a forest brick: allowed: colored (within a color the forest's patches come in p4est's curve order)", PCVertexPatchSchedules[vp->schedule]);
   PetscCall(PCVertexPatchSetUpPatchOperator(pc));
   PetscCall(PCVertexPatchSetUpEvenOdd(pc));
