@@ -268,7 +268,7 @@ extern "C" int VPCudaDGDestroy(VPCudaDG *op)
 struct VPDGMixedData {
   const int    *patch, *N, *start, *cellq; // per mixed patch: its patch, N, its cells' column starts (9 each); cellq: np^d
   const size_t *eoff, *loff, *toff;        // per mixed patch: where its E (np^d x N, row-major), U (N x N) and Tinv start
-  const double *E, *U, *Ares;              // Ares: np^d x np^d per mixed patch (local residual only)
+  const double *E, *U;
   const double *Tinv;                      // per mixed patch ceil(N/32) blocks of 32 x 32: the inverses of U's diagonal tiles
 };
 
@@ -390,34 +390,19 @@ __global__ void VPDGPatchKernel(VPDGSmoothArgs a, Patches pat, const T *__restri
   }
 }
 
-// A forest's mixed patches (double), one block each: r = b - Ares u (local residual; Ares symmetric, so thread q reads its
-// column q) or r from rl; g = E^T r (E block diagonal: column j belongs to one cell, whose values cellq lists); the
+// A forest's mixed patches (double), one block each, from the global residual rl (their local space is the full one): g = E^T r (E block diagonal: column j belongs to one cell, whose values cellq lists); the
 // Cholesky factor (LAPACK potrf "U", column-major N x N: A = U^T U) by blocked triangular solves (a warp applies each
 // diagonal tile's inverse, the block updates the rest); delta = E y into the target
 
-__global__ void VPDGMixedKernel(VPDGSmoothArgs a, VPDGForestPatches pat, int i0, VPDGMixedData md, int nv, const double *ul, const double *__restrict__ bl, const double *__restrict__ rl, double *target)
+__global__ void VPDGMixedKernel(VPDGSmoothArgs a, VPDGForestPatches pat, int i0, VPDGMixedData md, int nv, const double *__restrict__ rl, double *target)
 {
   extern __shared__ double vpdg_mixed[];
   const int     i = i0 + blockIdx.x, h = md.patch[i], N = md.N[i], lane = threadIdx.x % 32;
   const int    *start = md.start + 9 * i;
   const double *E = md.E + md.eoff[i], *U = md.U + md.loff[i];
-  double       *r = vpdg_mixed, *u = r + a.npd, *y = u + a.npd;
-  for (int q = threadIdx.x; q < a.npd; q += blockDim.x) {
-    r[q] = a.localres ? bl[pat.index(h, q)] : rl[pat.index(h, q)];
-    u[q] = a.localres && ul ? ul[pat.index(h, q)] : 0.0;
-  }
+  double       *r = vpdg_mixed, *y = r + a.npd;
+  for (int q = threadIdx.x; q < a.npd; q += blockDim.x) r[q] = rl[pat.index(h, q)];
   __syncthreads();
-  if (a.localres && ul) {
-    const double *A = md.Ares + (size_t)i * a.npd * a.npd;
-    for (int q = threadIdx.x; q < a.npd; q += blockDim.x) {
-      double sum = r[q];
-      for (int j = 0; j < a.npd; j++) sum -= A[(size_t)j * a.npd + q] * u[j];
-      y[q] = sum; // y (N <= np^d values) as scratch
-    }
-    __syncthreads();
-    for (int q = threadIdx.x; q < a.npd; q += blockDim.x) r[q] = y[q];
-    __syncthreads();
-  }
   for (int j = threadIdx.x; j < N; j += blockDim.x) {
     int b = 0;
     while (start[b + 1] <= j) b++;
@@ -500,7 +485,7 @@ static int VPDGSmootherSetUp(VPCudaDGSmoother g, int dim, int k, const int m[3][
   } while (0)
   VPDG_DISPATCH(k, VPDG_ATTR)
 #undef VPDG_ATTR
-  VP_CHECK(cudaFuncSetAttribute(VPDGMixedKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(3 * (size_t)g->npd * sizeof(double))));
+  VP_CHECK(cudaFuncSetAttribute(VPDGMixedKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(2 * (size_t)g->npd * sizeof(double))));
   VP_CHECK(cudaMalloc(&g->data_d, nd * sizeof(double)));
   VP_CHECK(cudaMalloc(&g->data_f, nd * sizeof(float)));
   VP_CHECK(cudaMemcpy(g->data_d, data, nd * sizeof(double), cudaMemcpyHostToDevice));
@@ -536,18 +521,17 @@ static int VPDGUpload(V **dst, const V *src, size_t n)
   return 0;
 }
 
-extern "C" int VPCudaDGSmootherCreateForest(int dim, int k, const int m[3][4], const double *data, int npatches, const int *key, const int *cellofs, const int *qcell, const int *qlocal, int nmixed, const int *mixedpatch, const int *mixedN, const int *mixedstart, const double *E, const double *U, const double *Ares, VPCudaDGSmoother *sm)
+extern "C" int VPCudaDGSmootherCreateForest(int dim, int k, const int m[3][4], const double *data, int npatches, const int *key, const int *cellofs, const int *qcell, const int *qlocal, int nmixed, const int *mixedpatch, const int *mixedN, const int *mixedstart, const double *E, const double *U, VPCudaDGSmoother *sm)
 {
   VPCudaDGSmoother g = new VPCudaDGSmoother_s();
   int              err, *cellq, *dpatch, *dN, *dstart, *dcellq;
   size_t          *eoff = new size_t[nmixed + 1], *loff = new size_t[nmixed + 1], *toff = new size_t[nmixed + 1], *deoff, *dloff, *dtoff;
-  double          *dE, *dU, *dAres = NULL, *dT, *T;
+  double          *dE, *dU, *dT, *T;
 
   *sm         = g;
   g->npatches = npatches;
   if ((err = VPDGSmootherSetUp(g, dim, k, m, data))) return err;
-  const size_t M = (size_t)g->npd * g->npd;
-  const int    nv = g->npd >> dim;
+  const int nv = g->npd >> dim;
   if ((err = VPDGUpload(&g->key, key, (size_t)npatches))) return err;
   if ((err = VPDGUpload(&g->cellofs, cellofs, (size_t)npatches << dim))) return err;
   if ((err = VPDGUpload(&g->qcell, qcell, (size_t)g->npd))) return err;
@@ -583,15 +567,15 @@ extern "C" int VPCudaDGSmootherCreateForest(int dim, int k, const int m[3][4], c
   for (int q = 0; q < g->npd; q++) cellq[qcell[q] * nv + qlocal[q]] = q;
   if (!(err = VPDGUpload(&dpatch, mixedpatch, (size_t)nmixed)) && !(err = VPDGUpload(&dN, mixedN, (size_t)nmixed)) && !(err = VPDGUpload(&dstart, mixedstart, 9 * (size_t)nmixed)) &&
       !(err = VPDGUpload(&dcellq, cellq, (size_t)g->npd)) && !(err = VPDGUpload(&deoff, eoff, (size_t)nmixed)) && !(err = VPDGUpload(&dloff, loff, (size_t)nmixed)) && !(err = VPDGUpload(&dE, E, eoff[nmixed])) &&
-      !(err = VPDGUpload(&dU, U, loff[nmixed])) && !(err = VPDGUpload(&dtoff, toff, (size_t)nmixed)) && !(err = VPDGUpload(&dT, T, toff[nmixed])) && Ares)
-    err = VPDGUpload(&dAres, Ares, nmixed * M);
+      !(err = VPDGUpload(&dU, U, loff[nmixed])) && !(err = VPDGUpload(&dtoff, toff, (size_t)nmixed)))
+    err = VPDGUpload(&dT, T, toff[nmixed]);
   delete[] cellq;
   delete[] eoff;
   delete[] loff;
   delete[] toff;
   delete[] T;
   if (err) return err;
-  g->md = {dpatch, dN, dstart, dcellq, deoff, dloff, dtoff, dE, dU, dAres, dT};
+  g->md = {dpatch, dN, dstart, dcellq, deoff, dloff, dtoff, dE, dU, dT};
   return 0;
 }
 
@@ -635,7 +619,8 @@ extern "C" int VPCudaDGSmootherPatches(VPCudaDGSmoother g, int start, int end, i
     while (i0 < g->nmixed && g->mixedpatch_h[i0] < start) i0++;
     for (i1 = i0; i1 < g->nmixed && g->mixedpatch_h[i1] < end; i1++);
     if (i1 > i0) {
-      VPDGMixedKernel<<<i1 - i0, 256, 3 * (size_t)g->npd * sizeof(double)>>>(a, pat, i0, g->md, g->npd >> g->dim, ul, bl, rl, target);
+      if (localres) return (int)cudaErrorInvalidValue; // mixed patches have the full local space: the global residual
+      VPDGMixedKernel<<<i1 - i0, 256, 2 * (size_t)g->npd * sizeof(double)>>>(a, pat, i0, g->md, g->npd >> g->dim, rl, target);
       VP_CHECK(cudaGetLastError());
     }
     return 0;
@@ -667,7 +652,6 @@ extern "C" int VPCudaDGSmootherDestroy(VPCudaDGSmoother *sm)
   VP_CHECK(cudaFree((void *)g->md.loff));
   VP_CHECK(cudaFree((void *)g->md.E));
   VP_CHECK(cudaFree((void *)g->md.U));
-  VP_CHECK(cudaFree((void *)g->md.Ares));
   VP_CHECK(cudaFree((void *)g->md.toff));
   VP_CHECK(cudaFree((void *)g->md.Tinv));
   delete[] g->mixedpatch_h;

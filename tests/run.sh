@@ -191,6 +191,7 @@ for k in 1 2 3 4; do
 done
 ctest forest_sipg_order_3d_k2_3ranks $MPIEXEC -n 3 --oversubscribe $FT -test order -dim 3 -k 2 -refine 1 -levels 3 -dm_brick_periodic 1,0,0 -dm_brick_operator sipg
 expect_error forest_sipg_periodic_two "2 cells along the periodic direction x" $FT -dim 2 -k 2 -refine 0 -cells 2,3 -dm_brick_periodic 1,0 -dm_brick_operator sipg
+expect_error forest_sipg_dirichlet_removed "pc_vertexpatch_local_space dirichlet on a forest with removed cells" $EX5 -domain fichera -dm_brick_operator sipg -mg_levels_pc_vertexpatch_local_space dirichlet
 # PCMG + DG vertex patch (ex5): iterations over refinements against the full box's (ex3), the same on 1, 3 and 4 ranks
 export FOREST_OP="-dm_brick_operator sipg"
 for k in 2 3 4 5 6; do forest_its forest_its_sipg_lshape_k$k 2 $k 3 4 5; done

@@ -234,13 +234,14 @@ static PetscErrorCode TestOperator(DM dm)
   PetscBool   symmetric, allperiodic = PETSC_TRUE;
   PetscInt    dim, level, degree;
   char        name[128];
-  PetscBool   device = PETSC_FALSE, dg, per[3] = {PETSC_FALSE, PETSC_FALSE, PETSC_FALSE};
+  PetscBool   device = PETSC_FALSE, dg, removed, per[3] = {PETSC_FALSE, PETSC_FALSE, PETSC_FALSE};
   VecType     vtype;
   const char *opname;
 
   PetscFunctionBeginUser;
   PetscCall(DMBrickGetOperator(dm, &opname));
   PetscCall(PetscStrcmp(opname, "sipg", &dg));
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-dm_brick_remove", &removed));
   {
     PetscInt n = 3;
     PetscCall(PetscOptionsGetBoolArray(NULL, NULL, "-dm_brick_periodic", per, &n, NULL));
@@ -351,8 +352,8 @@ static PetscErrorCode TestOperator(DM dm)
   }
   PetscCall(DMBrickInterpolateFunction(dm, Rough, NULL, z));
   if (dg) {
-    /* the DG smoother: full local space with the global residual (the default), and the dirichlet space with the local
-       residual; host only (the GPU has no DG forest kernels yet) */
+    /* the DG smoother: full local space with the global residual (the default), and (no removed cells) the dirichlet and
+       clamped spaces with the local residual */
     Vec xd;
     PetscCall(VecDuplicate(x, &xd));
     PetscCall(SmoothingStep(dm, S, "multiplicative", "fdm", "global", "double", z, x));
@@ -367,6 +368,16 @@ static PetscErrorCode TestOperator(DM dm)
     PetscCall(RelativeDifference(x, xd, &rel));
     PetscCall(CheckLessThan("DG smoothing step: SIMD groups = one patch at a time", rel, 1e-12));
     PetscCall(SmoothingStep(dm, S, "additive", "fdm", "global", "double", z, x));
+    if (removed) { /* the dirichlet and clamped spaces are errors with removed cells */
+      if (device) {
+        /* float patch work (the device only; the mixed patches stay in double): the double step to float accuracy */
+        PetscCall(SmoothingStepRun(dm, S, "multiplicative", "fdm", "global", "double", z, x, PETSC_FALSE));
+        PetscCall(SmoothingStepRun(dm, S, "multiplicative", "fdm", "global", "single", z, xd, PETSC_FALSE));
+        PetscCall(RelativeDifference(x, xd, &rel));
+        PetscCall(CheckLessThan("DG smoothing step (full space): single = double to 1e-5", rel, 1e-5));
+      }
+      PetscCall(CheckDGPatches(dm, A, z, per, device));
+    } else {
     PetscCall(PetscOptionsSetValue(NULL, "-step_pc_vertexpatch_local_space", "dirichlet"));
     PetscCall(SmoothingStep(dm, S, "multiplicative", "fdm", "local", "double", z, x));
     if (!device) {
@@ -391,6 +402,7 @@ static PetscErrorCode TestOperator(DM dm)
     }
     PetscCall(PetscOptionsClearValue(NULL, "-step_pc_vertexpatch_local_space"));
     PetscCall(CheckDGPatches(dm, A, z, per, device));
+    }
     PetscCall(VecDestroy(&xd));
   } else {
   PetscCall(SmoothingStep(dm, S, "multiplicative", "fdm", "local", "double", z, x));

@@ -539,6 +539,8 @@ static PetscErrorCode BrickForestLayoutDG(DM dm, BrickForest *f, const BrickFore
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCheck(f->ncellsglobal <= PETSC_MAX_INT / nv, comm, PETSC_ERR_SUP, "A DG forest level of %" PetscInt64_FMT " cells x %" PetscInt_FMT " values: more than PetscInt holds (%d-bit indices); use fewer -dm_brick_refine levels or a PETSc with 64-bit indices",
+             f->ncellsglobal, nv, (int)(8 * sizeof(PetscInt)));
   f->nowned = f->ncells * nv;
   f->rstart = (PetscInt)f->first[rank] * nv;
   f->nlocal = nc * nv;

@@ -139,7 +139,7 @@ static PetscErrorCode BrickSIPGGPUMult(BrickSIPG *ctx, Vec x, Vec y)
   if (!ctx->gpu) PetscCall(BrickSIPGGPUCreate(ctx));
   op = (VPCudaDG)ctx->gpu;
   if (brick->forest) {
-    if (brick->forest->nlocal > brick->forest->nowned) { /* ghost cells (several ranks): the local vector */
+    if (brick->nactive > 1) { /* several ranks (collective on all of them): the local vector with the ghost cells */
       PetscCall(DMGlobalToLocal(ctx->dm, x, INSERT_VALUES, ctx->xl));
       in = ctx->xl;
     }
@@ -311,7 +311,8 @@ static PetscReal BrickSIPGForestEntry(const BrickSIPG *ctx, const DM_Brick *bric
   return sum;
 }
 
-/* the forest product: the ghost cells' values first (none on one rank), then each rank's cell writes its own values */
+/* the forest product: the ghost cells' values first (on one rank the global vector is the local one), then each rank's
+   cell writes its own values */
 static PetscErrorCode BrickSIPGMultForest(BrickSIPG *ctx, Vec x, Vec y)
 {
   DM_Brick          *brick = (DM_Brick *)ctx->dm->data;
@@ -322,7 +323,7 @@ static PetscErrorCode BrickSIPGMultForest(BrickSIPG *ctx, Vec x, Vec y)
   Vec                in = x;
 
   PetscFunctionBegin;
-  if (f->nlocal > f->nowned) {
+  if (brick->nactive > 1) { /* several ranks (collective on all of them): the local vector with the ghost cells */
     PetscCall(DMGlobalToLocal(ctx->dm, x, INSERT_VALUES, ctx->xl));
     in = ctx->xl;
   }

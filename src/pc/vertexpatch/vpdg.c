@@ -24,10 +24,11 @@
    Forests (brickforest.c): the patches are the forest's, each with its own 2^d cells (value q of a patch at its cell
    qcell[q]'s offset plus qlocal[q]). A patch whose outer faces along each direction are all on the boundary or all
    interior takes the class of a box patch; one with both along some direction (next to a re-entrant edge or corner)
-   is "mixed": its matrix is no Kronecker sum, so it has its own local basis, dense factor and residual form
-   (VPDGMixedSetUp), exact like the others. */
+   is "mixed": its matrix is no Kronecker sum, so it has its own local basis and dense factor (VPDGMixedSetUp), exact like
+   the others, with the global residual (with removed cells only the full local space covers every value). */
 #include "vpimpl.h"
 #include <petscblaslapack.h>
+#include <limits.h>
 #if defined(VP_HAVE_CUDA)
   #include <petscdevice_cuda.h>
 #endif
@@ -57,7 +58,6 @@ typedef struct {
   PetscInt     start[9]; /* its cell b's columns of E: [start[b], start[b+1]) */
   PetscScalar *E;    /* npd x N: the local basis in patch values (block diagonal over its cells) */
   PetscScalar *L;    /* N x N: Cholesky factor (LAPACK potrf "U", column-major) of E^T A_patch E */
-  PetscScalar *Ares; /* npd x npd: the local residual's form (local residual only) */
 } VPDGMixed;
 
 typedef struct {
@@ -291,40 +291,9 @@ static PetscErrorCode VPDGDenseFactor(VPDG *dg, const PetscInt cls[], PetscScala
 
 /* ---- forest patches ---- */
 
-/* Entry (q, r) of a forest patch's matrix (residual: the local residual's form), the patch values in patch-lexicographic
-   order; ob[3 b + d]: the outer face of the patch's cell b along d lies on the boundary. The cells' blocks with themselves
-   take the variant of their faces; cells next to each other along d couple through the inner face. */
-static PetscReal VPDGMixedEntry(const VPDG *dg, PCVertexPatchLocalSpace space, const PetscBool ob[], PetscInt q, PetscInt r, PetscBool residual)
-{
-  const PetscInt n = dg->n, np = dg->np, iq[3] = {q % np, (q / np) % np, q / (np * np)}, ir[3] = {r % np, (r / np) % np, r / (np * np)};
-  PetscInt       bq = 0, br = 0, diff;
-  PetscReal      sum = 0.0;
-
-  for (PetscInt d = 0; d < dg->dim; d++) {
-    bq |= (iq[d] / n) << d;
-    br |= (ir[d] / n) << d;
-  }
-  diff = bq ^ br;
-  for (PetscInt d = 0; d < dg->dim; d++) {
-    const BrickDGLine *L   = &dg->dgl[d];
-    const PetscInt     bit = (bq >> d) & 1, i = iq[d] % n, j = ir[d] % n;
-    PetscReal          v, p = 1.0;
-    if (diff && diff != (1 << d)) continue; /* not this direction's neighbour (or not a neighbour at all) */
-    if (!diff) {
-      const PetscBool outer = ob[3 * bq + d];
-      v                     = L->diag[bit ? 2 * outer : outer][i * n + j];
-      if (residual && space != PC_VERTEXPATCH_SPACE_FULL && !outer) v -= (bit ? L->upperface : L->lowerface)[i * n + j]; /* as VPDGLineSetUp's Ares */
-    } else v = bit ? L->upper[j * n + i] : L->upper[i * n + j];                                                          /* upper neighbour: upper, lower: upper^T */
-    for (PetscInt e = 0; e < dg->dim; e++)
-      if (e != d) p *= dg->dgl[e].mass[(iq[e] % n) * n + ir[e] % n];
-    sum += v * p;
-  }
-  return sum;
-}
-
 /* The dense data of a mixed patch: its local basis (per cell the tensor product of the 1D bases of its position, each
-   constrained where that cell's outer face meets a neighbour), the Cholesky factor of E^T A_patch E, and (local residual)
-   the residual's form. */
+   constrained where that cell's outer face meets a neighbour; the identity of the full space, the only one allowed with
+   mixed patches so far) and the Cholesky factor of E^T A_patch E. Its residual is the global one. */
 static PetscErrorCode VPDGMixedSetUp(const PC_VertexPatch *vp, const VPDG *dg, const DM_Brick *brick, const PetscBool ob[], VPDGMixed *mx)
 {
   const PetscInt n = dg->n, np = dg->np, npd = dg->dim == 3 ? np * np * np : np * np, nchild = 1 << dg->dim, k = brick->degree;
@@ -356,7 +325,8 @@ static PetscErrorCode VPDGMixedSetUp(const PC_VertexPatch *vp, const VPDG *dg, c
     start[b + 1] = start[b] + size;
   }
   mx->N = start[nchild];
-  PetscCall(PetscCalloc3(npd * mx->N, &mx->E, mx->N * mx->N, &mx->L, dg->localres ? npd * npd : 0, &mx->Ares));
+  PetscCheck(!dg->localres, PETSC_COMM_SELF, PETSC_ERR_PLIB, "a mixed DG forest patch with a local residual");
+  PetscCall(PetscCalloc2(npd * mx->N, &mx->E, mx->N * mx->N, &mx->L));
   for (PetscInt q = 0; q < npd; q++) {
     const PetscInt iq[3] = {q % np, (q / np) % np, q / (np * np)};
     PetscInt       b     = 0;
@@ -404,9 +374,6 @@ static PetscErrorCode VPDGMixedSetUp(const PC_VertexPatch *vp, const VPDG *dg, c
           }
       }
     }
-  if (dg->localres)
-    for (PetscInt q = 0; q < npd; q++)
-      for (PetscInt r = 0; r < npd; r++) mx->Ares[q * npd + r] = VPDGMixedEntry(dg, vp->space, ob, q, r, PETSC_TRUE);
   for (PetscInt b = 0; b <= nchild; b++) mx->start[b] = start[b];
   PetscCall(PetscBLASIntCast(mx->N, &bN));
   LAPACKpotrf_("U", &bN, mx->L, &bN, &info);
@@ -431,6 +398,15 @@ static PetscErrorCode VPDGSetUpForestPatches(PC pc, VPDG *dg)
     PetscCheck(!f->periodic[d] || f->n[d] > 2, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
                "PCVERTEXPATCH with -dm_brick_operator sipg on a forest level of 2 cells along the periodic direction %c: a patch's outer faces there are those of its own cells; use at least 3 coarse cells along %c (-dm_brick_cells) or no smoother on that level",
                "xyz"[d], "xyz"[d]);
+  /* with removed cells, a cell value at a re-entrant corner or edge lies at a constrained end in every patch but the one
+     at that vertex, which does not exist: the dirichlet and clamped spaces would never correct it */
+  {
+    const char *prefix;
+    PetscCall(PCGetOptionsPrefix(pc, &prefix));
+    PetscCheck(brick->nremoved == 0 || vp->space == PC_VERTEXPATCH_SPACE_FULL, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
+               "-%spc_vertexpatch_local_space %s on a forest with removed cells (-dm_brick_remove): the values at re-entrant corners and edges lie in no patch's %s space, so the smoother would never correct them; allowed there: full (the default)",
+               prefix ? prefix : "", PCVertexPatchLocalSpaces[vp->space], PCVertexPatchLocalSpaces[vp->space]);
+  }
   dg->forest   = PETSC_TRUE;
   dg->npatches = f->npatches;
   dg->ncolors  = f->ncolors;
@@ -483,7 +459,7 @@ PetscErrorCode PCVertexPatchDestroyDG(PC pc)
   PetscCall(PetscFree(dg->rel));
   PetscCall(PetscFree2(dg->qcell, dg->qlocal));
   PetscCall(PetscFree(dg->pkey));
-  for (PetscInt i = 0; i < dg->nmixed; i++) PetscCall(PetscFree3(dg->mixed[i].E, dg->mixed[i].L, dg->mixed[i].Ares));
+  for (PetscInt i = 0; i < dg->nmixed; i++) PetscCall(PetscFree2(dg->mixed[i].E, dg->mixed[i].L));
   PetscCall(PetscFree(dg->mixed));
   PetscCall(PetscFree(dg->colorflops));
   PetscCall(PetscFree(dg->workalloc));
@@ -657,7 +633,7 @@ PetscErrorCode PCVertexPatchSetUpDG(PC pc)
 #include "vpdg_template.h"
 
 /* delta = E L^-T L^-1 E^T r for a mixed forest patch (g: N scratch). Plain C: returns 0 or LAPACK's error. */
-static int VPDGMixedApply(const VPDG *dg, const VPDGMixed *mx, PetscInt npd, const PetscScalar *r, PetscScalar *delta, PetscScalar *g)
+static int VPDGMixedSolve(const VPDG *dg, const VPDGMixed *mx, PetscInt npd, const PetscScalar *r, PetscScalar *delta, PetscScalar *g)
 {
   int info;
 
@@ -678,20 +654,6 @@ static int VPDGMixedApply(const VPDG *dg, const VPDGMixed *mx, PetscInt npd, con
   return 0;
 }
 
-/* A mixed forest patch's correction from its gathered residual data: r = b - Ares u (local residual) or r given */
-static int VPDGMixedSolve(const VPDG *dg, const VPDGMixed *mx, PetscInt npd, const PetscScalar *u, const PetscScalar *b, PetscScalar *r, PetscScalar *delta, PetscScalar *g)
-{
-  if (dg->localres) {
-    for (PetscInt i = 0; i < npd; i++) {
-      PetscScalar s = b[i];
-      if (u)
-        for (PetscInt j = 0; j < npd; j++) s -= mx->Ares[i * npd + j] * u[j];
-      r[i] = s;
-    }
-  }
-  return VPDGMixedApply(dg, mx, npd, r, delta, g);
-}
-
 /* One patch: its residual (from rl, or from ul and bl), delta = E A_j^-1 E^T r, dl[patch values] += omega delta. Plain C
    (it runs inside OpenMP regions): returns 0, or the LAPACK error code of the dense solve. */
 static int VPDGPatch(const PC_VertexPatch *vp, const VPDG *dg, const DM_Brick *brick, PetscInt p, const PetscScalar *ul, const PetscScalar *bl, const PetscScalar *rl, PetscScalar *dl, PetscScalar *work)
@@ -709,8 +671,8 @@ static int VPDGPatch(const PC_VertexPatch *vp, const VPDG *dg, const DM_Brick *b
     }
   } else
     for (PetscInt q = 0; q < npd; q++) r[q] = rl[off[dg->qcell[q]] + dg->qlocal[q]];
-  if (key >= 64) {
-    const int info = VPDGMixedSolve(dg, &dg->mixed[key - 64], npd, ul ? u : NULL, b, r, delta, kw);
+  if (key >= 64) { /* a mixed patch: the global residual (full local space) */
+    const int info = VPDGMixedSolve(dg, &dg->mixed[key - 64], npd, r, delta, kw);
     if (info) return info;
   } else {
     if (dg->localres) {
@@ -895,7 +857,7 @@ static PetscErrorCode VPDGUseGPU(PC pc, Vec b, Vec x, PetscBool *gpu)
 
 #if defined(VP_HAVE_CUDA)
 /* A forest's patches on the device: their keys and cells' offsets, and the mixed patches' dense data as the host has it
-   (local basis, Cholesky factor, residual form), concatenated */
+   (local basis, Cholesky factor), concatenated */
 static PetscErrorCode VPDGForestGPUCreate(PC pc, const int m[3][4], const double *data, VPCudaDGSmoother *g)
 {
   PC_VertexPatch    *vp     = (PC_VertexPatch *)pc->data;
@@ -904,10 +866,11 @@ static PetscErrorCode VPDGForestGPUCreate(PC pc, const int m[3][4], const double
   const BrickForest *f      = brick->forest;
   const PetscInt     nchild = 1 << dg->dim, npd = dg->pstride;
   int               *key, *cellofs, *qcell, *qlocal, *mixedpatch, *mixedN, *mixedstart, err;
-  double            *E, *U, *Ares = NULL;
+  double            *E, *U;
   size_t             ne = 0, nu = 0;
 
   PetscFunctionBegin;
+  PetscCheck(f->nlocal <= (PetscInt)INT_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "a DG forest level with %" PetscInt_FMT " local values on a rank: the GPU smoother addresses at most 2^31 - 1", f->nlocal);
   PetscCall(PetscMalloc4(dg->npatches + 1, &key, dg->npatches * nchild + 1, &cellofs, npd, &qcell, npd, &qlocal));
   PetscCall(PetscMalloc3(dg->nmixed + 1, &mixedpatch, dg->nmixed + 1, &mixedN, 9 * dg->nmixed + 1, &mixedstart));
   for (PetscInt p = 0; p < dg->npatches; p++) {
@@ -926,22 +889,19 @@ static PetscErrorCode VPDGForestGPUCreate(PC pc, const int m[3][4], const double
     nu += (size_t)dg->mixed[i].N * dg->mixed[i].N;
   }
   PetscCall(PetscMalloc2(ne + 1, &E, nu + 1, &U));
-  if (dg->localres) PetscCall(PetscMalloc1(dg->nmixed * npd * npd + 1, &Ares));
   ne = nu = 0;
   for (PetscInt i = 0; i < dg->nmixed; i++) {
     const PetscInt N = dg->mixed[i].N;
     PetscCall(PetscArraycpy(E + ne, dg->mixed[i].E, npd * N));
     PetscCall(PetscArraycpy(U + nu, dg->mixed[i].L, N * N));
-    if (Ares) PetscCall(PetscArraycpy(Ares + i * npd * npd, dg->mixed[i].Ares, npd * npd));
     ne += (size_t)npd * N;
     nu += (size_t)N * N;
   }
-  err = VPCudaDGSmootherCreateForest((int)dg->dim, (int)brick->degree, m, data, (int)dg->npatches, key, cellofs, qcell, qlocal, (int)dg->nmixed, mixedpatch, mixedN, mixedstart, E, U, Ares, g);
+  err = VPCudaDGSmootherCreateForest((int)dg->dim, (int)brick->degree, m, data, (int)dg->npatches, key, cellofs, qcell, qlocal, (int)dg->nmixed, mixedpatch, mixedN, mixedstart, E, U, g);
   PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaDGSmootherCreateForest: %s", VPCudaErrorString(err));
   PetscCall(PetscFree4(key, cellofs, qcell, qlocal));
   PetscCall(PetscFree3(mixedpatch, mixedN, mixedstart));
   PetscCall(PetscFree2(E, U));
-  PetscCall(PetscFree(Ares));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
