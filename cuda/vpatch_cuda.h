@@ -316,10 +316,9 @@ typedef struct VPCudaDGSmoother_s *VPCudaDGSmoother;
 int VPCudaDGSmootherCreate(int dim, int k, const int grid[3], const int m[3][4], const double *data, int nbox, const VPCudaPatchBox *patches, const int gstart[3], const int gstride[3], int dof, const int *rel, VPCudaDGSmoother *sm);
 /* a forest level's patches: key[p] the class triple (cls[0] + 4 cls[1] + 16 cls[2]) or 64 + a mixed index;
    cellofs[2^dim p + b] the local-array offset of patch p's cell b, patch value q at cellofs[.. + qcell[q]] + qlocal[q];
-   the mixed patches (mixedpatch[i] ascending, their patch numbers) by their dense data, concatenated: local dimension
-   mixedN[i], its cells' column starts (9 per patch), the local basis E (npd x N, row-major, block diagonal by cells), the
-   Cholesky factor U of E^T A E (LAPACK potrf "U", column-major N x N); mixed patches take the global residual rl */
-int VPCudaDGSmootherCreateForest(int dim, int k, const int m[3][4], const double *data, int npatches, const int *key, const int *cellofs, const int *qcell, const int *qlocal, int nmixed, const int *mixedpatch, const int *mixedN, const int *mixedstart, const double *E, const double *U, VPCudaDGSmoother *sm);
+   the mixed patches (mixedpatch[i] ascending, their patch numbers) by the Cholesky factors U of their matrices (LAPACK
+   potrf "U", column-major npd x npd, values in patch order, concatenated); they take the global residual rl */
+int VPCudaDGSmootherCreateForest(int dim, int k, const int m[3][4], const double *data, int npatches, const int *key, const int *cellofs, const int *qcell, const int *qlocal, int nmixed, const int *mixedpatch, const double *U, VPCudaDGSmoother *sm);
 /* patches [start, end): target[patch] += omega E A_j^-1 E^T r_j, r_j from ul and bl (localres; ul NULL: zero) or rl;
    atomic: overlapping patches (additive) */
 int VPCudaDGSmootherPatches(VPCudaDGSmoother sm, int start, int end, int localres, int atomic, int single, double omega, const double *ul, const double *bl, const double *rl, double *target);

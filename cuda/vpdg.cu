@@ -264,12 +264,12 @@ extern "C" int VPCudaDGDestroy(VPCudaDG *op)
 
 // ---- the vertex-patch steps ----
 
-// a forest's mixed patches on the device (VPDGMixedKernel)
+// a forest's mixed patches on the device (VPDGMixedKernel): per mixed patch its patch number, the Cholesky factor U of
+// its matrix (npd x npd, column-major, A = U^T U) and the inverses of U's diagonal tiles of 32 (ceil(npd/32) blocks of
+// 32 x 32, row-major)
 struct VPDGMixedData {
-  const int    *patch, *N, *start, *cellq; // per mixed patch: its patch, N, its cells' column starts (9 each); cellq: np^d
-  const size_t *eoff, *loff, *toff;        // per mixed patch: where its E (np^d x N, row-major), U (N x N) and Tinv start
-  const double *E, *U;
-  const double *Tinv;                      // per mixed patch ceil(N/32) blocks of 32 x 32: the inverses of U's diagonal tiles
+  const int    *patch;
+  const double *U, *Tinv;
 };
 
 struct VPCudaDGSmoother_s {
@@ -390,36 +390,22 @@ __global__ void VPDGPatchKernel(VPDGSmoothArgs a, Patches pat, const T *__restri
   }
 }
 
-// A forest's mixed patches (double), one block each, from the global residual rl (their local space is the full one): g = E^T r (E block diagonal: column j belongs to one cell, whose values cellq lists); the
-// Cholesky factor (LAPACK potrf "U", column-major N x N: A = U^T U) by blocked triangular solves (a warp applies each
-// diagonal tile's inverse, the block updates the rest); delta = E y into the target
-
-__global__ void VPDGMixedKernel(VPDGSmoothArgs a, VPDGForestPatches pat, int i0, VPDGMixedData md, int nv, const double *__restrict__ rl, double *target)
+// A forest's mixed patches (double), one block each, from the global residual rl (their local space is the full one):
+// the Cholesky factor by blocked triangular solves (a warp applies each diagonal tile's inverse, the block updates the
+// rest), delta into the target
+__global__ void VPDGMixedKernel(VPDGSmoothArgs a, VPDGForestPatches pat, int i0, VPDGMixedData md, const double *__restrict__ rl, double *target)
 {
   extern __shared__ double vpdg_mixed[];
-  const int     i = i0 + blockIdx.x, h = md.patch[i], N = md.N[i], lane = threadIdx.x % 32;
-  const int    *start = md.start + 9 * i;
-  const double *E = md.E + md.eoff[i], *U = md.U + md.loff[i];
-  double       *r = vpdg_mixed, *y = r + a.npd;
-  for (int q = threadIdx.x; q < a.npd; q += blockDim.x) r[q] = rl[pat.index(h, q)];
+  const int     i = i0 + blockIdx.x, h = md.patch[i], N = a.npd, lane = threadIdx.x % 32, ntiles = (N + 31) / 32;
+  const double *U = md.U + (size_t)i * N * N, *T = md.Tinv + (size_t)i * ntiles * 1024;
+  double       *y = vpdg_mixed;
+  for (int q = threadIdx.x; q < N; q += blockDim.x) y[q] = rl[pat.index(h, q)];
   __syncthreads();
-  for (int j = threadIdx.x; j < N; j += blockDim.x) {
-    int b = 0;
-    while (start[b + 1] <= j) b++;
-    double sum = 0.0;
-    for (int v = 0; v < nv; v++) {
-      const int q = md.cellq[b * nv + v];
-      sum += E[(size_t)q * N + j] * r[q];
-    }
-    y[j] = sum;
-  }
-  __syncthreads();
-  // U^T z = g, then U x = z, by tiles of 32: a tile's own triangle through its inverse Ti (32 x 32, row-major, from
-  // the host: one warp, no sequential steps), the other rows updated by the block; row k of U^T is column k of U
-  const int ntiles = (N + 31) / 32;
+  // U^T z = r, then U x = z, by tiles of 32: a tile's own triangle through its inverse, the other rows updated by the
+  // block; row k of U^T is column k of U
   for (int t = 0; t < ntiles; t++) {
     const int     t0 = 32 * t, t1 = t0 + 32 < N ? t0 + 32 : N;
-    const double *Ti = md.Tinv + md.toff[i] + 1024 * (size_t)t;
+    const double *Ti = T + 1024 * (size_t)t;
     if (threadIdx.x < 32) {
       double s = 0.0;
       for (int j = 0; j < t1 - t0; j++) s += Ti[j * 32 + lane] * y[t0 + j]; // (U_tt^-T)[lane][j] = Ti[j][lane]
@@ -436,7 +422,7 @@ __global__ void VPDGMixedKernel(VPDGSmoothArgs a, VPDGForestPatches pat, int i0,
   }
   for (int t = ntiles - 1; t >= 0; t--) {
     const int     t0 = 32 * t, t1 = t0 + 32 < N ? t0 + 32 : N;
-    const double *Ti = md.Tinv + md.toff[i] + 1024 * (size_t)t;
+    const double *Ti = T + 1024 * (size_t)t;
     if (threadIdx.x < 32) {
       double s = 0.0;
       for (int j = 0; j < t1 - t0; j++) s += Ti[lane * 32 + j] * y[t0 + j];
@@ -451,11 +437,8 @@ __global__ void VPDGMixedKernel(VPDGSmoothArgs a, VPDGForestPatches pat, int i0,
     }
     __syncthreads();
   }
-  for (int q = threadIdx.x; q < a.npd; q += blockDim.x) {
-    const int b   = pat.qcell[q];
-    double    sum = 0.0;
-    for (int j = start[b]; j < start[b + 1]; j++) sum += E[(size_t)q * N + j] * y[j];
-    const double v = a.omega * sum;
+  for (int q = threadIdx.x; q < N; q += blockDim.x) {
+    const double v = a.omega * y[q];
     if (a.atomic) atomicAdd(&target[pat.index(h, q)], v);
     else target[pat.index(h, q)] += v;
   }
@@ -485,7 +468,7 @@ static int VPDGSmootherSetUp(VPCudaDGSmoother g, int dim, int k, const int m[3][
   } while (0)
   VPDG_DISPATCH(k, VPDG_ATTR)
 #undef VPDG_ATTR
-  VP_CHECK(cudaFuncSetAttribute(VPDGMixedKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(2 * (size_t)g->npd * sizeof(double))));
+  VP_CHECK(cudaFuncSetAttribute(VPDGMixedKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)((size_t)g->npd * sizeof(double))));
   VP_CHECK(cudaMalloc(&g->data_d, nd * sizeof(double)));
   VP_CHECK(cudaMalloc(&g->data_f, nd * sizeof(float)));
   VP_CHECK(cudaMemcpy(g->data_d, data, nd * sizeof(double), cudaMemcpyHostToDevice));
@@ -521,17 +504,17 @@ static int VPDGUpload(V **dst, const V *src, size_t n)
   return 0;
 }
 
-extern "C" int VPCudaDGSmootherCreateForest(int dim, int k, const int m[3][4], const double *data, int npatches, const int *key, const int *cellofs, const int *qcell, const int *qlocal, int nmixed, const int *mixedpatch, const int *mixedN, const int *mixedstart, const double *E, const double *U, VPCudaDGSmoother *sm)
+extern "C" int VPCudaDGSmootherCreateForest(int dim, int k, const int m[3][4], const double *data, int npatches, const int *key, const int *cellofs, const int *qcell, const int *qlocal, int nmixed, const int *mixedpatch, const double *U, VPCudaDGSmoother *sm)
 {
   VPCudaDGSmoother g = new VPCudaDGSmoother_s();
-  int              err, *cellq, *dpatch, *dN, *dstart, *dcellq;
-  size_t          *eoff = new size_t[nmixed + 1], *loff = new size_t[nmixed + 1], *toff = new size_t[nmixed + 1], *deoff, *dloff, *dtoff;
-  double          *dE, *dU, *dT, *T;
+  int              err, *dpatch;
+  double          *dU, *dT, *T;
 
   *sm         = g;
   g->npatches = npatches;
   if ((err = VPDGSmootherSetUp(g, dim, k, m, data))) return err;
-  const int nv = g->npd >> dim;
+  const int    N = g->npd, ntiles = (N + 31) / 32;
+  const size_t M = (size_t)N * N, tiles = 1024 * (size_t)ntiles;
   if ((err = VPDGUpload(&g->key, key, (size_t)npatches))) return err;
   if ((err = VPDGUpload(&g->cellofs, cellofs, (size_t)npatches << dim))) return err;
   if ((err = VPDGUpload(&g->qcell, qcell, (size_t)g->npd))) return err;
@@ -539,43 +522,27 @@ extern "C" int VPCudaDGSmootherCreateForest(int dim, int k, const int m[3][4], c
   g->nmixed       = nmixed;
   g->mixedpatch_h = new int[nmixed + 1];
   for (int i = 0; i < nmixed; i++) g->mixedpatch_h[i] = mixedpatch[i];
-  eoff[0] = loff[0] = toff[0] = 0;
+  // the inverses of each factor's diagonal tiles (upper triangular, at most 32 x 32; zero outside a last partial tile)
+  T = new double[nmixed * tiles + 1]();
   for (int i = 0; i < nmixed; i++) {
-    eoff[i + 1] = eoff[i] + (size_t)g->npd * mixedN[i];
-    loff[i + 1] = loff[i] + (size_t)mixedN[i] * mixedN[i];
-    toff[i + 1] = toff[i] + 1024 * (size_t)((mixedN[i] + 31) / 32);
-  }
-  // the inverses of U's diagonal tiles (upper triangular, at most 32 x 32; zero outside a last partial tile)
-  T = new double[toff[nmixed] + 1]();
-  for (int i = 0; i < nmixed; i++) {
-    const int     N = mixedN[i];
-    const double *Ui = U + loff[i];
-    for (int t = 0; t < (N + 31) / 32; t++) {
+    const double *Ui = U + i * M;
+    for (int t = 0; t < ntiles; t++) {
       const int t0 = 32 * t, ts = (t0 + 32 < N ? t0 + 32 : N) - t0;
-      double   *X  = T + toff[i] + 1024 * (size_t)t;
+      double   *X  = T + i * tiles + 1024 * (size_t)t;
       for (int c = 0; c < ts; c++) {
         X[c * 32 + c] = 1.0 / Ui[(t0 + c) + (size_t)(t0 + c) * N];
         for (int r = c - 1; r >= 0; r--) {
           double sum = 0.0;
-          for (int m = r + 1; m <= c; m++) sum += Ui[(t0 + r) + (size_t)(t0 + m) * N] * X[m * 32 + c];
+          for (int q = r + 1; q <= c; q++) sum += Ui[(t0 + r) + (size_t)(t0 + q) * N] * X[q * 32 + c];
           X[r * 32 + c] = -sum / Ui[(t0 + r) + (size_t)(t0 + r) * N];
         }
       }
     }
   }
-  cellq = new int[g->npd];
-  for (int q = 0; q < g->npd; q++) cellq[qcell[q] * nv + qlocal[q]] = q;
-  if (!(err = VPDGUpload(&dpatch, mixedpatch, (size_t)nmixed)) && !(err = VPDGUpload(&dN, mixedN, (size_t)nmixed)) && !(err = VPDGUpload(&dstart, mixedstart, 9 * (size_t)nmixed)) &&
-      !(err = VPDGUpload(&dcellq, cellq, (size_t)g->npd)) && !(err = VPDGUpload(&deoff, eoff, (size_t)nmixed)) && !(err = VPDGUpload(&dloff, loff, (size_t)nmixed)) && !(err = VPDGUpload(&dE, E, eoff[nmixed])) &&
-      !(err = VPDGUpload(&dU, U, loff[nmixed])) && !(err = VPDGUpload(&dtoff, toff, (size_t)nmixed)))
-    err = VPDGUpload(&dT, T, toff[nmixed]);
-  delete[] cellq;
-  delete[] eoff;
-  delete[] loff;
-  delete[] toff;
+  if (!(err = VPDGUpload(&dpatch, mixedpatch, (size_t)nmixed)) && !(err = VPDGUpload(&dU, U, nmixed * M))) err = VPDGUpload(&dT, (const double *)T, nmixed * tiles);
   delete[] T;
   if (err) return err;
-  g->md = {dpatch, dN, dstart, dcellq, deoff, dloff, dtoff, dE, dU, dT};
+  g->md = {dpatch, dU, dT};
   return 0;
 }
 
@@ -620,7 +587,7 @@ extern "C" int VPCudaDGSmootherPatches(VPCudaDGSmoother g, int start, int end, i
     for (i1 = i0; i1 < g->nmixed && g->mixedpatch_h[i1] < end; i1++);
     if (i1 > i0) {
       if (localres) return (int)cudaErrorInvalidValue; // mixed patches have the full local space: the global residual
-      VPDGMixedKernel<<<i1 - i0, 256, 2 * (size_t)g->npd * sizeof(double)>>>(a, pat, i0, g->md, g->npd >> g->dim, rl, target);
+      VPDGMixedKernel<<<i1 - i0, 256, (size_t)g->npd * sizeof(double)>>>(a, pat, i0, g->md, rl, target);
       VP_CHECK(cudaGetLastError());
     }
     return 0;
@@ -645,14 +612,7 @@ extern "C" int VPCudaDGSmootherDestroy(VPCudaDGSmoother *sm)
   VP_CHECK(cudaFree(g->qcell));
   VP_CHECK(cudaFree(g->qlocal));
   VP_CHECK(cudaFree((void *)g->md.patch));
-  VP_CHECK(cudaFree((void *)g->md.N));
-  VP_CHECK(cudaFree((void *)g->md.start));
-  VP_CHECK(cudaFree((void *)g->md.cellq));
-  VP_CHECK(cudaFree((void *)g->md.eoff));
-  VP_CHECK(cudaFree((void *)g->md.loff));
-  VP_CHECK(cudaFree((void *)g->md.E));
   VP_CHECK(cudaFree((void *)g->md.U));
-  VP_CHECK(cudaFree((void *)g->md.toff));
   VP_CHECK(cudaFree((void *)g->md.Tinv));
   delete[] g->mixedpatch_h;
   delete g;

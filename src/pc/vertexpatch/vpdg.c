@@ -24,8 +24,8 @@
    Forests (brickforest.c): the patches are the forest's, each with its own 2^d cells (value q of a patch at its cell
    qcell[q]'s offset plus qlocal[q]). A patch whose outer faces along each direction are all on the boundary or all
    interior takes the class of a box patch; one with both along some direction (next to a re-entrant edge or corner)
-   is "mixed": its matrix is no Kronecker sum, so it has its own local basis and dense factor (VPDGMixedSetUp), exact like
-   the others, with the global residual (with removed cells only the full local space covers every value). */
+   is "mixed": its matrix is no Kronecker sum, so it has its own dense factor (VPDGMixedSetUp), exact like the others,
+   with the full local space and the global residual (with removed cells only the full space covers every value). */
 #include "vpimpl.h"
 #include <petscblaslapack.h>
 #include <limits.h>
@@ -52,12 +52,9 @@ typedef struct {
 } VPDGLine;
 
 /* A forest patch whose outer faces along some direction are partly boundary, partly interior (next to a re-entrant edge
-   or corner): its matrix is not a Kronecker sum, so it gets its own dense data (see VPDGMixedSetUp) */
+   or corner): its matrix is not a Kronecker sum, so it gets its own dense factor (see VPDGMixedSetUp) */
 typedef struct {
-  PetscInt     N;        /* dimension of its local space */
-  PetscInt     start[9]; /* its cell b's columns of E: [start[b], start[b+1]) */
-  PetscScalar *E;    /* npd x N: the local basis in patch values (block diagonal over its cells) */
-  PetscScalar *L;    /* N x N: Cholesky factor (LAPACK potrf "U", column-major) of E^T A_patch E */
+  PetscScalar *L; /* npd x npd: Cholesky factor (LAPACK potrf "U", column-major) of the patch matrix, values in patch order */
 } VPDGMixed;
 
 typedef struct {
@@ -291,92 +288,48 @@ static PetscErrorCode VPDGDenseFactor(VPDG *dg, const PetscInt cls[], PetscScala
 
 /* ---- forest patches ---- */
 
-/* The dense data of a mixed patch: its local basis (per cell the tensor product of the 1D bases of its position, each
-   constrained where that cell's outer face meets a neighbour; the identity of the full space, the only one allowed with
-   mixed patches so far) and the Cholesky factor of E^T A_patch E. Its residual is the global one. */
-static PetscErrorCode VPDGMixedSetUp(const PC_VertexPatch *vp, const VPDG *dg, const DM_Brick *brick, const PetscBool ob[], VPDGMixed *mx)
+/* Entry (q, r) of a mixed patch's matrix (patch-lexicographic values; ob[3 b + d]: the outer face of its cell b along d
+   lies on the boundary): a cell's block with itself takes the variant of its faces, cells next to each other along d
+   couple through their inner face, each term times the masses across */
+static PetscReal VPDGMixedEntry(const VPDG *dg, const PetscBool ob[], PetscInt q, PetscInt r)
 {
-  const PetscInt n = dg->n, np = dg->np, npd = dg->dim == 3 ? np * np * np : np * np, nchild = 1 << dg->dim, k = brick->degree;
-  PetscReal      E1[8][3][VPDG_MAX_N * VPDG_MAX_N], tmp[VPDG_MAX_N * VPDG_MAX_N];
-  PetscInt       m1[8][3], start[9] = {0};
-  PetscBLASInt   bN, info;
+  const PetscInt n = dg->n, np = dg->np, iq[3] = {q % np, (q / np) % np, q / (np * np)}, ir[3] = {r % np, (r / np) % np, r / (np * np)};
+  PetscInt       bq = 0, br = 0, diff;
+  PetscReal      sum = 0.0;
+
+  for (PetscInt d = 0; d < dg->dim; d++) {
+    bq |= (iq[d] / n) << d;
+    br |= (ir[d] / n) << d;
+  }
+  diff = bq ^ br;
+  for (PetscInt d = 0; d < dg->dim; d++) {
+    const BrickDGLine *L   = &dg->dgl[d];
+    const PetscInt     bit = (bq >> d) & 1, i = iq[d] % n, j = ir[d] % n;
+    PetscReal          p;
+    if (diff && diff != (1 << d)) continue; /* not this direction's neighbour (or not a neighbour at all) */
+    if (!diff) p = L->diag[bit ? 2 * ob[3 * bq + d] : ob[3 * bq + d]][i * n + j];
+    else p = bit ? L->upper[j * n + i] : L->upper[i * n + j]; /* the upper neighbour: upper (test in q's cell); the lower: upper^T */
+    for (PetscInt e = 0; e < dg->dim; e++)
+      if (e != d) p *= dg->dgl[e].mass[(iq[e] % n) * n + ir[e] % n];
+    sum += p;
+  }
+  return sum;
+}
+
+/* The dense factor of a mixed patch: its local space is all its values (the full space, the only one allowed with
+   removed cells, where mixed patches occur), its residual the global one */
+static PetscErrorCode VPDGMixedSetUp(const VPDG *dg, const PetscBool ob[], VPDGMixed *mx)
+{
+  const PetscInt npd = dg->dim == 3 ? dg->np * dg->np * dg->np : dg->np * dg->np;
+  PetscBLASInt   bn, info;
 
   PetscFunctionBegin;
-  for (PetscInt b = 0; b < nchild; b++) {
-    PetscInt size = 1;
-    for (PetscInt d = 0; d < 3; d++) {
-      const PetscInt  pos   = (b >> d) & 1;
-      const PetscBool fixed = (PetscBool)(d < dg->dim && !ob[3 * b + d]);
-      PetscInt        col   = 0, m;
-      if (d >= dg->dim) {
-        m1[b][d]    = 1;
-        E1[b][d][0] = 1.0;
-        continue;
-      }
-      m = n - VPDGSpaces[vp->space].removed * fixed;
-      PetscCall(PetscArrayzero(tmp, 2 * n * m));
-      VPDGSpaces[vp->space].basis(k, brick->nodes, pos, fixed, m, tmp, &col);
-      PetscCheck(col == m, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DG local basis of a forest patch cell: %" PetscInt_FMT " columns for %" PetscInt_FMT, col, m);
-      for (PetscInt i = 0; i < n; i++)
-        for (PetscInt j = 0; j < m; j++) E1[b][d][i * m + j] = tmp[(pos * n + i) * m + j];
-      m1[b][d] = m;
-      size *= m;
-    }
-    start[b + 1] = start[b] + size;
-  }
-  mx->N = start[nchild];
   PetscCheck(!dg->localres, PETSC_COMM_SELF, PETSC_ERR_PLIB, "a mixed DG forest patch with a local residual");
-  PetscCall(PetscCalloc2(npd * mx->N, &mx->E, mx->N * mx->N, &mx->L));
-  for (PetscInt q = 0; q < npd; q++) {
-    const PetscInt iq[3] = {q % np, (q / np) % np, q / (np * np)};
-    PetscInt       b     = 0;
-    for (PetscInt d = 0; d < dg->dim; d++) b |= (iq[d] / n) << d;
-    for (PetscInt j = 0; j < start[b + 1] - start[b]; j++) {
-      const PetscInt jj[3] = {j % m1[b][0], (j / m1[b][0]) % m1[b][1], j / (m1[b][0] * m1[b][1])};
-      PetscReal      e     = 1.0;
-      for (PetscInt d = 0; d < dg->dim; d++) e *= E1[b][d][(iq[d] % n) * m1[b][d] + jj[d]];
-      mx->E[q * mx->N + start[b] + j] = e;
-    }
-  }
-  /* E^T A E block by block: cells b, b' couple where equal or neighbours, each term a Kronecker product of 1D blocks, so
-     that its restriction is the Kronecker product of the 1D restrictions E1_b^T B E1_b' (column-major N x N) */
-  for (PetscInt b = 0; b < nchild; b++)
-    for (PetscInt bb = 0; bb < nchild; bb++) {
-      const PetscInt diff = b ^ bb, nr = start[b + 1] - start[b], nc = start[bb + 1] - start[bb];
-      for (PetscInt d = 0; d < dg->dim; d++) {
-        PetscReal T[3][VPDG_MAX_N * VPDG_MAX_N];
-        if (diff && diff != (1 << d)) continue;
-        for (PetscInt e = 0; e < 3; e++) {
-          const PetscInt   mr = m1[b][e], mc = m1[bb][e], bit = (b >> e) & 1;
-          const PetscReal *B  = NULL;
-          if (e >= dg->dim) {
-            T[e][0] = 1.0;
-            continue;
-          }
-          if (e != d) B = dg->dgl[e].mass;
-          else if (!diff) B = dg->dgl[e].diag[bit ? 2 * ob[3 * b + e] : ob[3 * b + e]];
-          for (PetscInt i = 0; i < mr; i++)
-            for (PetscInt j = 0; j < mc; j++) {
-              PetscReal sum = 0.0;
-              for (PetscInt a = 0; a < n; a++)
-                for (PetscInt c = 0; c < n; c++) {
-                  /* the coupling to the upper neighbour is upper (test in b), to the lower one upper^T */
-                  const PetscReal Bac = B ? B[a * n + c] : (bit ? dg->dgl[e].upper[c * n + a] : dg->dgl[e].upper[a * n + c]);
-                  sum += E1[b][e][a * mr + i] * Bac * E1[bb][e][c * mc + j];
-                }
-              T[e][i * mc + j] = sum;
-            }
-        }
-        for (PetscInt i = 0; i < nr; i++)
-          for (PetscInt j = 0; j < nc; j++) {
-            const PetscInt ii[3] = {i % m1[b][0], (i / m1[b][0]) % m1[b][1], i / (m1[b][0] * m1[b][1])}, jj[3] = {j % m1[bb][0], (j / m1[bb][0]) % m1[bb][1], j / (m1[bb][0] * m1[bb][1])};
-            mx->L[(start[b] + i) + (start[bb] + j) * mx->N] += T[0][ii[0] * m1[bb][0] + jj[0]] * T[1][ii[1] * m1[bb][1] + jj[1]] * T[2][ii[2] * m1[bb][2] + jj[2]];
-          }
-      }
-    }
-  for (PetscInt b = 0; b <= nchild; b++) mx->start[b] = start[b];
-  PetscCall(PetscBLASIntCast(mx->N, &bN));
-  LAPACKpotrf_("U", &bN, mx->L, &bN, &info);
+  PetscCall(PetscMalloc1(npd * npd, &mx->L));
+  for (PetscInt q = 0; q < npd; q++)
+    for (PetscInt r = 0; r < npd; r++) mx->L[q + r * npd] = VPDGMixedEntry(dg, ob, q, r);
+  PetscCall(PetscBLASIntCast(npd, &bn));
+  LAPACKpotrf_("U", &bn, mx->L, &bn, &info);
   PetscCheck(!info, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK potrf failed on a mixed DG forest patch: %d", (int)info);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -435,9 +388,10 @@ static PetscErrorCode VPDGSetUpForestPatches(PC pc, VPDG *dg)
     dg->pkey[p] = sep ? key : 64 + nmixed++;
   }
   dg->nmixed = nmixed;
+  PetscCall(PetscInfo(pc, "DG forest level: %" PetscInt_FMT " patches, %" PetscInt_FMT " of them mixed: their dense factors (%.1f MB) are made now, on the host\n", f->npatches, nmixed, (double)nmixed * (dg->dim == 3 ? dg->np * dg->np * dg->np : dg->np * dg->np) * (dg->dim == 3 ? dg->np * dg->np * dg->np : dg->np * dg->np) * sizeof(PetscScalar) / 1e6));
   PetscCall(PetscCalloc1(nmixed + 1, &dg->mixed));
   for (PetscInt p = 0; p < f->npatches; p++)
-    if (dg->pkey[p] >= 64) PetscCall(VPDGMixedSetUp(vp, dg, brick, ob + p * nchild * 3, &dg->mixed[dg->pkey[p] - 64]));
+    if (dg->pkey[p] >= 64) PetscCall(VPDGMixedSetUp(dg, ob + p * nchild * 3, &dg->mixed[dg->pkey[p] - 64]));
   PetscCall(PetscFree(ob));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -459,7 +413,7 @@ PetscErrorCode PCVertexPatchDestroyDG(PC pc)
   PetscCall(PetscFree(dg->rel));
   PetscCall(PetscFree2(dg->qcell, dg->qlocal));
   PetscCall(PetscFree(dg->pkey));
-  for (PetscInt i = 0; i < dg->nmixed; i++) PetscCall(PetscFree2(dg->mixed[i].E, dg->mixed[i].L));
+  for (PetscInt i = 0; i < dg->nmixed; i++) PetscCall(PetscFree(dg->mixed[i].L));
   PetscCall(PetscFree(dg->mixed));
   PetscCall(PetscFree(dg->colorflops));
   PetscCall(PetscFree(dg->workalloc));
@@ -593,8 +547,8 @@ PetscErrorCode PCVertexPatchSetUpDG(PC pc)
           present[key] = PETSC_TRUE;
           dg->colorflops[c] += dg->flops;
         } else {
-          const PetscLogDouble npd = (PetscLogDouble)dg->pstride, N = (PetscLogDouble)dg->mixed[key - 64].N;
-          dg->colorflops[c] += 4.0 * npd * N + 2.0 * N * N + (dg->localres ? 2.0 * npd * npd : 0.0);
+          const PetscLogDouble npd = (PetscLogDouble)dg->pstride;
+          dg->colorflops[c] += 2.0 * npd * npd; /* the two triangular solves */
         }
       }
     if (vp->solver == PC_VERTEXPATCH_DENSE)
@@ -632,28 +586,6 @@ PetscErrorCode PCVertexPatchSetUpDG(PC pc)
 #define VPDG_APPLY(d, ext, mout, B, in, out) BrickLaneApply1D(d, ext, mout, 0, (ext)[d], B, in, out)
 #include "vpdg_template.h"
 
-/* delta = E L^-T L^-1 E^T r for a mixed forest patch (g: N scratch). Plain C: returns 0 or LAPACK's error. */
-static int VPDGMixedSolve(const VPDG *dg, const VPDGMixed *mx, PetscInt npd, const PetscScalar *r, PetscScalar *delta, PetscScalar *g)
-{
-  int info;
-
-  /* E is block diagonal: value q of cell b has its columns in [start[b], start[b+1]) */
-  for (PetscInt j = 0; j < mx->N; j++) g[j] = 0.0;
-  for (PetscInt q = 0; q < npd; q++) {
-    const PetscInt b = dg->qcell[q];
-    for (PetscInt j = mx->start[b]; j < mx->start[b + 1]; j++) g[j] += mx->E[q * mx->N + j] * r[q];
-  }
-  info = VPPatchSolveDense(mx->N, mx->L, g);
-  if (info) return info;
-  for (PetscInt q = 0; q < npd; q++) {
-    const PetscInt b = dg->qcell[q];
-    PetscScalar    s = 0.0;
-    for (PetscInt j = mx->start[b]; j < mx->start[b + 1]; j++) s += mx->E[q * mx->N + j] * g[j];
-    delta[q] = s;
-  }
-  return 0;
-}
-
 /* One patch: its residual (from rl, or from ul and bl), delta = E A_j^-1 E^T r, dl[patch values] += omega delta. Plain C
    (it runs inside OpenMP regions): returns 0, or the LAPACK error code of the dense solve. */
 static int VPDGPatch(const PC_VertexPatch *vp, const VPDG *dg, const DM_Brick *brick, PetscInt p, const PetscScalar *ul, const PetscScalar *bl, const PetscScalar *rl, PetscScalar *dl, PetscScalar *work)
@@ -671,9 +603,10 @@ static int VPDGPatch(const PC_VertexPatch *vp, const VPDG *dg, const DM_Brick *b
     }
   } else
     for (PetscInt q = 0; q < npd; q++) r[q] = rl[off[dg->qcell[q]] + dg->qlocal[q]];
-  if (key >= 64) { /* a mixed patch: the global residual (full local space) */
-    const int info = VPDGMixedSolve(dg, &dg->mixed[key - 64], npd, r, delta, kw);
+  if (key >= 64) { /* a mixed patch: its dense factor on the global residual (full local space) */
+    const int info = VPPatchSolveDense(npd, dg->mixed[key - 64].L, r);
     if (info) return info;
+    for (PetscInt q = 0; q < npd; q++) delta[q] = r[q];
   } else {
     if (dg->localres) {
       if (ul) VPDGLocalResidual_s(dg, cls, u, b, r, kw);
@@ -856,8 +789,7 @@ static PetscErrorCode VPDGUseGPU(PC pc, Vec b, Vec x, PetscBool *gpu)
 }
 
 #if defined(VP_HAVE_CUDA)
-/* A forest's patches on the device: their keys and cells' offsets, and the mixed patches' dense data as the host has it
-   (local basis, Cholesky factor), concatenated */
+/* A forest's patches on the device: their keys and cells' offsets, and the mixed patches' dense factors, concatenated */
 static PetscErrorCode VPDGForestGPUCreate(PC pc, const int m[3][4], const double *data, VPCudaDGSmoother *g)
 {
   PC_VertexPatch    *vp     = (PC_VertexPatch *)pc->data;
@@ -865,14 +797,12 @@ static PetscErrorCode VPDGForestGPUCreate(PC pc, const int m[3][4], const double
   const DM_Brick    *brick  = (const DM_Brick *)vp->dm->data;
   const BrickForest *f      = brick->forest;
   const PetscInt     nchild = 1 << dg->dim, npd = dg->pstride;
-  int               *key, *cellofs, *qcell, *qlocal, *mixedpatch, *mixedN, *mixedstart, err;
-  double            *E, *U;
-  size_t             ne = 0, nu = 0;
+  int               *key, *cellofs, *qcell, *qlocal, *mixedpatch, err;
+  double            *U;
 
   PetscFunctionBegin;
   PetscCheck(f->nlocal <= (PetscInt)INT_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "a DG forest level with %" PetscInt_FMT " local values on a rank: the GPU smoother addresses at most 2^31 - 1", f->nlocal);
-  PetscCall(PetscMalloc4(dg->npatches + 1, &key, dg->npatches * nchild + 1, &cellofs, npd, &qcell, npd, &qlocal));
-  PetscCall(PetscMalloc3(dg->nmixed + 1, &mixedpatch, dg->nmixed + 1, &mixedN, 9 * dg->nmixed + 1, &mixedstart));
+  PetscCall(PetscMalloc5(dg->npatches + 1, &key, dg->npatches * nchild + 1, &cellofs, npd, &qcell, npd, &qlocal, dg->nmixed + 1, &mixedpatch));
   for (PetscInt p = 0; p < dg->npatches; p++) {
     key[p] = (int)dg->pkey[p];
     if (dg->pkey[p] >= 64) mixedpatch[dg->pkey[p] - 64] = (int)p;
@@ -882,26 +812,12 @@ static PetscErrorCode VPDGForestGPUCreate(PC pc, const int m[3][4], const double
     qcell[q]  = (int)dg->qcell[q];
     qlocal[q] = (int)dg->qlocal[q];
   }
-  for (PetscInt i = 0; i < dg->nmixed; i++) {
-    mixedN[i] = (int)dg->mixed[i].N;
-    for (PetscInt b = 0; b < 9; b++) mixedstart[9 * i + b] = (int)(b <= nchild ? dg->mixed[i].start[b] : dg->mixed[i].N);
-    ne += (size_t)npd * dg->mixed[i].N;
-    nu += (size_t)dg->mixed[i].N * dg->mixed[i].N;
-  }
-  PetscCall(PetscMalloc2(ne + 1, &E, nu + 1, &U));
-  ne = nu = 0;
-  for (PetscInt i = 0; i < dg->nmixed; i++) {
-    const PetscInt N = dg->mixed[i].N;
-    PetscCall(PetscArraycpy(E + ne, dg->mixed[i].E, npd * N));
-    PetscCall(PetscArraycpy(U + nu, dg->mixed[i].L, N * N));
-    ne += (size_t)npd * N;
-    nu += (size_t)N * N;
-  }
-  err = VPCudaDGSmootherCreateForest((int)dg->dim, (int)brick->degree, m, data, (int)dg->npatches, key, cellofs, qcell, qlocal, (int)dg->nmixed, mixedpatch, mixedN, mixedstart, E, U, g);
+  PetscCall(PetscMalloc1((size_t)dg->nmixed * npd * npd + 1, &U));
+  for (PetscInt i = 0; i < dg->nmixed; i++) PetscCall(PetscArraycpy(U + (size_t)i * npd * npd, dg->mixed[i].L, npd * npd));
+  err = VPCudaDGSmootherCreateForest((int)dg->dim, (int)brick->degree, m, data, (int)dg->npatches, key, cellofs, qcell, qlocal, (int)dg->nmixed, mixedpatch, U, g);
   PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaDGSmootherCreateForest: %s", VPCudaErrorString(err));
-  PetscCall(PetscFree4(key, cellofs, qcell, qlocal));
-  PetscCall(PetscFree3(mixedpatch, mixedN, mixedstart));
-  PetscCall(PetscFree2(E, U));
+  PetscCall(PetscFree5(key, cellofs, qcell, qlocal, mixedpatch));
+  PetscCall(PetscFree(U));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1182,7 +1098,8 @@ PetscErrorCode PCVertexPatchViewDG(PC pc, PetscViewer viewer)
   if (dg->forest) {
     PetscInt nmixed = dg->nmixed;
     PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &nmixed, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)pc)));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  forest patches: %" PetscInt_FMT " separable (fast diagonalization or the class's dense factor), %" PetscInt_FMT " mixed (outer faces partly on the boundary, next to a re-entrant edge or corner: a dense factor each)\n", total - nmixed, nmixed));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  forest patches: %" PetscInt_FMT " separable (fast diagonalization or the class's dense factor), %" PetscInt_FMT " mixed (outer faces partly on the boundary, next to a re-entrant edge or corner: a dense factor each, %.1f MB in all, made on the host at set-up)\n", total - nmixed, nmixed,
+                                     (double)nmixed * dg->pstride * dg->pstride * sizeof(PetscScalar) / 1e6));
   }
   {
     PetscBool device;
