@@ -60,37 +60,42 @@ fingerprints_same() { # name ranks... -- options
     grep '^fingerprint' "$OUT/${name}_np$n.log" >"$OUT/$name.fp$n"
   done
   for n in "${ranks[@]:1}"; do
+    # the weighted sum to 1e-12 of itself plus the vector's norm (its scale: a sum that cancels to ~0 keeps rounding of
+    # that size, e.g. the all-periodic operator applied to a vector orthogonal to the weight), the norm to 1e-12
     awk 'NR == FNR { a[$2] = $3; b[$2] = $4; next } { da = $3 - a[$2]; db = $4 - b[$2]; if (da < 0) da = -da; if (db < 0) db = -db
-         sa = a[$2] < 0 ? -a[$2] : a[$2]; if (!($2 in a) || da > 1e-12 * (sa + 1) || db > 1e-12 * (b[$2] + 1)) bad = 1; m++ } END { exit bad || m < 8 }' \
+         sa = a[$2] < 0 ? -a[$2] : a[$2]; if (!($2 in a) || da > 1e-12 * (sa + b[$2] + 1) || db > 1e-12 * (b[$2] + 1)) bad = 1; m++ } END { exit bad || m < 8 }' \
       "$OUT/$name.fp${ranks[0]}" "$OUT/$name.fp$n" || ok=1
   done
   result "${name}_fingerprints" $ok "$(wc -l <"$OUT/$name.fp${ranks[0]}") fingerprints, ranks ${ranks[*]}"
 }
 
-forest_its() { # name dim k refinements... : the table row, and the check ($FOREST_OP: more options for both, e.g. the operator)
+forest_its() { # name dim k refinements... : the table row, and the check ($FOREST_OP: more options for both, e.g. the operator;
+  # $FOREST_TOL: the true residual's bound, default 1e-9; $FOREST_MAXITS: the most iterations, default 8; $FOREST_BOX=ex5: the box by ex5 -domain box)
   local name=$1 dim=$2 k=$3 row="" box="" ok=0 r its bits; shift 3
   local dom=$([ "$dim" = 3 ] && echo fichera || echo lshape) cells=$([ "$dim" = 3 ] && echo 2,2,2 || echo 2,2)
   for r in "$@"; do
     ./tutorials/ex5 -domain $dom -dm_brick_degree $k -dm_brick_refine $r -ksp_max_it 25 ${FOREST_OP:-} >"$OUT/$name.r$r.log" 2>&1
-    converged_ok "$OUT/$name.r$r.log" 1e-9 || ok=1
+    converged_ok "$OUT/$name.r$r.log" ${FOREST_TOL:-1e-9} || ok=1
     its=$(its_of "$OUT/$name.r$r.log"); row="$row $its"
-    if [ -n "${FOREST_OP:-}" ]; then
+    if [ "${FOREST_BOX:-}" = ex5 ]; then
+      ./tutorials/ex5 -domain box -dm_brick_dim $dim -dm_brick_degree $k -dm_brick_refine $r -ksp_max_it 25 $FOREST_OP >"$OUT/$name.box$r.log" 2>&1
+    elif [ -n "${FOREST_OP:-}" ]; then
       ./tutorials/ex3 -dm_brick_dim $dim -dm_brick_cells $cells -dm_brick_degree $k -dm_brick_refine $r -dm_brick_coarsen_below 0 -rhs one $FOREST_OP >"$OUT/$name.box$r.log" 2>&1
     else
       ./tutorials/ex1 -dm_brick_dim $dim -dm_brick_cells $cells -dm_brick_degree $k -dm_brick_refine $r -dm_brick_coarsen_below 0 -rhs one -fmg 0 >"$OUT/$name.box$r.log" 2>&1
     fi
     bits=$(its_of "$OUT/$name.box$r.log"); box="$box $bits"
-    [ -n "$its" ] && [ -n "$bits" ] && [ "$its" -le $((bits + 2)) ] && [ "$its" -le 8 ] || ok=1
+    [ -n "$its" ] && [ -n "$bits" ] && [ "$its" -le $((bits + 2)) ] && [ "$its" -le ${FOREST_MAXITS:-8} ] || ok=1
   done
   echo "$name: forest$row, full box$box" >>"$OUT/forest_iterations.txt"
   result "$name" $ok "iterations over refinements $*:$row (full box$box)"
 }
 
-ranks_same() { # name options...
+ranks_same() { # name options... ($FOREST_TOL as in forest_its)
   local name=$1 n ref="" ok=0 t detail=""; shift
   for n in 1 3 4; do
     $MPIEXEC -n $n --oversubscribe ./tutorials/ex5 -ksp_max_it 25 "$@" >"$OUT/$name.np$n.log" 2>&1
-    converged_ok "$OUT/$name.np$n.log" 1e-9 || ok=1
+    converged_ok "$OUT/$name.np$n.log" ${FOREST_TOL:-1e-9} || ok=1
     t=$(its_of "$OUT/$name.np$n.log"); detail="$detail $t"
     [ -z "$ref" ] && ref=$t; [ -n "$t" ] && [ "$t" = "$ref" ] || ok=1
   done
@@ -150,7 +155,7 @@ expect_error forest_disconnected "disconnected" $EX5 -dm_brick_cells 2,2 -dm_bri
 expect_error forest_periodic_one_cell "needs at least 2 coarse cells" $EX5 -domain periodic -dm_brick_cells 1,2
 expect_error forest_remove_count "-dm_brick_remove needs 2 numbers per cell" $EX5 -dm_brick_remove 1,1,1
 expect_error forest_partition_grid "-dm_brick_partition grid splits full boxes only" $EX5 -dm_brick_partition grid
-expect_error forest_c0ip "-dm_brick_operator c0ip on a forest" ./tutorials/ex2 -dm_brick_cells 2,2 -dm_brick_remove 1,1
+expect_error forest_c0ip_slopes "DMBrickC0IPAddNormalDerivative() works on a box brick" ./tutorials/ex2 -dm_brick_cells 2,2 -dm_brick_remove 1,1
 expect_error forest_below_trees "Cannot coarsen the forest brick below its trees" $EX5 -pc_mg_levels 6
 ./tests/plain_mg -dll_append lib/libpetscvpatch.so -dm_brick_cells 2,2 -dm_brick_remove 1,1 -dm_brick_degree 3 -dm_brick_refine 3 -pc_type mg >"$OUT/forest_pcmg_defaults.log" 2>&1
 converged_ok "$OUT/forest_pcmg_defaults.log" 1e-2
@@ -208,6 +213,68 @@ if command -v valgrind >/dev/null; then
   [ -f /usr/share/openmpi/openmpi-valgrind.supp ] && VGF="$VGF --suppressions=/usr/share/openmpi/openmpi-valgrind.supp"
   $MPIEXEC -n 2 $VGF $FT -dim 2 -k 2 -refine 2 -dm_brick_remove 1,1 -dm_brick_operator sipg -malloc_dump >"$OUT/valgrind_forest_sipg.log" 2>&1
   result valgrind_forest_sipg_lshape_2ranks $?
+fi
+fi
+if section forest_c0ip "c0ip (C0 interior penalty biharmonic) on forest domains: operator = assembled, the forest path = the box path on a full box, every patch solve and the colored sweep against the assembled operator, 1 vs 3 vs 4 ranks, orders, iterations"; then
+FT=./tests/test_forest
+# shell = assembled, diagonal, symmetry, transfers; the smoother's steps (global residual); on one rank the additive step =
+# the sum of exact patch solves and the multiplicative step = the sequential sweep color by color, of the assembled operator
+for k in 2 3 4 5 6; do
+  ctest forest_c0ip_lshape_k$k $FT -dim 2 -k $k -refine $([ $k -le 3 ] && echo 2 || echo 1) -dm_brick_remove 1,1 -dm_brick_operator c0ip
+done
+for k in 2 3 4; do
+  ctest forest_c0ip_fichera_k$k $FT -dim 3 -k $k -refine 1 -dm_brick_remove 1,1,1 -dm_brick_operator c0ip
+done
+ctest forest_c0ip_hole_k3 $FT -dim 2 -k 3 -refine 1 -cells 3,3 -dm_brick_remove 1,1 -dm_brick_operator c0ip
+ctest forest_c0ip_periodic_xy_k2 $FT -dim 2 -k 2 -refine 2 -dm_brick_periodic 1,1 -dm_brick_operator c0ip
+ctest forest_c0ip_periodic_6x6_k2 $FT -dim 2 -k 2 -refine 1 -cells 3,3 -dm_brick_periodic 1,1 -dm_brick_operator c0ip # 4m + 2 cells: three red-black values
+ctest forest_c0ip_periodic_odd_k3 $FT -dim 2 -k 3 -refine 0 -cells 3,4 -dm_brick_periodic 1,1 -dm_brick_operator c0ip
+ctest forest_c0ip_periodic_xz_hole_k2 $FT -dim 3 -k 2 -refine 1 -cells 3,2,3 -dm_brick_periodic 1,0,1 -dm_brick_remove 1,0,1 -dm_brick_operator c0ip
+# a full box: the forest path's fingerprints equal the box path's (operator, diagonal, transfers, every smoothing step)
+for dk in "2 3 2" "3 2 1"; do
+  set -- $dk
+  ctest forest_c0ip_box_p4est_${1}d_k$2 $FT -dim $1 -k $2 -refine $3 -dm_brick_operator c0ip -dm_brick_partition p4est
+  ctest forest_c0ip_box_grid_${1}d_k$2 $FT -dim $1 -k $2 -refine $3 -dm_brick_operator c0ip -box
+  grep '^fingerprint' "$OUT/forest_c0ip_box_p4est_${1}d_k$2.log" >"$OUT/forest_c0ip_box_${1}d.fpf"
+  grep '^fingerprint' "$OUT/forest_c0ip_box_grid_${1}d_k$2.log" >"$OUT/forest_c0ip_box_${1}d.fpb"
+  awk 'NR == FNR { a[$2] = $3; b[$2] = $4; next } ($2 in a) { da = $3 - a[$2]; db = $4 - b[$2]; if (da < 0) da = -da; if (db < 0) db = -db
+       sa = a[$2] < 0 ? -a[$2] : a[$2]; if (da > 1e-12 * (sa + 1) || db > 1e-12 * (b[$2] + 1)) bad = 1; m++ } END { exit bad || m < 9 }' \
+    "$OUT/forest_c0ip_box_${1}d.fpb" "$OUT/forest_c0ip_box_${1}d.fpf"
+  result forest_c0ip_box_${1}d_k$2_forest_is_box $? "$(wc -l <"$OUT/forest_c0ip_box_${1}d.fpf") fingerprints, forest path vs box path"
+done
+fingerprints_same forest_c0ip_lshape_ranks 1 3 4 -- -dim 2 -k 3 -refine 2 -dm_brick_remove 1,1 -dm_brick_operator c0ip
+fingerprints_same forest_c0ip_fichera_ranks 1 3 4 -- -dim 3 -k 2 -refine 1 -dm_brick_remove 1,1,1 -dm_brick_operator c0ip
+fingerprints_same forest_c0ip_periodic_ranks 1 3 4 -- -dim 2 -k 2 -refine 1 -cells 3,3 -dm_brick_periodic 1,1 -dm_brick_operator c0ip
+fingerprints_same forest_c0ip_periodic_3d_ranks 1 4 -- -dim 3 -k 2 -refine 1 -cells 3,2,3 -dm_brick_periodic 1,0,1 -dm_brick_remove 1,0,1 -dm_brick_operator c0ip
+# L2 order of the periodic exact solution sin(2 pi x) sin^2(pi y): k + 1 (k = 3, 4), 2 for k = 2
+for k in 2 3 4; do
+  ctest forest_c0ip_order_2d_k$k $FT -test order -dim 2 -k $k -refine 2 -levels 3 -cells 2,2 -dm_brick_periodic 1,0 -dm_brick_operator c0ip
+done
+ctest forest_c0ip_order_3d_k3_3ranks $MPIEXEC -n 3 --oversubscribe $FT -test order -dim 3 -k 3 -refine 1 -levels 2 -dm_brick_periodic 1,0,1 -dm_brick_operator c0ip
+expect_error forest_c0ip_local_residual "-pc_vertexpatch_residual local with -dm_brick_operator c0ip on a forest" $EX5 -dm_brick_operator c0ip -mg_levels_pc_vertexpatch_residual local
+expect_error forest_c0ip_separable_dense "-pc_vertexpatch_local_solver separable_dense with -dm_brick_operator c0ip on a forest" $EX5 -dm_brick_operator c0ip -mg_levels_pc_vertexpatch_local_solver separable_dense
+# PCMG + vertex patch (ex5, rtol 1e-8; the C0IP residual's rounding floor grows like eps h^-4): iterations over
+# refinements against the full box's (ex5 -domain box), the same on 1, 3 and 4 ranks
+export FOREST_OP="-dm_brick_operator c0ip -ksp_rtol 1e-8" FOREST_TOL=1e-7 FOREST_MAXITS=16 FOREST_BOX=ex5
+for k in 2 3 4 5 6; do forest_its forest_its_c0ip_lshape_k$k 2 $k 2 3 4; done
+for k in 2 3; do forest_its forest_its_c0ip_fichera_k$k 3 $k 1 2; done
+ranks_same forest_ex5_c0ip_lshape_ranks -domain lshape -dm_brick_operator c0ip -ksp_rtol 1e-8 -dm_brick_degree 3 -dm_brick_refine 3
+ranks_same forest_ex5_c0ip_fichera_ranks -domain fichera -dm_brick_operator c0ip -ksp_rtol 1e-8 -dm_brick_degree 2 -dm_brick_refine 2
+ranks_same forest_ex5_c0ip_holes_avs_ranks -domain holes -dm_brick_operator c0ip -ksp_rtol 1e-8 -dm_brick_degree 3 -dm_brick_refine 2 -mg_levels_pc_vertexpatch_type additive
+unset FOREST_OP FOREST_TOL FOREST_MAXITS FOREST_BOX
+# the C0IP tutorial (ex2) on forests: removed cells (f = 1), periodic along x (its manufactured solution, L2 error)
+./tutorials/ex2 -dm_brick_cells 2,2 -dm_brick_remove 1,1 -dm_brick_degree 3 -dm_brick_refine 2 >"$OUT/forest_c0ip_ex2_lshape.log" 2>&1
+converged_ok "$OUT/forest_c0ip_ex2_lshape.log" 1e-8
+result forest_c0ip_ex2_lshape $? "ex2 on the L-shape: $(its_of "$OUT/forest_c0ip_ex2_lshape.log") iterations"
+./tutorials/ex2 -dm_brick_cells 2,2 -dm_brick_periodic 1,0 -dm_brick_degree 3 -dm_brick_refine 2 >"$OUT/forest_c0ip_ex2_periodic.log" 2>&1
+e=$(err_of "$OUT/forest_c0ip_ex2_periodic.log")
+converged_ok "$OUT/forest_c0ip_ex2_periodic.log" 1e-8 && awk -v e="$e" 'BEGIN { exit !(e != "" && e < 2e-4) }'
+result forest_c0ip_ex2_periodic_x $? "ex2 periodic along x, Q3 refine 2: L2 error $e (< 2e-4; the box's 1.08e-4)"
+if command -v valgrind >/dev/null; then
+  VGF="valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=97 --suppressions=tests/valgrind.supp"
+  [ -f /usr/share/openmpi/openmpi-valgrind.supp ] && VGF="$VGF --suppressions=/usr/share/openmpi/openmpi-valgrind.supp"
+  $MPIEXEC -n 2 $VGF $FT -dim 2 -k 2 -refine 2 -dm_brick_remove 1,1 -dm_brick_operator c0ip -malloc_dump >"$OUT/valgrind_forest_c0ip.log" 2>&1
+  result valgrind_forest_c0ip_lshape_2ranks $?
 fi
 fi
 if section separable "load vector and L2 error of separable functions (against the point-function versions)"; then

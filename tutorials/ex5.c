@@ -3,10 +3,14 @@ static const char help[] = "Poisson -Delta u = f on domains that are not a box: 
                            "  -domain fichera  3D Fichera corner: 2 x 2 x 2 coarse cells, cell (1,1,1) removed; f = 1\n"
                            "  -domain holes    2D plate with four square holes: 5 x 5 coarse cells, (1,1) (3,1) (1,3) (3,3) removed; f = 1\n"
                            "  -domain periodic periodic along x (and z in 3D, -dm_brick_dim 3), Dirichlet along y; exact solution\n"
-                           "                   u = sin(2 pi x) sin(pi y) [sin(2 pi z)], so the L2 error is printed\n"
+                           "                   u = sin(2 pi x) sin(pi y) [sin(2 pi z)] (c0ip: sin(2 pi x) sin^2(pi y) [sin(2 pi z)]), so the L2\n"
+                           "                   error is printed\n"
+                           "  -domain box      the full box of the L-shape's (2D) or Fichera corner's (-dm_brick_dim 3) coarse cells, f = 1, on the\n"
+                           "                   box layout: the reference for the iteration counts\n"
                            "Any -dm_brick_cells / -dm_brick_remove / -dm_brick_periodic replaces the domain's description; -dm_brick_degree\n"
                            "(default 3) and -dm_brick_refine (default 3 in 2D, 2 in 3D) set the discretization, -dm_brick_operator sipg the DG one\n"
-                           "(symmetric interior penalty, Dirichlet data weakly on every boundary face). Solver: FGMRES with one\n"
+                           "(symmetric interior penalty, Dirichlet data weakly on every boundary face), -dm_brick_operator c0ip the biharmonic\n"
+                           "Delta^2 u = f (C0 interior penalty, k >= 2, clamped: u = 0 and du/dn = 0 on every boundary). Solver: FGMRES with one\n"
                            "V-cycle of PCMG over all levels down to the trees, one multiplicative vertex-patch sweep (FDM) before and after,\n"
                            "an exact coarse solve on the trees; it stops at ||b - A x|| <= 1e-9 ||b|| and prints the true residual.\n\n";
 
@@ -24,14 +28,22 @@ static PetscErrorCode One(PetscInt dim, const PetscReal x[], PetscScalar *f, voi
 }
 
 /* periodic along x (and z), zero at y = 0 and y = 1 */
+/* periodic along x (and z), zero at y = 0 and y = 1; ctx set: the biharmonic's, whose y-derivative vanishes there too */
 static PetscErrorCode Exact(PetscInt dim, const PetscReal x[], PetscScalar *u, void *ctx)
 {
-  *u = PetscSinReal(2 * PETSC_PI * x[0]) * PetscSinReal(PETSC_PI * x[1]) * (dim == 3 ? PetscSinReal(2 * PETSC_PI * x[2]) : 1.0);
+  const PetscReal sy = PetscSinReal(PETSC_PI * x[1]);
+  *u                 = PetscSinReal(2 * PETSC_PI * x[0]) * (ctx ? sy * sy : sy) * (dim == 3 ? PetscSinReal(2 * PETSC_PI * x[2]) : 1.0);
   return 0;
 }
 
+/* -Delta u, or Delta^2 u of u = s (1 - cos(2 pi y)) / 2, s = sin(2 pi x) [sin(2 pi z)]: each term times |wave vector|^4 */
 static PetscErrorCode Load(PetscInt dim, const PetscReal x[], PetscScalar *f, void *ctx)
 {
+  if (ctx) {
+    const PetscReal s = PetscSinReal(2 * PETSC_PI * x[0]) * (dim == 3 ? PetscSinReal(2 * PETSC_PI * x[2]) : 1.0), q = 4 * PETSC_PI * PETSC_PI, k1 = (dim == 3 ? 2 : 1) * q, k2 = k1 + q;
+    *f = 0.5 * s * (k1 * k1 - PetscCosReal(2 * PETSC_PI * x[1]) * k2 * k2);
+    return 0;
+  }
   PetscCall(Exact(dim, x, f, ctx));
   *f *= (dim == 3 ? 9 : 5) * PETSC_PI * PETSC_PI;
   return 0;
@@ -50,7 +62,9 @@ static PetscErrorCode SetDefault(const char name[], const char value[])
 int main(int argc, char **argv)
 {
   char           domain[32] = "lshape";
-  PetscBool      lshape, fichera, holes, periodic;
+  PetscBool      lshape, fichera, holes, periodic, box, c0ip;
+  const char    *opname;
+  void          *sol = NULL; /* the exact solution's context: set for the biharmonic one */
   DM             dm;
   KSP            ksp;
   Mat            A;
@@ -67,9 +81,10 @@ int main(int argc, char **argv)
   PetscCall(PetscStrcmp(domain, "fichera", &fichera));
   PetscCall(PetscStrcmp(domain, "holes", &holes));
   PetscCall(PetscStrcmp(domain, "periodic", &periodic));
-  PetscCheck(lshape || fichera || holes || periodic, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-domain %s: allowed lshape, fichera, holes, periodic", domain);
+  PetscCall(PetscStrcmp(domain, "box", &box));
+  PetscCheck(lshape || fichera || holes || periodic || box, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-domain %s: allowed lshape, fichera, holes, periodic, box", domain);
   dim = fichera ? 3 : 2;
-  if (periodic) PetscCall(PetscOptionsGetInt(NULL, NULL, "-dm_brick_dim", &dim, NULL));
+  if (periodic || box) PetscCall(PetscOptionsGetInt(NULL, NULL, "-dm_brick_dim", &dim, NULL));
   PetscCall(PetscOptionsSetValue(NULL, "-dm_brick_dim", dim == 3 ? "3" : "2"));
   if (lshape) {
     PetscCall(SetDefault("-dm_brick_cells", "2,2"));
@@ -80,6 +95,9 @@ int main(int argc, char **argv)
   } else if (holes) {
     PetscCall(SetDefault("-dm_brick_cells", "5,5"));
     PetscCall(SetDefault("-dm_brick_remove", "1,1,3,1,1,3,3,3"));
+  } else if (box) {
+    PetscCall(SetDefault("-dm_brick_cells", dim == 3 ? "2,2,2" : "2,2"));
+    PetscCall(SetDefault("-dm_brick_coarsen_below", "0")); /* the same coarsest grid as the forests' (their trees) */
   } else {
     PetscCall(SetDefault("-dm_brick_cells", dim == 3 ? "2,2,2" : "2,2"));
     PetscCall(SetDefault("-dm_brick_periodic", dim == 3 ? "1,0,1" : "1,0"));
@@ -99,10 +117,13 @@ int main(int argc, char **argv)
   PetscCall(DMSetUp(dm));
   PetscCall(DMView(dm, PETSC_VIEWER_STDOUT_WORLD));
   PetscCall(DMBrickGetForestInfo(dm, NULL, &ncells, NULL, NULL));
+  PetscCall(DMBrickGetOperator(dm, &opname));
+  PetscCall(PetscStrcmp(opname, "c0ip", &c0ip));
+  if (c0ip) sol = &c0ip;
   PetscCall(DMCreateGlobalVector(dm, &u));
   PetscCall(VecGetSize(u, &dofs));
   PetscCall(VecDuplicate(u, &b));
-  PetscCall(DMBrickComputeLoadVector(dm, periodic ? Load : One, NULL, b));
+  PetscCall(DMBrickComputeLoadVector(dm, periodic ? Load : One, sol, b));
   PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
   PetscCall(KSPSetDM(ksp, dm));
   PetscCall(KSPSetDMActive(ksp, PETSC_FALSE));
@@ -120,7 +141,7 @@ int main(int argc, char **argv)
   PetscCall(VecAYPX(r, -1.0, b));
   PetscCall(VecNorm(r, NORM_2, &tnorm));
   PetscCall(VecNorm(b, NORM_2, &bnorm));
-  if (periodic) PetscCall(DMBrickComputeL2Error(dm, u, Exact, NULL, &error));
+  if (periodic) PetscCall(DMBrickComputeL2Error(dm, u, Exact, sol, &error));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "domain %s: %" PetscInt64_FMT " cells, %" PetscInt_FMT " DoFs\n", domain, ncells, dofs));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Linear solve %s due to %s iterations %" PetscInt_FMT "\n", reason > 0 ? "converged" : "did not converge", KSPConvergedReasons[reason], its));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "true residual |b - A x|/|b| %.3e\n", (double)(tnorm / bnorm)));

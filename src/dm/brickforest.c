@@ -380,7 +380,7 @@ static PetscErrorCode BrickForestSortCells(const BrickForest *f, BrickCellKey **
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* DG: the face neighbours of the rank's cells (2 dim per cell, lower then upper along x, y, z: an index among the cells
+/* DG and C0IP: the face neighbours of the rank's cells (2 dim per cell, lower then upper along x, y, z: an index among the cells
    and ghosts, -1 on the boundary). A face neighbour shares a corner, so it is the rank's or in its ghost layer. */
 static PetscErrorCode BrickForestSetUpFaces(DM dm, BrickForest *f, const BrickCellKey *sorted)
 {
@@ -399,19 +399,41 @@ static PetscErrorCode BrickForestSetUpFaces(DM dm, BrickForest *f, const BrickCe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The red-black part of a C0IP patch's color (its residual reads the face neighbours of the patch cells). Two patches
+   of one parity class conflict where they lie 2 apart along one direction and level along the others; sum_d s_d(v_d)
+   mod nrb separates them where each s_d differs between vertices 2 apart: floor(v/2) mod 2 (seed 000, Fig. 1), except
+   along a periodic direction of 4m + 2 cells, whose vertices 2 apart form cycles of odd length (m = 1: 0, 2, 4, 0): there
+   the last pair of vertices takes a third value, and nrb is 3. */
+static PetscInt BrickForestRedBlack(const BrickForest *f, PetscInt nrb, const PetscInt v[])
+{
+  PetscInt sum = 0;
+
+  for (PetscInt d = 0; d < f->dim; d++) {
+    const PetscInt half = v[d] / 2;
+    sum += (f->periodic[d] && f->n[d] % 4 == 2 && half == f->n[d] / 2 - 1) ? 2 : half % 2;
+  }
+  return sum % nrb;
+}
+
 /* The owned vertex patches: an owned free node at a cell corner is an interior vertex (its 2^dim cells are in the
    domain), and its cells are among the rank's cells and ghosts (DG: the rank of the vertex's upper cell owns it). Colors: the vertex's parity per direction, with a third
-   value for the last vertex of a periodic direction of odd length (it neighbours vertex 0 across the end). */
-static PetscErrorCode BrickForestSetUpPatches(BrickForest *f, PetscBool dg, const BrickCellKey *sorted)
+   value for the last vertex of a periodic direction of odd length (it neighbours vertex 0 across the end); with redblack
+   (C0IP) times the red-black part (BrickForestRedBlack). */
+static PetscErrorCode BrickForestSetUpPatches(BrickForest *f, PetscBool dg, PetscBool redblack, const BrickCellKey *sorted)
 {
   const PetscInt nc = f->ncells + f->nghost, nchild = 1 << f->dim, k = f->k, maxp = dg ? f->ncells : f->nowned;
   PetscBool     *seen;
-  PetscInt      *color, ncol[3] = {1, 1, 1}, np = 0;
+  PetscInt      *color, ncol[3] = {1, 1, 1}, np = 0, nrb = 1;
   PetscInt      *cells, *verts;
 
   PetscFunctionBegin;
   for (PetscInt d = 0; d < f->dim; d++) ncol[d] = (f->periodic[d] && f->n[d] % 2) ? 3 : 2;
-  f->ncolors = ncol[0] * ncol[1] * ncol[2];
+  if (redblack) {
+    nrb = 2;
+    for (PetscInt d = 0; d < f->dim; d++)
+      if (f->periodic[d] && f->n[d] % 4 == 2) nrb = 3;
+  }
+  f->ncolors = ncol[0] * ncol[1] * ncol[2] * nrb;
   PetscCall(PetscCalloc1(f->nowned, &seen));
   PetscCall(PetscMalloc3(maxp, &color, maxp * nchild, &cells, 3 * maxp, &verts));
   for (PetscInt c = 0; c < f->ncells; c++)
@@ -439,6 +461,7 @@ static PetscErrorCode BrickForestSetUpPatches(BrickForest *f, PetscBool dg, cons
         if (f->periodic[d]) v[d] %= f->n[d];
       }
       for (PetscInt d = f->dim - 1; d >= 0; d--) col = col * ncol[d] + ((f->periodic[d] && f->n[d] % 2 && v[d] == f->n[d] - 1) ? 2 : v[d] % 2);
+      if (redblack) col += ncol[0] * ncol[1] * ncol[2] * BrickForestRedBlack(f, nrb, v);
       for (PetscInt b = 0; b < nchild; b++) {
         PetscInt cc[3] = {0, 0, 0};
         for (PetscInt d = 0; d < f->dim; d++) cc[d] = v[d] - 1 + ((b >> d) & 1);
@@ -622,8 +645,8 @@ PetscErrorCode DMBrickSetUpForest_Private(DM dm)
   {
     BrickCellKey *sorted;
     PetscCall(BrickForestSortCells(f, &sorted));
-    if (brick->op.dg) PetscCall(BrickForestSetUpFaces(dm, f, sorted));
-    PetscCall(BrickForestSetUpPatches(f, brick->op.dg, sorted));
+    if (brick->op.dg || brick->op.ghost_cells > 1) PetscCall(BrickForestSetUpFaces(dm, f, sorted)); /* operators with face terms */
+    PetscCall(BrickForestSetUpPatches(f, brick->op.dg, brick->op.redblack, sorted));
     PetscCall(PetscFree(sorted));
   }
   PetscCall(PetscLogEventEnd(DMBRICK_ForestLayout, dm, 0, 0, 0));
@@ -644,17 +667,18 @@ PetscErrorCode DMBrickSetUpForest_Private(DM dm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* forests support the laplace and sipg operators so far (host vectors; laplace on device vectors too): anything else is
-   an error naming the option */
+/* forests support the laplace, sipg and c0ip operators (host vectors; laplace and sipg on device vectors too): anything
+   else is an error naming the option */
 PetscErrorCode DMBrickForestCheckOperator_Private(DM dm, const char what[])
 {
   DM_Brick *brick = (DM_Brick *)dm->data;
-  PetscBool laplace, sipg;
+  PetscBool laplace, sipg, c0ip;
 
   PetscFunctionBegin;
   PetscCall(PetscStrcmp(brick->opname, "laplace", &laplace));
   PetscCall(PetscStrcmp(brick->opname, "sipg", &sipg));
-  PetscCheck(laplace || sipg, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "%s %s on a forest (-dm_brick_remove, -dm_brick_periodic, -dm_brick_partition p4est) is not implemented yet; allowed on forests: -dm_brick_operator laplace or sipg", what, brick->opname);
+  PetscCall(PetscStrcmp(brick->opname, "c0ip", &c0ip));
+  PetscCheck(laplace || sipg || c0ip, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "%s %s on a forest (-dm_brick_remove, -dm_brick_periodic, -dm_brick_partition p4est) is not implemented yet; allowed on forests: -dm_brick_operator laplace, sipg or c0ip", what, brick->opname);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -50,6 +50,23 @@ PETSC_INTERN PetscErrorCode BrickLaplaceGPUDestroy(void **);
 PETSC_INTERN PetscErrorCode BrickLaplaceGPUMult(DM, void *, Vec, Vec);
 #endif
 
+/* C0IP on forest levels (c0ipforest.c): a cell's 1D pieces. M, L, H per direction (h M, L/h, H/h^3; 2D: z a single 1);
+   an interior face normal to d: J (jump of d_n) and A (mean of d_nn) over the lower cell's n nodes then the upper's, and
+   sigma; a boundary face on a cell's lower (0) or upper (1) side: one-sided Jb, Ab and the doubled sigmab. */
+typedef struct {
+  PetscInt  dim, n;
+  PetscReal M[3][BRICK_MAX_N * BRICK_MAX_N], L[3][BRICK_MAX_N * BRICK_MAX_N], H[3][BRICK_MAX_N * BRICK_MAX_N];
+  PetscReal J[3][2 * BRICK_MAX_N], A[3][2 * BRICK_MAX_N], sigma[3];
+  PetscReal Jb[3][2][BRICK_MAX_N], Ab[3][2][BRICK_MAX_N], sigmab[3];
+} BrickC0IPCell;
+PETSC_INTERN PetscErrorCode BrickC0IPCellSetUp(DM, BrickC0IPCell *);
+PETSC_INTERN PetscReal      BrickC0IPCellEntry(const BrickC0IPCell *, PetscInt, PetscInt);
+PETSC_INTERN PetscReal      BrickC0IPFaceEntry(const BrickC0IPCell *, PetscInt, PetscInt, PetscInt, PetscInt, PetscInt, PetscInt);
+PETSC_INTERN void           BrickC0IPCellApply(const BrickC0IPCell *, const PetscScalar *, PetscScalar *, PetscScalar *);
+PETSC_INTERN void           BrickC0IPFaceApply(const BrickC0IPCell *, PetscInt, PetscInt, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode BrickC0IPForestCreateShell(DM, Mat *);
+PETSC_INTERN PetscErrorCode BrickC0IPForestAssemble(DM, Mat);
+
 PETSC_INTERN PetscErrorCode DMBrickOperatorCreate_Laplace(DM);
 PETSC_INTERN PetscErrorCode DMBrickOperatorCreate_C0IP(DM);
 PETSC_INTERN PetscErrorCode DMBrickOperatorCreate_SIPG(DM);

@@ -338,6 +338,7 @@ PetscErrorCode DMBrickComputeBrokenH2Error(DM dm, Vec uh, DMBrickHessianFunction
 
   PetscFunctionBegin;
   PetscCall(DMBrickGetImpl_Private(dm, &brick));
+  PetscCheck(!brick->forest, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "DMBrickComputeBrokenH2Error() works on a box brick, not yet on a forest (-dm_brick_remove, -dm_brick_periodic, -dm_brick_partition p4est); DMBrickComputeL2Error() works on both");
   PetscCall(BrickQuadratureSetUp(dm, &q));
   n = brick->degree + 1;
   /* first and second derivatives of the basis at the quadrature points, per direction (1/h and 1/h^2):

@@ -118,8 +118,10 @@ static PetscErrorCode BrickC0IPDescribe(DM dm, char line[], size_t len)
 
   PetscFunctionBegin;
   /* sum_d B_d (x) M .. + 2 sum_{d<e} L_d (x) L_e (x) M: d + d(d-1)/2 Kronecker terms */
-  PetscCall(PetscSNPrintf(line, len, "C0 interior penalty biharmonic, CG Q%" PetscInt_FMT " in %" PetscInt_FMT "D, level %" PetscInt_FMT ", penalty gamma = k(k+1) = %g (2 gamma on boundary faces), matrix-free (%" PetscInt_FMT " Kronecker terms)", brick->degree,
-                          brick->dim, brick->level, (double)BrickC0IPPenalty(brick->degree), brick->dim + brick->dim * (brick->dim - 1) / 2));
+  if (brick->forest) PetscCall(PetscSNPrintf(line, len, "C0 interior penalty biharmonic, CG Q%" PetscInt_FMT " in %" PetscInt_FMT "D, level %" PetscInt_FMT ", penalty gamma = k(k+1) = %g (2 gamma on boundary faces, removed cells' included), matrix-free on the forest: cell terms and face terms by sum factorization (c0ipforest.c)", brick->degree, brick->dim, brick->level, (double)BrickC0IPPenalty(brick->degree)));
+  else
+    PetscCall(PetscSNPrintf(line, len, "C0 interior penalty biharmonic, CG Q%" PetscInt_FMT " in %" PetscInt_FMT "D, level %" PetscInt_FMT ", penalty gamma = k(k+1) = %g (2 gamma on boundary faces), matrix-free (%" PetscInt_FMT " Kronecker terms)", brick->degree,
+                            brick->dim, brick->level, (double)BrickC0IPPenalty(brick->degree), brick->dim + brick->dim * (brick->dim - 1) / 2));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -159,6 +161,10 @@ static PetscErrorCode BrickC0IPCreateShell(DM dm, Mat *A)
   BrickC0IP *ctx;
 
   PetscFunctionBegin;
+  if (((DM_Brick *)dm->data)->forest) { /* cell by cell and face by face (c0ipforest.c) */
+    PetscCall(BrickC0IPForestCreateShell(dm, A));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(PetscNew(&ctx));
   PetscCall(PetscObjectReference((PetscObject)dm));
   ctx->dm = dm;
@@ -193,6 +199,17 @@ static PetscErrorCode BrickC0IPAssemble(DM dm, Mat A)
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(DMBRICK_Assemble, dm, A, 0, 0));
+  if (brick->forest) {
+    PetscBool assembled;
+    PetscCall(MatAssembled(A, &assembled));
+    if (assembled) PetscCall(MatZeroEntries(A));
+    PetscCall(BrickC0IPForestAssemble(dm, A));
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatSetOption(A, MAT_SYMMETRIC, PETSC_TRUE));
+    PetscCall(PetscLogEventEnd(DMBRICK_Assemble, dm, A, 0, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(BrickC0IPKronecker(dm, &form, lines));
   PetscCall(DMBrickOwnedNodeBox_Private(dm, &obox));
   PetscCall(DMBrickGetLocalToGlobal_Private(dm, &ltog));
@@ -294,6 +311,7 @@ PetscErrorCode DMBrickC0IPAddNormalDerivative(DM dm, DMBrickGradientFunction gra
   PetscCall(DMBrickGetImpl_Private(dm, &brick));
   PetscCall(PetscStrcmp(brick->opname, "c0ip", &isc0ip));
   PetscCheck(isc0ip, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONG, "DMBrickC0IPAddNormalDerivative() needs -dm_brick_operator c0ip, not %s", brick->opname);
+  PetscCheck(!brick->forest, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "DMBrickC0IPAddNormalDerivative() works on a box brick; a forest (-dm_brick_remove, -dm_brick_periodic, -dm_brick_partition p4est) has no boundary slope data yet (homogeneous clamped conditions only)");
   n  = brick->degree + 1;
   nq = brick->degree + 2;
   PetscCall(BrickElementSecondDerivatives(brick->degree, brick->nodes, H, d1, d2));

@@ -371,6 +371,19 @@ static PetscErrorCode PCView_VertexPatch(PC pc, PetscViewer viewer)
     else PetscCall(PetscSNPrintf(where, sizeof(where), "host, one patch at a time"));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  on a p4est forest: %" PetscInt_FMT " patches (interior vertices) in %" PetscInt_FMT " color(s), %" PetscInt_FMT " interior / %" PetscInt_FMT " closure DoFs per patch, read through the forest's cell-node table; precision %s%s; %s, %d MPI rank(s)\n", total,
                                      vp->ncolors, dim == 3 ? ni * ni * ni : ni * ni, dim == 3 ? np * np * np : np * np, PCVertexPatchPrecisions[vp->precision], vp->reverse ? ", reverse color order" : "", where, ((DM_Brick *)vp->dm->data)->nactive));
+    if (vp->forestc0ip) {
+      /* C0IP: how the patches solve (vpforestc0ip.c), summed over the ranks */
+      const VPForestC0IP *fc = vp->forestc0ip;
+      const PetscInt      n  = dim == 3 ? ni * ni * ni : ni * ni;
+      PetscInt            loc[3] = {fc->nmixed, 0, 0}, sum[3], maxp;
+      for (PetscInt q = 0; q < fc->npatterns; q++)
+        if (fc->factor[q]) loc[1]++;
+      loc[2] = fc->npatterns;
+      PetscCallMPI(MPI_Allreduce(loc, sum, 3, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)pc)));
+      PetscCallMPI(MPI_Allreduce(&fc->npatterns, &maxp, 1, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)pc)));
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  c0ip patches by their pattern of boundary outer faces: %" PetscInt_FMT " separable (%s by position class), %" PetscInt_FMT " mixed (next to re-entrant edges, or both sides on the boundary: the exact dense factor); %" PetscInt_FMT " dense factors over the ranks (at most %" PetscInt_FMT " patterns on one, %.2f MB each); the residual is the global one (a patch's reads cells beyond the ghost layer)\n",
+                                       total - sum[0], vp->solver == PC_VERTEXPATCH_FDM ? "fast diagonalization" : "exact dense factor", sum[0], sum[1], maxp, 8.0 * n * n / 1048576.0));
+    }
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "  schedule %s, ordering %s", PCVertexPatchSchedules[vp->schedule], PCVertexPatchOrderings[vp->ordering]));
@@ -453,6 +466,7 @@ static PetscErrorCode PCReset_VertexPatch(PC pc)
   vp->lanes_ready = PETSC_FALSE;
   PetscCall(PCVertexPatchDestroyGPU(pc));
   PetscCall(PCVertexPatchDestroyForest(pc));
+  PetscCall(PCVertexPatchDestroyForestC0IP(pc));
   PetscCall(PCVertexPatchDestroyDG(pc));
   vp->npatches = 0;
   PetscFunctionReturn(PETSC_SUCCESS);

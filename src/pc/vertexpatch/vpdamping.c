@@ -26,7 +26,7 @@ static PetscErrorCode VPAdditiveUndamped(PC shell, Vec r, Vec y)
   omega     = vp->omega;
   vp->omega = 1.0;
   PetscCall(VecZeroEntries(y));
-  PetscCall(PCVertexPatchAdditive(pc, r, NULL, y));
+  PetscCall(vp->forest ? PCVertexPatchAdditiveForest(pc, r, NULL, y) : PCVertexPatchAdditive(pc, r, NULL, y));
   vp->omega = omega;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -62,6 +62,13 @@ static PetscErrorCode VPStartVector(DM dm, Vec v)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the forest's start vector: a function of the node's position (rough, so that it excites every frequency) */
+static PetscErrorCode VPStartFunction(PetscInt dim, const PetscReal x[], PetscScalar *v, void *ctx)
+{
+  *v = PetscSinReal(2 * PETSC_PI * (7 * x[0] + 3 * x[1] + (dim == 3 ? 5 * x[2] : 0))) + PetscCosReal(2 * PETSC_PI * (11 * x[1] - 3 * x[0])) + 0.5; /* of period 1: a periodic end has one value */
+  return 0;
+}
+
 /* Called at the end of setup, when omega holds the default of the type: limits it by the estimate. */
 PetscErrorCode PCVertexPatchEstimateDamping(PC pc)
 {
@@ -95,7 +102,12 @@ PetscErrorCode PCVertexPatchEstimateDamping(PC pc)
   PetscCall(KSPSetTolerances(ksp, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT, VP_ESTIMATE_ITS));
   PetscCall(DMCreateGlobalVector(vp->dm, &b));
   PetscCall(VecDuplicate(b, &x));
-  PetscCall(VPStartVector(vp->dm, b));
+  if (brick->forest) {
+    /* from node positions (p4est's node numbers depend on the partition), through A: in its range, so that a
+       periodic forest's singular operator sees a consistent system */
+    PetscCall(DMBrickInterpolateFunction(vp->dm, VPStartFunction, NULL, x));
+    PetscCall(MatMult(pc->pmat, x, b));
+  } else PetscCall(VPStartVector(vp->dm, b));
   PetscCall(KSPSolve(ksp, b, x));
   PetscCall(KSPComputeExtremeSingularValues(ksp, &emax, &emin));
   PetscCheck(emax > 0.0 && !PetscIsInfOrNanReal(emax), PetscObjectComm((PetscObject)pc), PETSC_ERR_CONV_FAILED, "PCVERTEXPATCH: the estimate of lambda_max(B A) for the additive damping failed (%g); set -pc_vertexpatch_damping", (double)emax);

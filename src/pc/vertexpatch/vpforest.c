@@ -148,6 +148,21 @@ static PetscErrorCode VPForestColor(PC_VertexPatch *vp, const BrickForest *f, Pe
   PetscInt idx[VP_MAX_NE * VP_MAX_NE * VP_MAX_NE];
 
   PetscFunctionBegin;
+  if (vp->forestc0ip) { /* C0IP: the patch's own solver on the global residual (vpforestc0ip.c) */
+    const PetscInt k = f->k, ne = 2 * k + 1, dim = f->dim;
+    PetscInt       interior[VP_MAX_NI * VP_MAX_NI * VP_MAX_NI];
+    PetscCheck(!local, PETSC_COMM_SELF, PETSC_ERR_PLIB, "a C0IP forest patch with a local residual");
+    for (PetscInt p = f->colorptr[color]; p < f->colorptr[color + 1]; p++) {
+      PetscInt c = 0;
+      VPForestClosure(f, p, idx);
+      for (PetscInt z = (dim == 3 ? 1 : 0); z < (dim == 3 ? ne - 1 : 1); z++)
+        for (PetscInt y = 1; y < ne - 1; y++)
+          for (PetscInt x = 1; x < ne - 1; x++) interior[c++] = idx[x + ne * (y + ne * z)];
+      PetscCall(PCVertexPatchForestC0IPPatch(vp, p, interior, ba, target, vp->work));
+    }
+    PetscCall(PetscLogFlops(vp->flops_per_patch * (f->colorptr[color + 1] - f->colorptr[color])));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (vp->nlanes > 1)
     for (PetscInt p = f->colorptr[color]; p < f->colorptr[color + 1]; p += vp->nlanes) PetscCall(VPForestLanes(vp, f, p, PetscMin(vp->nlanes, f->colorptr[color + 1] - p), xa, ba, local, target));
   else
@@ -249,6 +264,12 @@ PetscErrorCode PCVertexPatchSetUpForest(PC pc)
   PetscFunctionBegin;
   PetscCall(DMBrickForestCheckOperator_Private(vp->dm, "PCVERTEXPATCH with -dm_brick_operator"));
   PetscCheck(vp->schedule == PC_VERTEXPATCH_COLORED, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "-pc_vertexpatch_schedule %s on a forest brick: allowed: colored (within a color the forest's patches come in p4est's curve order)", PCVertexPatchSchedules[vp->schedule]);
+  if (brick->op.ghost_cells > 1) {
+    /* c0ip: a patch's residual reads the face neighbours of its cells, beyond the one-cell ghost layer of a rank */
+    PetscCheck(!vp->residual_set || vp->residual == PC_VERTEXPATCH_RESIDUAL_GLOBAL, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
+               "-pc_vertexpatch_residual local with -dm_brick_operator c0ip on a forest: a patch's residual reads cells beyond the ghost layer; allowed: global (the default on forests)");
+    vp->residual = PC_VERTEXPATCH_RESIDUAL_GLOBAL;
+  }
   PetscCall(PCVertexPatchSetUpPatchOperator(pc));
   PetscCall(PCVertexPatchSetUpEvenOdd(pc));
   vp->forest   = PETSC_TRUE;
@@ -258,6 +279,11 @@ PetscErrorCode PCVertexPatchSetUpForest(PC pc)
   PetscCall(PetscFree(vp->work));
   PetscCall(PetscMalloc1(PCVertexPatchWorkSize(vp), &vp->work));
   PetscCall(PCVertexPatchSetUpLanes(vp, PETSC_TRUE)); /* the host steps in SIMD groups of patches (-pc_vertexpatch_simd) */
+  PetscCall(PCVertexPatchDestroyForestC0IP(pc));
+  if (brick->op.ghost_cells > 1) {
+    PetscCall(PCVertexPatchSetUpForestC0IP(pc));
+    vp->nlanes = 1; /* one patch at a time (the patterns differ in their solvers) */
+  }
   {
     /* the work vectors now, in the set-up, where a step uses them: one rank's multiplicative sweep with local residuals
        works in place and needs none (four vectors of the level: 12.6 GB at 394M DoFs) */
@@ -270,10 +296,12 @@ PetscErrorCode PCVertexPatchSetUpForest(PC pc)
   {
     PetscBool device;
     PetscCall(DMBrickOnDevice_Private(vp->dm, &device));
+    PetscCheck(!device || !vp->forestc0ip, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "PCVERTEXPATCH with -dm_brick_operator c0ip on a forest with device vectors (-dm_vec_type cuda) has no GPU kernel yet; allowed on the GPU: laplace, sipg");
     PetscCheck(!device || vp->solver == PC_VERTEXPATCH_FDM, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "-pc_vertexpatch_local_solver %s on a forest with device vectors: the GPU forest kernel solves by fast diagonalization; allowed: fdm", PCVertexPatchLocalSolvers[vp->solver]);
     if (device) PetscCall(VPForestSetUpGPU(pc));
   }
 #endif
+  PetscCall(PCVertexPatchEstimateDamping(pc)); /* c0ip additive: the default damping from lambda_max(B A) */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -75,6 +75,16 @@ VP_EO_TYPES(float, _f)
 typedef BrickLaneD VPLaneD;
 typedef BrickLaneF VPLaneF;
 
+/* C0IP patches on a forest (vpforestc0ip.c): each patch's pattern of boundary outer faces, and per distinct pattern its
+   position-class triple (separable ones; cls[0] = -1: mixed) or the Cholesky factor of its exact matrix */
+typedef struct {
+  PetscInt      npatterns, nmixed; /* distinct patterns on the rank; patches of mixed patterns */
+  PetscInt     *ppattern;          /* per patch: the index of its pattern */
+  PetscInt     *pattern, *count;   /* per pattern: its bits (one per outer face, set on the boundary), patches */
+  int (*cls)[3];
+  PetscScalar **factor; /* (ni^dim)^2 column-major upper Cholesky factor, NULL where the fast diagonalization solves */
+} VPForestC0IP;
+
 typedef struct {
   /* options */
   PCVertexPatchType        type;
@@ -133,6 +143,7 @@ typedef struct {
   void            *dg;                   /* the DG smoother (vpdg.c) on a sipg brick; NULL on a CG one */
   PetscBool        forest;               /* the brick is a forest: patches through its cell-node table (vpforest.c) */
   void            *forestgpu;            /* its CUDA smoother (VP_HAVE_CUDA: VPCudaForestSmoother), made for device vectors */
+  VPForestC0IP    *forestc0ip;           /* c0ip on a forest: the patches' patterns and solvers (vpforestc0ip.c) */
   PetscBool        evenodd;              /* -pc_vertexpatch_even_odd: the host kernels use the even-odd form where it holds */
   VPEvenOdd_d     *eo_d;                 /* that form in double and float (NULL: off) */
   VPEvenOdd_f     *eo_f;
@@ -207,6 +218,9 @@ PETSC_INTERN PetscErrorCode PCVertexPatchEstimateDamping(PC);
 /* forest bricks (vpforest.c) */
 PETSC_INTERN PetscErrorCode PCVertexPatchSetUpForest(PC);
 PETSC_INTERN PetscErrorCode PCVertexPatchDestroyForest(PC);
+PETSC_INTERN PetscErrorCode PCVertexPatchSetUpForestC0IP(PC);
+PETSC_INTERN PetscErrorCode PCVertexPatchDestroyForestC0IP(PC);
+PETSC_INTERN PetscErrorCode PCVertexPatchForestC0IPPatch(const PC_VertexPatch *, PetscInt, const PetscInt[], const PetscScalar *, PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode PCVertexPatchSmoothForest(PC, Vec, Vec, PetscBool);
 PETSC_INTERN PetscErrorCode PCVertexPatchAdditiveForest(PC, Vec, Vec, Vec);
 /* DG bricks (vpdg.c) */

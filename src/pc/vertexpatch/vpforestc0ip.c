@@ -1,0 +1,199 @@
+/* C0IP vertex patches on a forest brick (CPU). A patch's matrix is the operator restricted to its (2k-1)^dim interior
+   nodes: the cell terms of its 2^dim cells, the faces between them, and its outer faces, each either to a cell of the
+   domain (interior face: the patch's one-sided share) or a boundary face (a removed cell or the box's end: one-sided
+   terms with the doubled penalty). Which of the two each of its dim 2^dim outer faces is, its "pattern", determines the
+   matrix. Where the pattern is separable (on each side of each direction all faces of one kind) and the kinds are the
+   box's position classes (lower boundary / inside / upper boundary), the patch is the box's patch of that class triple:
+   the fast diagonalization of PCVertexPatchSetUpPatchOperator() applies. The other patterns ("mixed": a side partly on
+   the boundary next to a re-entrant edge, or a direction two cells wide with both sides on the boundary) take the
+   Cholesky factor of their exact matrix, one per distinct pattern on the rank (a handful), built from the cell and face
+   entries of c0ipforest.c; with -pc_vertexpatch_local_solver dense every pattern does.
+
+   The residual is the global one (once per color): a patch's residual reads the face neighbours of its cells, which on
+   several ranks may lie beyond the one-cell ghost layer. */
+#include "vpimpl.h"
+#include "../../mat/brickelement.h"
+#include <petscblaslapack.h>
+
+/* the outer face of patch cell b (bits: its position around the vertex) normal to d: bit of the pattern */
+static inline PetscInt VPC0IPPatternBit(PetscInt dim, PetscInt b, PetscInt d)
+{
+  const PetscInt side = (b >> d) & 1, t = (b & ((1 << d) - 1)) | ((b >> (d + 1)) << d);
+  return (2 * d + side) * (1 << (dim - 1)) + t;
+}
+
+/* the pattern of patch p: bit set where the outer face lies on the boundary */
+static PetscInt VPC0IPPattern(const DM_Brick *brick, const BrickForest *f, PetscInt p)
+{
+  const PetscInt *v       = f->patchvertex + 3 * p;
+  PetscInt        pattern = 0;
+
+  for (PetscInt b = 0; b < (1 << f->dim); b++)
+    for (PetscInt d = 0; d < f->dim; d++) {
+      PetscInt nb[3] = {0, 0, 0};
+      for (PetscInt e = 0; e < f->dim; e++) nb[e] = v[e] - 1 + ((b >> e) & 1);
+      nb[d] += ((b >> d) & 1) ? 1 : -1;
+      if (!DMBrickForestCellInDomain_Private(brick, f->level, nb)) pattern |= (PetscInt)1 << VPC0IPPatternBit(f->dim, b, d);
+    }
+  return pattern;
+}
+
+/* the class triple of a separable pattern (0: lower side on the boundary, 1: inside, 2: upper side on the boundary), or
+   PETSC_FALSE where the pattern is mixed or the level too small for the box's classes (they need 4 cells a direction) */
+static PetscBool VPC0IPClasses(const BrickForest *f, PetscInt pattern, int cls[3])
+{
+  const PetscInt half = 1 << (f->dim - 1), full = (1 << half) - 1;
+
+  cls[0] = cls[1] = cls[2] = 0;
+  for (PetscInt d = 0; d < f->dim; d++) {
+    const PetscInt lo = (pattern >> (2 * d * half)) & full, hi = (pattern >> ((2 * d + 1) * half)) & full;
+    if (f->n[d] < 4 || (lo != 0 && lo != full) || (hi != 0 && hi != full) || (lo && hi)) return PETSC_FALSE;
+    cls[d] = lo ? 0 : (hi ? 2 : 1);
+  }
+  return PETSC_TRUE;
+}
+
+/* closure position (0..2k per direction) of node i of patch cell b -> interior index, or -1 on the patch boundary */
+static inline PetscInt VPC0IPInterior(const BrickC0IPCell *c, PetscInt k, PetscInt b, PetscInt i)
+{
+  const PetscInt n = c->n, ni = 2 * k - 1, a[3] = {i % n, (i / n) % n, i / (n * n)};
+  PetscInt       idx = 0;
+
+  for (PetscInt d = c->dim - 1; d >= 0; d--) {
+    const PetscInt pos = ((b >> d) & 1) * k + a[d];
+    if (pos < 1 || pos > 2 * k - 1) return -1;
+    idx = idx * ni + pos - 1;
+  }
+  return idx;
+}
+
+/* the exact patch matrix of a pattern (column-major, m x m), then its Cholesky factor */
+static PetscErrorCode VPC0IPPatchFactor(const BrickC0IPCell *c, PetscInt k, PetscInt pattern, PetscScalar **factor)
+{
+  const PetscInt dim = c->dim, nv = dim == 3 ? c->n * c->n * c->n : c->n * c->n, ni = 2 * k - 1, m = dim == 3 ? ni * ni * ni : ni * ni;
+  PetscScalar   *a;
+  PetscBLASInt   bm, info;
+
+  PetscFunctionBegin;
+  PetscCall(PetscCalloc1(m * m, &a));
+  for (PetscInt b = 0; b < (1 << dim); b++) {
+    for (PetscInt i = 0; i < nv; i++) {
+      const PetscInt ii = VPC0IPInterior(c, k, b, i);
+      if (ii < 0) continue;
+      for (PetscInt j = 0; j < nv; j++) {
+        const PetscInt jj = VPC0IPInterior(c, k, b, j);
+        PetscReal      s;
+        if (jj < 0) continue;
+        s = BrickC0IPCellEntry(c, i, j);
+        for (PetscInt d = 0; d < dim; d++) {
+          const PetscInt side = (b >> d) & 1; /* the outer face of this cell normal to d is on that side */
+          if ((pattern >> VPC0IPPatternBit(dim, b, d)) & 1) s += BrickC0IPFaceEntry(c, d, side, 0, i, 0, j);
+          else s += BrickC0IPFaceEntry(c, d, -1, 1 - side, i, 1 - side, j); /* the patch cell is the face's upper cell on the lower side */
+        }
+        a[ii + jj * m] += s;
+      }
+    }
+    /* the faces inside the patch: from their lower cell, over both cells */
+    for (PetscInt d = 0; d < dim; d++) {
+      if ((b >> d) & 1) continue;
+      for (PetscInt si = 0; si < 2; si++)
+        for (PetscInt i = 0; i < nv; i++) {
+          const PetscInt ii = VPC0IPInterior(c, k, b | (si << d), i);
+          if (ii < 0) continue;
+          for (PetscInt sj = 0; sj < 2; sj++)
+            for (PetscInt j = 0; j < nv; j++) {
+              const PetscInt jj = VPC0IPInterior(c, k, b | (sj << d), j);
+              if (jj >= 0) a[ii + jj * m] += BrickC0IPFaceEntry(c, d, -1, si, i, sj, j);
+            }
+        }
+    }
+  }
+  PetscCall(PetscBLASIntCast(m, &bm));
+  LAPACKpotrf_("U", &bm, a, &bm, &info);
+  PetscCheck(!info, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK potrf failed on a C0IP forest patch matrix (pattern %" PetscInt_FMT ", not positive definite?): %d", pattern, (int)info);
+  *factor = a;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PCVertexPatchDestroyForestC0IP(PC pc)
+{
+  PC_VertexPatch *vp = (PC_VertexPatch *)pc->data;
+  VPForestC0IP   *fc = vp->forestc0ip;
+
+  PetscFunctionBegin;
+  if (!fc) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt q = 0; q < fc->npatterns; q++) PetscCall(PetscFree(fc->factor[q]));
+  PetscCall(PetscFree4(fc->pattern, fc->cls, fc->factor, fc->count));
+  PetscCall(PetscFree(fc->ppattern));
+  PetscCall(PetscFree(vp->forestc0ip));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the patterns of the rank's patches, their classes and factors */
+PetscErrorCode PCVertexPatchSetUpForestC0IP(PC pc)
+{
+  PC_VertexPatch    *vp    = (PC_VertexPatch *)pc->data;
+  DM_Brick          *brick = (DM_Brick *)vp->dm->data;
+  const BrickForest *f     = brick->forest;
+  VPForestC0IP      *fc;
+  PetscInt          *pat, np = 0;
+  BrickC0IPCell      cell;
+
+  PetscFunctionBegin;
+  PetscCheck(vp->solver != PC_VERTEXPATCH_SEPARABLE_DENSE, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "-pc_vertexpatch_local_solver separable_dense with -dm_brick_operator c0ip on a forest: the mixed patches have no separable part; allowed: fdm, dense");
+  PetscCall(PCVertexPatchDestroyForestC0IP(pc));
+  PetscCall(PetscNew(&fc));
+  vp->forestc0ip = fc;
+  PetscCall(BrickC0IPCellSetUp(vp->dm, &cell));
+  PetscCall(PetscMalloc1(f->npatches + 1, &fc->ppattern));
+  PetscCall(PetscMalloc1(f->npatches + 1, &pat));
+  for (PetscInt p = 0; p < f->npatches; p++) pat[p] = fc->ppattern[p] = VPC0IPPattern(brick, f, p);
+  np = f->npatches;
+  PetscCall(PetscSortRemoveDupsInt(&np, pat));
+  fc->npatterns = np;
+  PetscCall(PetscMalloc4(np + 1, &fc->pattern, np + 1, &fc->cls, np + 1, &fc->factor, np + 1, &fc->count));
+  for (PetscInt q = 0; q < np; q++) {
+    fc->pattern[q] = pat[q];
+    fc->count[q]   = 0;
+    fc->factor[q]  = NULL;
+    if (!VPC0IPClasses(f, pat[q], fc->cls[q])) fc->cls[q][0] = -1; /* mixed */
+    if (fc->cls[q][0] < 0 || vp->solver == PC_VERTEXPATCH_DENSE) PetscCall(VPC0IPPatchFactor(&cell, f->k, pat[q], &fc->factor[q]));
+  }
+  for (PetscInt p = 0; p < f->npatches; p++) {
+    PetscInt q;
+    PetscCall(PetscFindInt(fc->ppattern[p], np, pat, &q));
+    fc->ppattern[p] = q;
+    fc->count[q]++;
+  }
+  fc->nmixed = 0;
+  for (PetscInt q = 0; q < np; q++)
+    if (fc->cls[q][0] < 0) fc->nmixed += fc->count[q];
+  PetscCall(PetscFree(pat));
+  PetscCall(PetscInfo(pc, "C0IP forest patches: %" PetscInt_FMT " of %" PetscInt_FMT " mixed, %" PetscInt_FMT " patterns\n", fc->nmixed, f->npatches, np));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* one patch on the global residual ba: target[interior] += omega A_p^-1 ba[interior] */
+PetscErrorCode PCVertexPatchForestC0IPPatch(const PC_VertexPatch *vp, PetscInt p, const PetscInt interior[], const PetscScalar *ba, PetscScalar *target, PetscScalar *work)
+{
+  const VPForestC0IP *fc = vp->forestc0ip;
+  const PetscInt      ni = vp->op_d.ni, n = vp->op_d.dim == 3 ? ni * ni * ni : ni * ni, q = fc->ppattern[p];
+  PetscScalar        *r = work, *delta = r + n, *kw = delta + n;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < n; i++) r[i] = ba[interior[i]];
+  if (fc->factor[q]) { /* mixed pattern, or the dense solver: the exact patch matrix, in double */
+    const int info = VPPatchSolveDense(n, fc->factor[q], r);
+    PetscCheck(!info, PETSC_COMM_SELF, PETSC_ERR_LIB, "PCVERTEXPATCH: the dense C0IP patch solve failed (LAPACK info %d)", info);
+    for (PetscInt i = 0; i < n; i++) target[interior[i]] += vp->omega * r[i];
+  } else if (vp->precision == PC_VERTEXPATCH_DOUBLE) {
+    VPPatchSolveFDM_d(&vp->op_d, vp->eo_d, fc->cls[q], r, delta, kw);
+    for (PetscInt i = 0; i < n; i++) target[interior[i]] += vp->omega * delta[i];
+  } else {
+    float *rf = (float *)kw, *df = rf + n, *wf = df + n;
+    for (PetscInt i = 0; i < n; i++) rf[i] = (float)r[i];
+    VPPatchSolveFDM_f(&vp->op_f, vp->eo_f, fc->cls[q], rf, df, wf);
+    for (PetscInt i = 0; i < n; i++) target[interior[i]] += vp->omega * (PetscScalar)df[i];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
