@@ -155,7 +155,8 @@ expect_error forest_disconnected "disconnected" $EX5 -dm_brick_cells 2,2 -dm_bri
 expect_error forest_periodic_one_cell "needs at least 2 coarse cells" $EX5 -domain periodic -dm_brick_cells 1,2
 expect_error forest_remove_count "-dm_brick_remove needs 2 numbers per cell" $EX5 -dm_brick_remove 1,1,1
 expect_error forest_partition_grid "-dm_brick_partition grid splits full boxes only" $EX5 -dm_brick_partition grid
-expect_error forest_c0ip_slopes "DMBrickC0IPAddNormalDerivative() works on a box brick" ./tutorials/ex2 -dm_brick_cells 2,2 -dm_brick_remove 1,1
+expect_error forest_c0ip_paper_removed "-rhs paper imposes slopes on the box's boundary: not with -dm_brick_remove" ./tutorials/ex2 -rhs paper -dm_brick_cells 2,2 -dm_brick_remove 1,1
+expect_error forest_c0ip_slopes "DMBrickC0IPAddNormalDerivative() works on a box brick" ./tutorials/ex2 -rhs paper -dm_brick_cells 2,2 -dm_brick_periodic 1,0
 expect_error forest_below_trees "Cannot coarsen the forest brick below its trees" $EX5 -pc_mg_levels 6
 ./tests/plain_mg -dll_append lib/libpetscvpatch.so -dm_brick_cells 2,2 -dm_brick_remove 1,1 -dm_brick_degree 3 -dm_brick_refine 3 -pc_type mg >"$OUT/forest_pcmg_defaults.log" 2>&1
 converged_ok "$OUT/forest_pcmg_defaults.log" 1e-2
