@@ -141,6 +141,8 @@ PetscErrorCode PCVertexPatchSetUpForestC0IP(PC pc)
 
   PetscFunctionBegin;
   PetscCheck(vp->solver != PC_VERTEXPATCH_SEPARABLE_DENSE, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "-pc_vertexpatch_local_solver separable_dense with -dm_brick_operator c0ip on a forest: the mixed patches have no separable part; allowed: fdm, dense");
+  for (PetscInt d = 0; d < f->dim; d++) /* a patch's two outer faces along d would be one face joining its own cells */
+    PetscCheck(!f->periodic[d] || f->n[d] > 2, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "PCVERTEXPATCH with -dm_brick_operator c0ip on a level with 2 cells along the periodic direction %c (-dm_brick_periodic): allowed: at least 3 cells there (more -dm_brick_cells or an exact coarse solve on that level)", (char)('x' + d));
   PetscCall(PCVertexPatchDestroyForestC0IP(pc));
   PetscCall(PetscNew(&fc));
   vp->forestc0ip = fc;
@@ -151,7 +153,7 @@ PetscErrorCode PCVertexPatchSetUpForestC0IP(PC pc)
   np = f->npatches;
   PetscCall(PetscSortRemoveDupsInt(&np, pat));
   fc->npatterns = np;
-  PetscCall(PetscMalloc4(np + 1, &fc->pattern, np + 1, &fc->cls, np + 1, &fc->factor, np + 1, &fc->count));
+  PetscCall(PetscCalloc4(np + 1, &fc->pattern, np + 1, &fc->cls, np + 1, &fc->factor, np + 1, &fc->count)); /* factor NULL until made: an error midway frees only those */
   for (PetscInt q = 0; q < np; q++) {
     fc->pattern[q] = pat[q];
     fc->count[q]   = 0;
