@@ -3,7 +3,8 @@
 # same full box (ex5 -domain box), the box path with the forest's global residual, and the L-shape / Fichera corner
 # (ex5), Q_k, f = 1, rtol 1e-8, in 2D and 3D. Host only (one core, one rank): the forest's c0ip has no GPU kernels yet.
 # Each case runs REPEAT times (default 3): the fastest solve, its V-cycles, ns per DoF and V-cycle, set-up, and the
-# share of the solve in MatMult (-log_view): the forest smoother forms its residual once per color (2^(d+1) colors).
+# share of the solve in MatMult (-log_view): the forest smoother forms its residual once per color (2^(d+1) colors;
+# 3 x 2^d with a periodic direction of 4m + 2 cells).
 # Usage: bench/forest_c0ip.sh > bench/results/forest-c0ip-cpu-DATE.md
 set -uo pipefail
 cd "$(dirname "$0")/.."

@@ -253,6 +253,7 @@ for k in 2 3 4; do
 done
 ctest forest_c0ip_order_3d_k3_3ranks $MPIEXEC -n 3 --oversubscribe $FT -test order -dim 3 -k 3 -refine 1 -levels 2 -dm_brick_periodic 1,0,1 -dm_brick_operator c0ip
 expect_error forest_c0ip_local_residual "-pc_vertexpatch_residual local with -dm_brick_operator c0ip on a forest" $EX5 -dm_brick_operator c0ip -mg_levels_pc_vertexpatch_residual local
+expect_error forest_c0ip_periodic_two "2 cells along the periodic direction x (-dm_brick_periodic)" $EX5 -domain periodic -dm_brick_operator c0ip -dm_brick_refine 0 -pc_mg_levels 1 -mg_coarse_pc_type vertexpatch
 expect_error forest_c0ip_separable_dense "-pc_vertexpatch_local_solver separable_dense with -dm_brick_operator c0ip on a forest" $EX5 -dm_brick_operator c0ip -mg_levels_pc_vertexpatch_local_solver separable_dense
 # PCMG + vertex patch (ex5, rtol 1e-8; the C0IP residual's rounding floor grows like eps h^-4): iterations over
 # refinements against the full box's (ex5 -domain box), the same on 1, 3 and 4 ranks

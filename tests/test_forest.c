@@ -255,19 +255,51 @@ static PetscInt C0IPColor(PetscInt dim, const PetscInt n[], const PetscBool peri
   return col + ncol * (sum % nrb);
 }
 
-/* C0IP on one rank: the additive step with damping 1 and the dense (exact) local solver is sum_v R_v^T (R_v A R_v^T)^-1 R_v b
-   over the interior vertices v, R_v the nodes strictly inside the 2^d cells around v. The reference takes the patch
-   matrices from the assembled operator and finds the patches from the nodes' coordinates (a cell is in the domain when a
-   node lies strictly inside it: k >= 2), so that it checks each pattern's matrix (the mixed ones too) and the set of
-   patches. */
+/* one exact patch solve of the reference: the nodes strictly inside the 2^d cells around v (found from their coordinates
+   xd), r = b (additive) or b - A y (sequential) on them, y[nodes] += (R A R^T)^-1 r */
+static PetscErrorCode C0IPPatchSolve(PetscInt dim, const PetscInt cells[], const PetscBool periodic[], const PetscScalar *const xd[], PetscInt N, const PetscScalar *da, const PetscScalar *ba, PetscBool sequential, const PetscInt v[], PetscInt *idx, PetscScalar *ya)
+{
+  PetscInt     m = 0;
+  PetscScalar *M, *r;
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < N; i++) {
+    PetscBool inside = PETSC_TRUE;
+    for (PetscInt d = 0; d < dim && inside; d++) {
+      PetscReal t = PetscRealPart(xd[d][i]) * cells[d] - v[d];
+      if (periodic[d]) t -= cells[d] * PetscFloorReal(t / cells[d] + 0.5);
+      inside = (PetscBool)(PetscAbsReal(t) < 1 - 1e-8);
+    }
+    if (inside) idx[m++] = i;
+  }
+  PetscCall(PetscMalloc2(m * m, &M, m, &r));
+  for (PetscInt i = 0; i < m; i++) {
+    r[i] = ba[idx[i]];
+    if (sequential)
+      for (PetscInt j = 0; j < N; j++) r[i] -= da[idx[i] + j * N] * ya[j];
+    for (PetscInt j = 0; j < m; j++) M[i * m + j] = da[idx[i] + idx[j] * N];
+  }
+  GaussSolve(m, M, r);
+  for (PetscInt i = 0; i < m; i++) ya[idx[i]] += r[i];
+  PetscCall(PetscFree2(M, r));
+  PetscFunctionReturn(0);
+}
+
+/* C0IP on one rank, damping 1, the dense (exact) local solver: the additive step is sum_v R_v^T (R_v A R_v^T)^-1 R_v b
+   over the interior vertices v, R_v the nodes strictly inside the 2^d cells around v, and the multiplicative step the
+   sequential sweep color by color (each patch's residual after every earlier correction; within a color the order is
+   this loop's, not the smoother's, which gives the same step exactly when no patch of a color couples to another's
+   interior: the red-black split of the parity classes). The reference takes the patch matrices from the assembled
+   operator and finds the patches from the nodes' coordinates (a cell is in the domain when a node lies strictly inside
+   it: k >= 2), so that it checks each pattern's matrix (the mixed ones too), the set of patches and the colors. */
 static PetscErrorCode CheckC0IPPatches(DM dm, Mat A, Vec b, const PetscBool periodic[])
 {
-  PetscInt           dim, k, cells[3] = {1, 1, 1}, N, npatch = 0, *idx, *pcolor, *pvert;
+  PetscInt           dim, k, cells[3] = {1, 1, 1}, N, npatch = 0, maxc = 0, *idx, *pcolor, *pvert;
   PetscBool         *in;
   Vec                X[3], x, y;
   Mat                D;
   const PetscScalar *da, *ba, *xd[3];
-  PetscScalar       *ya, *M, *r;
+  PetscScalar       *ya;
   PetscReal          rel;
 
   PetscFunctionBeginUser;
@@ -291,18 +323,12 @@ static PetscErrorCode CheckC0IPPatches(DM dm, Mat A, Vec b, const PetscBool peri
     }
     if (inside) in[key] = PETSC_TRUE;
   }
-  PetscCall(MatConvert(A, MATSEQDENSE, MAT_INITIAL_MATRIX, &D));
-  PetscCall(MatDenseGetArrayRead(D, &da));
-  PetscCall(VecZeroEntries(y));
-  PetscCall(VecGetArray(y, &ya));
-  PetscCall(VecGetArrayRead(b, &ba));
-  PetscCall(PetscMalloc1(N, &idx));
-  PetscCall(PetscMalloc2(N, &pcolor, 3 * N, &pvert)); /* fewer patches than nodes */
+  /* the patches: every vertex whose 2^d cells are in the domain, with its color */
+  PetscCall(PetscMalloc3(N, &idx, N, &pcolor, 3 * N, &pvert)); /* fewer patches than nodes */
   for (PetscInt vz = 0; vz <= (dim == 3 ? cells[2] : 0); vz++)
     for (PetscInt vy = 0; vy <= cells[1]; vy++)
       for (PetscInt vx = 0; vx <= cells[0]; vx++) {
         const PetscInt v[3] = {vx, vy, vz};
-        PetscInt       m    = 0;
         PetscBool      ok   = PETSC_TRUE;
         for (PetscInt bb = 0; bb < (1 << dim) && ok; bb++) {
           PetscInt key = 0;
@@ -315,87 +341,36 @@ static PetscErrorCode CheckC0IPPatches(DM dm, Mat A, Vec b, const PetscBool peri
           ok = (PetscBool)(ok && in[key]);
         }
         if (!ok) continue;
+        pcolor[npatch] = C0IPColor(dim, cells, periodic, v);
+        maxc           = PetscMax(maxc, pcolor[npatch]);
+        for (PetscInt d = 0; d < 3; d++) pvert[3 * npatch + d] = v[d];
         npatch++;
-        for (PetscInt i = 0; i < N; i++) {
-          PetscBool inside = PETSC_TRUE;
-          for (PetscInt d = 0; d < dim && inside; d++) {
-            PetscReal t = PetscRealPart(xd[d][i]) * cells[d] - v[d];
-            if (periodic[d]) t -= cells[d] * PetscFloorReal(t / cells[d] + 0.5);
-            inside = (PetscBool)(PetscAbsReal(t) < 1 - 1e-8);
-          }
-          if (inside) idx[m++] = i;
-        }
-        PetscCall(PetscMalloc2(m * m, &M, m, &r));
-        for (PetscInt i = 0; i < m; i++) {
-          r[i] = ba[idx[i]];
-          for (PetscInt j = 0; j < m; j++) M[i * m + j] = da[idx[i] + idx[j] * N];
-        }
-        GaussSolve(m, M, r);
-        for (PetscInt i = 0; i < m; i++) ya[idx[i]] += r[i];
-        PetscCall(PetscFree2(M, r));
-        /* the patch in its color's list, for the sequential reference below */
-        pcolor[npatch - 1] = C0IPColor(dim, cells, periodic, v);
-        for (PetscInt d = 0; d < 3; d++) pvert[3 * (npatch - 1) + d] = v[d];
-        /* the patch in its color's list, for the sequential reference below */
-        pcolor[npatch - 1] = C0IPColor(dim, cells, periodic, v);
-        for (PetscInt d = 0; d < 3; d++) pvert[3 * (npatch - 1) + d] = v[d];
       }
-  PetscCall(VecRestoreArrayRead(b, &ba));
-  PetscCall(VecRestoreArray(y, &ya));
-  PetscCall(MatDenseRestoreArrayRead(D, &da));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "reference: %" PetscInt_FMT " patches\n", npatch));
+  PetscCall(MatConvert(A, MATSEQDENSE, MAT_INITIAL_MATRIX, &D));
+  PetscCall(MatDenseGetArrayRead(D, &da));
+  PetscCall(VecGetArrayRead(b, &ba));
   PetscCall(PetscOptionsSetValue(NULL, "-step_pc_vertexpatch_damping", "1"));
-  PetscCall(SmoothingStep(dm, A, "additive", "dense", "global", "double", b, x));
-  PetscCall(RelativeDifference(x, y, &rel));
-  PetscCall(CheckLessThan("C0IP additive step (dense) = sum of exact patch solves of the assembled operator", rel, 1e-11));
-  {
-    /* multiplicative: the sequential sweep (each patch's residual after every earlier correction) color by color; within
-       a color the order is this loop's, not the smoother's, which is the same step exactly when no patch of a color
-       couples to another's interior (the red-black split of the parity classes) */
-    PetscInt maxc = 0;
+  for (PetscInt sequential = 0; sequential < 2; sequential++) {
     PetscCall(VecZeroEntries(y));
     PetscCall(VecGetArray(y, &ya));
-    PetscCall(VecGetArrayRead(b, &ba));
-    PetscCall(MatDenseGetArrayRead(D, &da));
-    for (PetscInt p = 0; p < npatch; p++) maxc = PetscMax(maxc, pcolor[p]);
     for (PetscInt c = 0; c <= maxc; c++)
-      for (PetscInt p = 0; p < npatch; p++) {
-        PetscInt m = 0;
-        if (pcolor[p] != c) continue;
-        for (PetscInt i = 0; i < N; i++) {
-          PetscBool inside = PETSC_TRUE;
-          for (PetscInt d = 0; d < dim && inside; d++) {
-            PetscReal t = PetscRealPart(xd[d][i]) * cells[d] - pvert[3 * p + d];
-            if (periodic[d]) t -= cells[d] * PetscFloorReal(t / cells[d] + 0.5);
-            inside = (PetscBool)(PetscAbsReal(t) < 1 - 1e-8);
-          }
-          if (inside) idx[m++] = i;
-        }
-        PetscCall(PetscMalloc2(m * m, &M, m, &r));
-        for (PetscInt i = 0; i < m; i++) {
-          r[i] = ba[idx[i]];
-          for (PetscInt j = 0; j < N; j++) r[i] -= da[idx[i] + j * N] * ya[j];
-          for (PetscInt j = 0; j < m; j++) M[i * m + j] = da[idx[i] + idx[j] * N];
-        }
-        GaussSolve(m, M, r);
-        for (PetscInt i = 0; i < m; i++) ya[idx[i]] += r[i];
-        PetscCall(PetscFree2(M, r));
-      }
-    PetscCall(MatDenseRestoreArrayRead(D, &da));
-    PetscCall(VecRestoreArrayRead(b, &ba));
+      for (PetscInt p = 0; p < npatch; p++)
+        if (pcolor[p] == c) PetscCall(C0IPPatchSolve(dim, cells, periodic, xd, N, da, ba, (PetscBool)sequential, pvert + 3 * p, idx, ya));
     PetscCall(VecRestoreArray(y, &ya));
-    PetscCall(SmoothingStep(dm, A, "multiplicative", "dense", "global", "double", b, x));
+    PetscCall(SmoothingStep(dm, A, sequential ? "multiplicative" : "additive", "dense", "global", "double", b, x));
     PetscCall(RelativeDifference(x, y, &rel));
-    PetscCall(CheckLessThan("C0IP multiplicative step (dense) = sequential exact patch solves, color by color", rel, 1e-11));
+    PetscCall(CheckLessThan(sequential ? "C0IP multiplicative step (dense) = sequential exact patch solves, color by color" : "C0IP additive step (dense) = sum of exact patch solves of the assembled operator", rel, 1e-11));
   }
   PetscCall(PetscOptionsClearValue(NULL, "-step_pc_vertexpatch_damping"));
+  PetscCall(VecRestoreArrayRead(b, &ba));
+  PetscCall(MatDenseRestoreArrayRead(D, &da));
   for (PetscInt d = 0; d < dim; d++) {
     PetscCall(VecRestoreArrayRead(X[d], &xd[d]));
     PetscCall(VecDestroy(&X[d]));
   }
-  PetscCall(PetscFree(idx));
+  PetscCall(PetscFree3(idx, pcolor, pvert));
   PetscCall(PetscFree(in));
-  PetscCall(PetscFree2(pcolor, pvert));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&y));
   PetscCall(MatDestroy(&D));

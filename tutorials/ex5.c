@@ -27,7 +27,6 @@ static PetscErrorCode One(PetscInt dim, const PetscReal x[], PetscScalar *f, voi
   return 0;
 }
 
-/* periodic along x (and z), zero at y = 0 and y = 1 */
 /* periodic along x (and z), zero at y = 0 and y = 1; ctx set: the biharmonic's, whose y-derivative vanishes there too */
 static PetscErrorCode Exact(PetscInt dim, const PetscReal x[], PetscScalar *u, void *ctx)
 {

@@ -99,7 +99,7 @@ typedef struct {
   PetscInt     ncells, nghost;   /* this rank's cells (p4est's, in curve order), then the ghost layer (cells sharing a corner with them) */
   PetscInt    *ijk;              /* 3 lattice coordinates per cell, local ones first, then the ghosts */
   PetscInt    *node;             /* nv per cell (x fastest): index of the node in the local vector, -1 on the Dirichlet boundary (DG: the cell's own values, c nv + i) */
-  PetscInt    *face;             /* DG: 2 dim per rank's cell (lower, upper along x, y, z): the face neighbour among cells and ghosts, -1 on the boundary */
+  PetscInt    *face;             /* DG and c0ip (operators with face terms): 2 dim per rank's cell (lower, upper along x, y, z): the face neighbour among cells and ghosts, -1 on the boundary */
   PetscInt64   ncellsglobal;     /* cells of the level in the domain */
   PetscInt64  *first;            /* size + 1 entries: each rank's first cell in the curve order (p4est's global_first_quadrant) */
   PetscInt    *tree;             /* per coarse cell (lexicographic): its tree, -1 where removed */

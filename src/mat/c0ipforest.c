@@ -112,7 +112,7 @@ PetscReal BrickC0IPFaceEntry(const BrickC0IPCell *c, PetscInt d, PetscInt side, 
   return p;
 }
 
-/* v = the cell term applied to u (n^dim values, x fastest); work: 9 n^3 */
+/* v = the cell term applied to u (n^dim values, x fastest); work: 8 n^dim */
 void BrickC0IPCellApply(const BrickC0IPCell *c, const PetscScalar *u, PetscScalar *v, PetscScalar *work)
 {
   const PetscInt n = c->n, ext[3] = {n, n, c->dim == 3 ? n : 1}, nv = ext[0] * ext[1] * ext[2];
@@ -159,7 +159,7 @@ static void BrickC0IPTangential(const BrickC0IPCell *c, PetscInt d, const PetscI
 }
 
 /* the face normal to d: side < 0 interior, vl/vu += its term applied to the lower cell's ul and the upper cell's uu; side
-   0/1 a boundary face of one cell (ul, vl; uu, vu unused); work: 6 n^3 */
+   0/1 a boundary face of one cell (ul, vl; uu, vu unused); work: 5 n^dim */
 void BrickC0IPFaceApply(const BrickC0IPCell *c, PetscInt d, PetscInt side, const PetscScalar *ul, const PetscScalar *uu, PetscScalar *vl, PetscScalar *vu, PetscScalar *work)
 {
   const PetscInt n = c->n, ext[3] = {n, n, c->dim == 3 ? n : 1}, nv = ext[0] * ext[1] * ext[2];
@@ -196,29 +196,38 @@ typedef struct {
   DM            dm;
   BrickC0IPCell cell;
   Vec           xl, yl; /* ghosted work vectors (several ranks) */
+  PetscScalar  *buf;    /* the product's scratch: two cells' values and results, and the kernels' work (13 nv) */
+  PetscReal    *cd;     /* the diagonals of the cell term and of each kind of face, nv each: the same for every cell */
 } BrickC0IPForest;
+
+/* the shell's context, and an error for device vectors (what: the operation) */
+static PetscErrorCode BrickC0IPForestGet(Mat A, Vec x, Vec y, const char what[], BrickC0IPForest **ctx)
+{
+  PetscBool gpu;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, ctx));
+  PetscCall(DMBrickVecsOnDevice_Private(x, y, &gpu));
+  PetscCheck(!gpu, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "-dm_brick_operator c0ip on a forest with device vectors (-dm_vec_type cuda) has no GPU %s yet; allowed on the GPU: laplace, sipg", what);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 /* y = A x: each rank's cells, their upper faces and their boundary faces */
 static PetscErrorCode MatMult_BrickC0IPForest(Mat A, Vec x, Vec y)
 {
   BrickC0IPForest   *ctx;
-  DM_Brick          *brick;
   const BrickForest *f;
   const PetscScalar *xl;
   PetscScalar       *yl, *u, *un, *v, *vn, *work;
   PetscInt           nv, nf;
   PetscMPIInt        size;
   Vec                xin = x, yout = y;
-  PetscBool          gpu;
 
   PetscFunctionBegin;
-  PetscCall(MatShellGetContext(A, &ctx));
-  brick = (DM_Brick *)ctx->dm->data;
-  f     = brick->forest;
-  nv    = f->nv;
-  nf    = 2 * f->dim;
-  PetscCall(DMBrickVecsOnDevice_Private(x, y, &gpu));
-  PetscCheck(!gpu, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "-dm_brick_operator c0ip on a forest with device vectors (-dm_vec_type cuda) has no GPU product yet; allowed on the GPU: laplace, sipg");
+  PetscCall(BrickC0IPForestGet(A, x, y, "product", &ctx));
+  f  = ((DM_Brick *)ctx->dm->data)->forest;
+  nv = f->nv;
+  nf = 2 * f->dim;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)ctx->dm), &size));
   if (size > 1) {
     PetscCall(DMGlobalToLocal(ctx->dm, x, INSERT_VALUES, ctx->xl));
@@ -226,7 +235,7 @@ static PetscErrorCode MatMult_BrickC0IPForest(Mat A, Vec x, Vec y)
     yout = ctx->yl;
   }
   PetscCall(VecZeroEntries(yout));
-  PetscCall(PetscMalloc1(13 * nv, &u));
+  u    = ctx->buf;
   un   = u + nv;
   v    = un + nv;
   vn   = v + nv;
@@ -256,7 +265,6 @@ static PetscErrorCode MatMult_BrickC0IPForest(Mat A, Vec x, Vec y)
   }
   PetscCall(VecRestoreArrayRead(xin, &xl));
   PetscCall(VecRestoreArray(yout, &yl));
-  PetscCall(PetscFree(u));
   if (size > 1) {
     PetscCall(VecZeroEntries(y));
     PetscCall(DMLocalToGlobal(ctx->dm, ctx->yl, ADD_VALUES, y));
@@ -272,32 +280,17 @@ static PetscErrorCode MatMult_BrickC0IPForest(Mat A, Vec x, Vec y)
 static PetscErrorCode MatGetDiagonal_BrickC0IPForest(Mat A, Vec diag)
 {
   BrickC0IPForest   *ctx;
-  DM_Brick          *brick;
   const BrickForest *f;
+  const PetscReal   *cd;
   PetscScalar       *yl;
-  PetscReal         *cd;
   PetscInt           nv, nf;
-  PetscBool          gpu;
 
   PetscFunctionBegin;
-  PetscCall(MatShellGetContext(A, &ctx));
-  brick = (DM_Brick *)ctx->dm->data;
-  f     = brick->forest;
-  nv    = f->nv;
-  nf    = 2 * f->dim;
-  PetscCall(DMBrickVecsOnDevice_Private(diag, diag, &gpu));
-  PetscCheck(!gpu, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "-dm_brick_operator c0ip on a forest with device vectors (-dm_vec_type cuda) has no GPU diagonal yet; allowed on the GPU: laplace, sipg");
-  /* the diagonals of the cell term and of each kind of face: the same for every cell of the level */
-  PetscCall(PetscMalloc1((1 + 4 * f->dim) * nv, &cd));
-  for (PetscInt i = 0; i < nv; i++) {
-    cd[i] = BrickC0IPCellEntry(&ctx->cell, i, i);
-    for (PetscInt d = 0; d < f->dim; d++) {
-      cd[(1 + 4 * d) * nv + i] = BrickC0IPFaceEntry(&ctx->cell, d, 0, 0, i, 0, i); /* lower boundary face */
-      cd[(2 + 4 * d) * nv + i] = BrickC0IPFaceEntry(&ctx->cell, d, 1, 0, i, 0, i); /* upper boundary face */
-      cd[(3 + 4 * d) * nv + i] = BrickC0IPFaceEntry(&ctx->cell, d, -1, 0, i, 0, i); /* interior face, lower cell */
-      cd[(4 + 4 * d) * nv + i] = BrickC0IPFaceEntry(&ctx->cell, d, -1, 1, i, 1, i); /* interior face, upper cell */
-    }
-  }
+  PetscCall(BrickC0IPForestGet(A, diag, diag, "diagonal", &ctx));
+  f  = ((DM_Brick *)ctx->dm->data)->forest;
+  nv = f->nv;
+  nf = 2 * f->dim;
+  cd = ctx->cd;
   PetscCall(VecZeroEntries(ctx->yl));
   PetscCall(VecGetArray(ctx->yl, &yl));
   for (PetscInt c = 0; c < f->ncells; c++) {
@@ -312,7 +305,7 @@ static PetscErrorCode MatGetDiagonal_BrickC0IPForest(Mat A, Vec diag)
       } else if (side == 1) {
         const PetscInt *nidx = f->node + nb * nv;
         PetscInt        stride = 1;
-        for (PetscInt e = 0; e < d; e++) stride *= ctx->cell.n;
+        for (PetscInt t = 0; t < d; t++) stride *= ctx->cell.n;
         for (PetscInt i = 0; i < nv; i++) {
           const PetscInt ad = (i / stride) % ctx->cell.n;
           if (idx[i] >= 0) yl[idx[i]] += cd[(3 + 4 * d) * nv + i];
@@ -330,7 +323,6 @@ static PetscErrorCode MatGetDiagonal_BrickC0IPForest(Mat A, Vec diag)
   PetscCall(VecRestoreArray(ctx->yl, &yl));
   PetscCall(VecZeroEntries(diag));
   PetscCall(DMLocalToGlobal(ctx->dm, ctx->yl, ADD_VALUES, diag));
-  PetscCall(PetscFree(cd));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -341,6 +333,7 @@ static PetscErrorCode BrickC0IPForestDestroy(void *ptr)
   PetscFunctionBegin;
   PetscCall(VecDestroy(&ctx->xl));
   PetscCall(VecDestroy(&ctx->yl));
+  PetscCall(PetscFree2(ctx->buf, ctx->cd));
   PetscCall(DMDestroy(&ctx->dm));
   PetscCall(PetscFree(ctx));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -357,6 +350,22 @@ PetscErrorCode BrickC0IPForestCreateShell(DM dm, Mat *A)
   PetscCall(BrickC0IPCellSetUp(dm, &ctx->cell));
   PetscCall(DMCreateLocalVector(dm, &ctx->xl));
   PetscCall(VecDuplicate(ctx->xl, &ctx->yl));
+  {
+    const BrickForest *f = ((DM_Brick *)dm->data)->forest;
+    const PetscInt     nv = f->nv;
+    PetscReal         *cd;
+    PetscCall(PetscMalloc2(13 * nv, &ctx->buf, (1 + 4 * f->dim) * nv, &ctx->cd));
+    cd = ctx->cd;
+    for (PetscInt i = 0; i < nv; i++) {
+      cd[i] = BrickC0IPCellEntry(&ctx->cell, i, i);
+      for (PetscInt d = 0; d < f->dim; d++) {
+        cd[(1 + 4 * d) * nv + i] = BrickC0IPFaceEntry(&ctx->cell, d, 0, 0, i, 0, i);  /* lower boundary face */
+        cd[(2 + 4 * d) * nv + i] = BrickC0IPFaceEntry(&ctx->cell, d, 1, 0, i, 0, i);  /* upper boundary face */
+        cd[(3 + 4 * d) * nv + i] = BrickC0IPFaceEntry(&ctx->cell, d, -1, 0, i, 0, i); /* interior face, lower cell */
+        cd[(4 + 4 * d) * nv + i] = BrickC0IPFaceEntry(&ctx->cell, d, -1, 1, i, 1, i); /* interior face, upper cell */
+      }
+    }
+  }
   PetscCall(BrickShellCreate(dm, ctx, BrickC0IPForestDestroy, MatMult_BrickC0IPForest, MatGetDiagonal_BrickC0IPForest, A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,6 +1,7 @@
-/* PCVERTEXPATCH on a forest brick (CPU). The patch problems are the box's: every cell is congruent and a patch's 2^dim
-   cells are all in the domain, so each patch takes the interior position class of the brick's patch operator (the same
-   1D matrices, fast-diagonalization factors and dense factors) and the per-patch kernels of vpkernels.c. What differs is
+/* PCVERTEXPATCH on a forest brick (CPU). For laplace the patch problems are the box's: every cell is congruent and a
+   patch's 2^dim cells are all in the domain, so each patch takes the interior position class of the brick's patch operator
+   (the same 1D matrices, fast-diagonalization factors and dense factors) and the per-patch kernels of vpkernels.c. For
+   c0ip the outer faces matter too: each patch's solver follows its pattern of boundary outer faces (vpforestc0ip.c). What differs is
    addressing: a patch's closure is read through the forest's cell-node table (its 2^dim cells may be the rank's or in
    its ghost layer), with -1 for Dirichlet nodes (read as zero).
 
@@ -160,7 +161,7 @@ static PetscErrorCode VPForestColor(PC_VertexPatch *vp, const BrickForest *f, Pe
           for (PetscInt x = 1; x < ne - 1; x++) interior[c++] = idx[x + ne * (y + ne * z)];
       PetscCall(PCVertexPatchForestC0IPPatch(vp, p, interior, ba, target, vp->work));
     }
-    PetscCall(PetscLogFlops(vp->flops_per_patch * (f->colorptr[color + 1] - f->colorptr[color])));
+    PetscCall(PetscLogFlops(PCVertexPatchForestC0IPFlops(vp, f->colorptr[color], f->colorptr[color + 1])));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (vp->nlanes > 1)

@@ -199,3 +199,14 @@ PetscErrorCode PCVertexPatchForestC0IPPatch(const PC_VertexPatch *vp, PetscInt p
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* flops of the patches [p0, p1): the dense ones two triangular solves and the update, the others the fdm count */
+PetscLogDouble PCVertexPatchForestC0IPFlops(const PC_VertexPatch *vp, PetscInt p0, PetscInt p1)
+{
+  const VPForestC0IP  *fc = vp->forestc0ip;
+  const PetscLogDouble ni = vp->op_d.ni, n = vp->op_d.dim == 3 ? ni * ni * ni : ni * ni;
+  PetscLogDouble       sum = 0;
+
+  for (PetscInt p = p0; p < p1; p++) sum += fc->factor[fc->ppattern[p]] ? 2 * n * n + 2 * n : vp->flops_per_patch;
+  return sum;
+}

@@ -220,6 +220,7 @@ PETSC_INTERN PetscErrorCode PCVertexPatchSetUpForest(PC);
 PETSC_INTERN PetscErrorCode PCVertexPatchDestroyForest(PC);
 PETSC_INTERN PetscErrorCode PCVertexPatchSetUpForestC0IP(PC);
 PETSC_INTERN PetscErrorCode PCVertexPatchDestroyForestC0IP(PC);
+PETSC_INTERN PetscLogDouble PCVertexPatchForestC0IPFlops(const PC_VertexPatch *, PetscInt, PetscInt);
 PETSC_INTERN PetscErrorCode PCVertexPatchForestC0IPPatch(const PC_VertexPatch *, PetscInt, const PetscInt[], const PetscScalar *, PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode PCVertexPatchSmoothForest(PC, Vec, Vec, PetscBool);
 PETSC_INTERN PetscErrorCode PCVertexPatchAdditiveForest(PC, Vec, Vec, Vec);
