@@ -281,6 +281,31 @@ int VPCudaForestTransferApply(VPCudaForestTransfer t, int prolong, const double 
 int VPCudaForestTransferDestroy(VPCudaForestTransfer *t);
 int VPCudaCellLaplaceDestroy(VPCudaCellLaplace *op);
 
+/* C0IP on a forest (vpforestc0ip.cu). A cell's 1D pieces (src/mat/c0ipforest.c fills them): per direction h M, L/h,
+   H/h^3 ((k+1)^2, row-major; 2D: z a single 1), the interior face's jump and mean functionals J, A over the lower cell's
+   k+1 nodes then the upper's and its penalty sigma, the boundary faces' one-sided Jb, Ab on a cell's lower (0) and upper
+   (1) side with sigmab. */
+typedef struct {
+  int    dim, n;
+  double M[3][81], L[3][81], H[3][81];
+  double J[3][18], A[3][18], sigma[3];
+  double Jb[3][2][9], Ab[3][2][9], sigmab[3];
+} VPCudaC0IPCell;
+typedef struct VPCudaC0IPForest_s *VPCudaC0IPForest;
+/* the product over ncells owned cells (their face table: 2 dim each, -1 boundary) reading the node table of ntable cells
+   (owned, then ghosts), into local vectors of nlocal values; cudaErrorInvalidConfiguration where a cell's arrays do not
+   fit the device's shared memory */
+int VPCudaC0IPForestCreate(const VPCudaC0IPCell *cell, int ncells, int ntable, const int *node, const int *face, size_t nlocal, VPCudaC0IPForest *op);
+int VPCudaC0IPForestApply(VPCudaC0IPForest op, const double *x, double *y);
+int VPCudaC0IPForestDestroy(VPCudaC0IPForest *op);
+/* the patch step on the global residual: per patch its pattern (ppattern), per pattern its class triple (cls, 3 each)
+   or its dense factor (factor[q] non-NULL: the (ni^dim)^2 column-major upper Cholesky factor, solved in double) */
+typedef struct VPCudaC0IPPatches_s *VPCudaC0IPPatches;
+int VPCudaC0IPPatchesCreate(const VPCudaPatchOp_d *op_d, const VPCudaPatchOp_f *op_f, int k, int npatches, const int *patchcell, int ncells, const int *node, const int *ppattern, int npatterns, const int *cls, const double *const *factor,
+                            VPCudaC0IPPatches *s);
+int VPCudaC0IPPatchesStep(VPCudaC0IPPatches s, int single, int start, int end, const double *b, double *target, double omega);
+int VPCudaC0IPPatchesDestroy(VPCudaC0IPPatches *s);
+
 /* Grid transfer between two levels of a brick (one rank): prolongation P = (x)_d P_d and restriction P^T,
    direction by direction. Each 1D matrix (and its transpose) is given row-wise with a fixed width: row i has
    the entries val[i*w + j] in the columns start[i] + j, j < w (columns outside the range are skipped). nc, nf:

@@ -8,6 +8,7 @@
 #include "vpatch_cuda.h"
 #include "vpcuda_check.h"
 #include "vpcontract.h"
+#include "vpfdm.h"
 #include "vpsmooth_tile.h"
 #include <cuda_runtime.h>
 
@@ -68,24 +69,8 @@ __device__ void VPForestPatch(const Op *op, const int *patchcell, const int *nod
     }
   }
   {
-    const int ext[3] = {ni, ni, niz};
-    VPContract<T>(0, ext, ni, 0, ni, op->St[0][cls], r, a);
-    VPContract<T>(1, ext, ni, 0, ni, op->St[1][cls], a, bb);
-    if (dim == 3) VPContract<T>(2, ext, ni, 0, ni, op->St[2][cls], bb, a);
-    else {
-      for (int q = threadIdx.x; q < nint; q += blockDim.x) a[q] = bb[q];
-      __syncthreads();
-    }
-    for (int q = threadIdx.x; q < nint; q += blockDim.x) {
-      const int i = q % ni, j = (q / ni) % ni, l = q / (ni * ni);
-      a[q] /= op->lambda[0][cls][i] + op->lambda[1][cls][j] + (dim == 3 ? op->lambda[2][cls][l] : (T)0);
-    }
-    __syncthreads();
-    VPContract<T>(0, ext, ni, 0, ni, op->S[0][cls], a, bb);
-    if (dim == 3) {
-      VPContract<T>(1, ext, ni, 0, ni, op->S[1][cls], bb, a);
-      VPContract<T>(2, ext, ni, 0, ni, op->S[2][cls], a, Z);
-    } else VPContract<T>(1, ext, ni, 0, ni, op->S[1][cls], bb, Z);
+    const int clss[3] = {cls, cls, cls};
+    VPFDMSolve<T, Op>(op, clss, r, a, bb, Z);
   }
   // the interiors of one color's patches are disjoint: plain updates
   for (int q = threadIdx.x; q < nint; q += blockDim.x) target[VPForestClosureNode(patchcell, node, dim, k, nv, p, 1 + q % ni, 1 + (q / ni) % ni, dim == 3 ? 1 + q / (ni * ni) : 0)] += omega * (double)Z[q];

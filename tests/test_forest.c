@@ -429,8 +429,13 @@ static PetscErrorCode TestOperator(DM dm)
   PetscCall(MatGetDiagonal(A, d2));
   PetscCall(RelativeDifference(d1, d2, &rel));
   PetscCall(CheckLessThan("shell diagonal = assembled diagonal", rel, 1e-12));
-  PetscCall(MatIsSymmetric(A, 1e-12, &symmetric));
-  PetscCall(CheckTrue("assembled operator symmetric (1e-12)", symmetric));
+  {
+    /* to rounding of the entries' size (C0IP's grow like h^-3: an absolute 1e-12 would judge the summation order) */
+    PetscReal amax;
+    PetscCall(MatNorm(A, NORM_INFINITY, &amax));
+    PetscCall(MatIsSymmetric(A, 1e-14 * amax, &symmetric));
+    PetscCall(CheckTrue("assembled operator symmetric (1e-14 of its largest row sum)", symmetric));
+  }
   if (allperiodic) {
     PetscReal n1, nx;
     PetscCall(VecSet(z, 1.0));
@@ -515,7 +520,7 @@ static PetscErrorCode TestOperator(DM dm)
     PetscCall(DMBrickGetForestInfo(dm, &forest, NULL, NULL, NULL));
     PetscCall(VecDuplicate(x, &xd));
     PetscCall(SmoothingStep(dm, S, "multiplicative", "fdm", "global", "double", z, x));
-    if (!device) PetscCall(SmoothingStep(dm, S, "multiplicative", "dense", "global", "double", z, xd));
+    PetscCall(SmoothingStep(dm, S, "multiplicative", "dense", "global", "double", z, xd)); /* the device too: every pattern's factor */
     PetscCall(SmoothingStep(dm, S, "multiplicative", "fdm", "global", "single", z, xd));
     PetscCall(PetscOptionsSetValue(NULL, "-step_pc_vertexpatch_damping", "0.1"));
     PetscCall(SmoothingStep(dm, S, "additive", "fdm", "global", "double", z, xd));
@@ -525,7 +530,7 @@ static PetscErrorCode TestOperator(DM dm)
     {
       PetscMPIInt size;
       PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
-      if (size == 1 && forest && !device) PetscCall(CheckC0IPPatches(dm, A, z, per));
+      if (size == 1 && forest) PetscCall(CheckC0IPPatches(dm, A, z, per)); /* host or device steps against the host reference */
     }
     PetscCall(VecDestroy(&xd));
   } else if (dg) {

@@ -11,6 +11,10 @@
    is applied once, by the owner of its lower cell; the contributions to ghost nodes go to their owners (local-to-global
    add). The entries (assembly, diagonal, the smoother's patch matrices) come from the same 1D pieces. */
 #include "brickelement.h"
+#if defined(VP_HAVE_CUDA)
+  #include <vpatch_cuda.h>
+  #include <petscdevice_cuda.h>
+#endif
 
 PetscErrorCode BrickC0IPCellSetUp(DM dm, BrickC0IPCell *c)
 {
@@ -102,10 +106,10 @@ PetscReal BrickC0IPFaceEntry(const BrickC0IPCell *c, PetscInt d, PetscInt side, 
   if (side < 0) {
     const PetscInt  ia = si * n + a[d], ib = sj * n + b[d];
     const PetscReal *J = c->J[d], *A = c->A[d];
-    p                  = c->sigma[d] * J[ia] * J[ib] - J[ia] * A[ib] - A[ia] * J[ib];
+    p                  = c->sigma[d] * J[ia] * J[ib] - (J[ia] * A[ib] + A[ia] * J[ib]); /* (i, j) and (j, i) round alike */
   } else {
     const PetscReal *J = c->Jb[d][side], *A = c->Ab[d][side];
-    p                  = c->sigmab[d] * J[a[d]] * J[b[d]] - J[a[d]] * A[b[d]] - A[a[d]] * J[b[d]];
+    p                  = c->sigmab[d] * J[a[d]] * J[b[d]] - (J[a[d]] * A[b[d]] + A[a[d]] * J[b[d]]);
   }
   for (PetscInt e = 0; e < c->dim; e++)
     if (e != d) p *= c->M[e][a[e] * n + b[e]];
@@ -192,25 +196,100 @@ void BrickC0IPFaceApply(const BrickC0IPCell *c, PetscInt d, PetscInt side, const
   }
 }
 
+/* flops of one product: 12 (3D) / 5 (2D) cell contractions of n^(d+1) multiply-adds, about 10 n^d per face and 1.5
+   faces per cell */
+static PetscLogDouble BrickC0IPForestFlops(const BrickC0IPCell *c, const BrickForest *f)
+{
+  const PetscLogDouble n = c->n, cellf = (f->dim == 3 ? 12 : 5) * f->nv * n, facef = 10.0 * f->nv * 1.5 * f->dim;
+  return 2.0 * (cellf + facef) * f->ncells;
+}
+
 typedef struct {
   DM            dm;
   BrickC0IPCell cell;
   Vec           xl, yl; /* ghosted work vectors (several ranks) */
   PetscScalar  *buf;    /* the product's scratch: two cells' values and results, and the kernels' work (13 nv) */
   PetscReal    *cd;     /* the diagonals of the cell term and of each kind of face, nv each: the same for every cell */
+  void         *gpu;    /* the CUDA product (VP_HAVE_CUDA: VPCudaC0IPForest), made with the shell for device vectors */
 } BrickC0IPForest;
 
-/* the shell's context, and an error for device vectors (what: the operation) */
-static PetscErrorCode BrickC0IPForestGet(Mat A, Vec x, Vec y, const char what[], BrickC0IPForest **ctx)
+#if defined(VP_HAVE_CUDA)
+/* the CUDA product (cuda/vpforestc0ip.cu): the same 1D pieces, the forest's tables as int */
+static PetscErrorCode BrickC0IPForestGPUCreate(BrickC0IPForest *ctx)
 {
-  PetscBool gpu;
+  DM_Brick          *brick = (DM_Brick *)ctx->dm->data;
+  const BrickForest *f     = brick->forest;
+  const PetscInt     n = ctx->cell.n, nf = 2 * f->dim;
+  VPCudaC0IPCell     c;
+  int               *node, *face, err;
 
   PetscFunctionBegin;
-  PetscCall(MatShellGetContext(A, ctx));
-  PetscCall(DMBrickVecsOnDevice_Private(x, y, &gpu));
-  PetscCheck(!gpu, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "-dm_brick_operator c0ip on a forest with device vectors (-dm_vec_type cuda) has no GPU %s yet; allowed on the GPU: laplace, sipg", what);
+  PetscCheck(brick->precision == DMBRICK_PRECISION_DOUBLE, PetscObjectComm((PetscObject)ctx->dm), PETSC_ERR_SUP, "-dm_brick_operator c0ip on a forest runs its GPU product in double only: -dm_brick_precision / -dm_brick_mg_precision single; allowed: double");
+  PetscCall(PetscMemzero(&c, sizeof(c)));
+  c.dim = (int)f->dim;
+  c.n   = (int)n;
+  for (PetscInt d = 0; d < 3; d++) {
+    for (PetscInt i = 0; i < n * n; i++) {
+      c.M[d][i] = ctx->cell.M[d][i];
+      c.L[d][i] = ctx->cell.L[d][i];
+      c.H[d][i] = ctx->cell.H[d][i];
+    }
+    for (PetscInt i = 0; i < 2 * n; i++) {
+      c.J[d][i] = ctx->cell.J[d][i];
+      c.A[d][i] = ctx->cell.A[d][i];
+    }
+    for (PetscInt s = 0; s < 2; s++)
+      for (PetscInt i = 0; i < n; i++) {
+        c.Jb[d][s][i] = ctx->cell.Jb[d][s][i];
+        c.Ab[d][s][i] = ctx->cell.Ab[d][s][i];
+      }
+    c.sigma[d]  = ctx->cell.sigma[d];
+    c.sigmab[d] = ctx->cell.sigmab[d];
+  }
+  PetscCall(BrickForestNodeTableInt(f, f->ncells + f->nghost, &node));
+  PetscCall(PetscMalloc1(nf * f->ncells + 1, &face));
+  for (PetscInt i = 0; i < nf * f->ncells; i++) face[i] = (int)f->face[i];
+  err = VPCudaC0IPForestCreate(&c, (int)f->ncells, (int)(f->ncells + f->nghost), node, face, (size_t)f->nlocal, (VPCudaC0IPForest *)&ctx->gpu);
+  PetscCall(PetscFree(node));
+  PetscCall(PetscFree(face));
+  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaC0IPForestCreate (degree %" PetscInt_FMT " in %" PetscInt_FMT "D: 12 (k+1)^dim doubles of shared memory a block): %s", brick->degree, f->dim, VPCudaErrorString(err));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* y = A x on the device: the local vectors on several ranks (ghosts in, the sums out to their owners) */
+static PetscErrorCode BrickC0IPForestGPUMult(BrickC0IPForest *ctx, Vec x, Vec y)
+{
+  const BrickForest *f = ((DM_Brick *)ctx->dm->data)->forest;
+  const PetscScalar *xa;
+  PetscScalar       *ya;
+  PetscMPIInt        size;
+  Vec                xin = x, yout = y;
+  int                err;
+
+  PetscFunctionBegin;
+  if (!ctx->gpu) PetscCall(BrickC0IPForestGPUCreate(ctx));
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)ctx->dm), &size));
+  if (size > 1) {
+    PetscCall(DMGlobalToLocal(ctx->dm, x, INSERT_VALUES, ctx->xl));
+    xin  = ctx->xl;
+    yout = ctx->yl;
+  }
+  PetscCall(VecCUDAGetArrayRead(xin, &xa));
+  PetscCall(VecCUDAGetArrayWrite(yout, &ya));
+  PetscCall(PetscLogGpuTimeBegin());
+  err = VPCudaC0IPForestApply((VPCudaC0IPForest)ctx->gpu, xa, ya);
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in the C0IP forest product: %s", VPCudaErrorString(err));
+  PetscCall(VecCUDARestoreArrayRead(xin, &xa));
+  PetscCall(VecCUDARestoreArrayWrite(yout, &ya));
+  if (size > 1) {
+    PetscCall(VecZeroEntries(y));
+    PetscCall(DMLocalToGlobal(ctx->dm, ctx->yl, ADD_VALUES, y));
+  }
+  PetscCall(PetscLogGpuFlops(BrickC0IPForestFlops(&ctx->cell, f)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
 
 /* y = A x: each rank's cells, their upper faces and their boundary faces */
 static PetscErrorCode MatMult_BrickC0IPForest(Mat A, Vec x, Vec y)
@@ -224,7 +303,17 @@ static PetscErrorCode MatMult_BrickC0IPForest(Mat A, Vec x, Vec y)
   Vec                xin = x, yout = y;
 
   PetscFunctionBegin;
-  PetscCall(BrickC0IPForestGet(A, x, y, "product", &ctx));
+  PetscCall(MatShellGetContext(A, &ctx));
+#if defined(VP_HAVE_CUDA)
+  {
+    PetscBool gpu;
+    PetscCall(DMBrickVecsOnDevice_Private(x, y, &gpu));
+    if (gpu) {
+      PetscCall(BrickC0IPForestGPUMult(ctx, x, y));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
+#endif
   f  = ((DM_Brick *)ctx->dm->data)->forest;
   nv = f->nv;
   nf = 2 * f->dim;
@@ -269,11 +358,7 @@ static PetscErrorCode MatMult_BrickC0IPForest(Mat A, Vec x, Vec y)
     PetscCall(VecZeroEntries(y));
     PetscCall(DMLocalToGlobal(ctx->dm, ctx->yl, ADD_VALUES, y));
   }
-  {
-    /* 12 (3D) / 5 (2D) cell contractions of n^(d+1) multiply-adds, about 10 n^d per face and 1.5 faces per cell */
-    const PetscLogDouble n = ctx->cell.n, cellf = (f->dim == 3 ? 12 : 5) * nv * n, facef = 10.0 * nv * 1.5 * f->dim;
-    PetscCall(PetscLogFlops(2.0 * (cellf + facef) * f->ncells));
-  }
+  PetscCall(PetscLogFlops(BrickC0IPForestFlops(&ctx->cell, f)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -286,7 +371,7 @@ static PetscErrorCode MatGetDiagonal_BrickC0IPForest(Mat A, Vec diag)
   PetscInt           nv, nf;
 
   PetscFunctionBegin;
-  PetscCall(BrickC0IPForestGet(A, diag, diag, "diagonal", &ctx));
+  PetscCall(MatShellGetContext(A, &ctx)); /* device vectors too: summed on the host, copied once (set-up work, as sipg's) */
   f  = ((DM_Brick *)ctx->dm->data)->forest;
   nv = f->nv;
   nf = 2 * f->dim;
@@ -334,6 +419,12 @@ static PetscErrorCode BrickC0IPForestDestroy(void *ptr)
   PetscCall(VecDestroy(&ctx->xl));
   PetscCall(VecDestroy(&ctx->yl));
   PetscCall(PetscFree2(ctx->buf, ctx->cd));
+#if defined(VP_HAVE_CUDA)
+  {
+    const int err = VPCudaC0IPForestDestroy((VPCudaC0IPForest *)&ctx->gpu);
+    PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaC0IPForestDestroy: %s", VPCudaErrorString(err));
+  }
+#endif
   PetscCall(DMDestroy(&ctx->dm));
   PetscCall(PetscFree(ctx));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -366,6 +457,13 @@ PetscErrorCode BrickC0IPForestCreateShell(DM dm, Mat *A)
       }
     }
   }
+#if defined(VP_HAVE_CUDA)
+  {
+    PetscBool device;
+    PetscCall(DMBrickOnDevice_Private(dm, &device));
+    if (device) PetscCall(BrickC0IPForestGPUCreate(ctx)); /* in the set-up, not the first product */
+  }
+#endif
   PetscCall(BrickShellCreate(dm, ctx, BrickC0IPForestDestroy, MatMult_BrickC0IPForest, MatGetDiagonal_BrickC0IPForest, A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -366,7 +366,8 @@ static PetscErrorCode PCView_VertexPatch(PC pc, PetscViewer viewer)
     PetscBool device;
     char      where[128];
     PetscCall(DMBrickOnDevice_Private(vp->dm, &device));
-    if (device) PetscCall(PetscSNPrintf(where, sizeof(where), "GPU (%s kernel, table addressing)", vp->gpu_kernel == PC_VERTEXPATCH_GPU_KERNEL_GLOBAL ? "generic" : "shared-memory"));
+    if (device && vp->forestc0ip) PetscCall(PetscSNPrintf(where, sizeof(where), "GPU (the c0ip patch kernel: one block a patch, its pattern's solver)"));
+    else if (device) PetscCall(PetscSNPrintf(where, sizeof(where), "GPU (%s kernel, table addressing)", vp->gpu_kernel == PC_VERTEXPATCH_GPU_KERNEL_GLOBAL ? "generic" : "shared-memory"));
     else if (vp->nlanes > 1) PetscCall(PetscSNPrintf(where, sizeof(where), "host, SIMD groups of %" PetscInt_FMT " patches", vp->nlanes));
     else PetscCall(PetscSNPrintf(where, sizeof(where), "host, one patch at a time"));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  on a p4est forest: %" PetscInt_FMT " patches (interior vertices) in %" PetscInt_FMT " color(s), %" PetscInt_FMT " interior / %" PetscInt_FMT " closure DoFs per patch, read through the forest's cell-node table; precision %s%s; %s, %d MPI rank(s)\n", total,

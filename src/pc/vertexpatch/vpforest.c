@@ -196,6 +196,10 @@ static PetscErrorCode VPForestSetUpGPU(PC pc)
   int               *node, *pcell, err;
 
   PetscFunctionBegin;
+  if (vp->forestc0ip) { /* c0ip: its own patch step (vpforestc0ip.c) */
+    PetscCall(PCVertexPatchForestC0IPSetUpGPU(vp));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (vp->forestgpu) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(BrickForestNodeTableInt(f, f->ncells + f->nghost, &node));
   PetscCall(PetscMalloc1(f->npatches * (1 << f->dim) + 1, &pcell));
@@ -219,14 +223,17 @@ static PetscErrorCode VPForestColorGPU(PC_VertexPatch *vp, const BrickForest *f,
   if (xv && xv != tv) PetscCall(VecCUDAGetArrayRead(xv, &xa));
   else if (xv) xa = da;
   PetscCall(VecCUDAGetArrayRead(bv, &ba));
-  PetscCall(PetscLogGpuTimeBegin());
-  err = VPCudaForestSmootherStep((VPCudaForestSmoother)vp->forestgpu, vp->precision == PC_VERTEXPATCH_SINGLE_PRECISION, (int)f->colorptr[color], (int)f->colorptr[color + 1], ba, xa, da, vp->omega);
-  PetscCall(PetscLogGpuTimeEnd());
-  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in the forest's smoothing step: %s", VPCudaErrorString(err));
+  if (vp->forestc0ip) PetscCall(PCVertexPatchForestC0IPStepGPU(vp, f->colorptr[color], f->colorptr[color + 1], ba, da)); /* c0ip: the global residual (xv NULL) */
+  else {
+    PetscCall(PetscLogGpuTimeBegin());
+    err = VPCudaForestSmootherStep((VPCudaForestSmoother)vp->forestgpu, vp->precision == PC_VERTEXPATCH_SINGLE_PRECISION, (int)f->colorptr[color], (int)f->colorptr[color + 1], ba, xa, da, vp->omega);
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in the forest's smoothing step: %s", VPCudaErrorString(err));
+    PetscCall(PetscLogGpuFlops(vp->flops_per_patch * (f->colorptr[color + 1] - f->colorptr[color])));
+  }
   PetscCall(VecCUDARestoreArrayRead(bv, &ba));
   if (xv && xv != tv) PetscCall(VecCUDARestoreArrayRead(xv, &xa));
   PetscCall(VecCUDARestoreArray(tv, &da));
-  PetscCall(PetscLogGpuFlops(vp->flops_per_patch * (f->colorptr[color + 1] - f->colorptr[color])));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #endif
@@ -297,8 +304,7 @@ PetscErrorCode PCVertexPatchSetUpForest(PC pc)
   {
     PetscBool device;
     PetscCall(DMBrickOnDevice_Private(vp->dm, &device));
-    PetscCheck(!device || !vp->forestc0ip, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "PCVERTEXPATCH with -dm_brick_operator c0ip on a forest with device vectors (-dm_vec_type cuda) has no GPU kernel yet; allowed on the GPU: laplace, sipg");
-    PetscCheck(!device || vp->solver == PC_VERTEXPATCH_FDM, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "-pc_vertexpatch_local_solver %s on a forest with device vectors: the GPU forest kernel solves by fast diagonalization; allowed: fdm", PCVertexPatchLocalSolvers[vp->solver]);
+    PetscCheck(!device || vp->solver == PC_VERTEXPATCH_FDM || vp->forestc0ip, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "-pc_vertexpatch_local_solver %s on a forest with device vectors: the GPU forest kernel solves by fast diagonalization; allowed: fdm", PCVertexPatchLocalSolvers[vp->solver]);
     if (device) PetscCall(VPForestSetUpGPU(pc));
   }
 #endif

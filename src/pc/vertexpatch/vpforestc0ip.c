@@ -122,6 +122,12 @@ PetscErrorCode PCVertexPatchDestroyForestC0IP(PC pc)
 
   PetscFunctionBegin;
   if (!fc) PetscFunctionReturn(PETSC_SUCCESS);
+#if defined(VP_HAVE_CUDA)
+  {
+    const int err = VPCudaC0IPPatchesDestroy((VPCudaC0IPPatches *)&fc->gpu);
+    PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaC0IPPatchesDestroy: %s", VPCudaErrorString(err));
+  }
+#endif
   for (PetscInt q = 0; q < fc->npatterns; q++) PetscCall(PetscFree(fc->factor[q]));
   PetscCall(PetscFree4(fc->pattern, fc->cls, fc->factor, fc->count));
   PetscCall(PetscFree(fc->ppattern));
@@ -210,3 +216,42 @@ PetscLogDouble PCVertexPatchForestC0IPFlops(const PC_VertexPatch *vp, PetscInt p
   for (PetscInt p = p0; p < p1; p++) sum += fc->factor[fc->ppattern[p]] ? 2 * n * n + 2 * n : vp->flops_per_patch;
   return sum;
 }
+
+#if defined(VP_HAVE_CUDA)
+/* the CUDA patch step (cuda/vpforestc0ip.cu): the forest's tables, the patterns' classes and factors */
+PetscErrorCode PCVertexPatchForestC0IPSetUpGPU(PC_VertexPatch *vp)
+{
+  VPForestC0IP      *fc = vp->forestc0ip;
+  const BrickForest *f  = ((DM_Brick *)vp->dm->data)->forest;
+  int               *node, *pcell, *ppat, *cls, err;
+
+  PetscFunctionBegin;
+  if (fc->gpu) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(BrickForestNodeTableInt(f, f->ncells + f->nghost, &node));
+  PetscCall(PetscMalloc3(f->npatches * (1 << f->dim) + 1, &pcell, f->npatches + 1, &ppat, 3 * fc->npatterns + 1, &cls));
+  for (PetscInt i = 0; i < f->npatches * (1 << f->dim); i++) pcell[i] = (int)f->patchcell[i];
+  for (PetscInt p = 0; p < f->npatches; p++) ppat[p] = (int)fc->ppattern[p];
+  for (PetscInt q = 0; q < fc->npatterns; q++)
+    for (PetscInt d = 0; d < 3; d++) cls[3 * q + d] = fc->cls[q][d];
+  err = VPCudaC0IPPatchesCreate(&vp->op_d, &vp->op_f, (int)f->k, (int)f->npatches, pcell, (int)(f->ncells + f->nghost), node, ppat, (int)fc->npatterns, cls, (const double *const *)fc->factor, (VPCudaC0IPPatches *)&fc->gpu);
+  PetscCall(PetscFree(node));
+  PetscCall(PetscFree3(pcell, ppat, cls));
+  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaC0IPPatchesCreate (5 (2k-1)^dim doubles of shared memory a block): %s", VPCudaErrorString(err));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the patches [p0, p1) on the device: target[interior] += omega A_p^-1 ba[interior] (ba: the ghosted global residual) */
+PetscErrorCode PCVertexPatchForestC0IPStepGPU(PC_VertexPatch *vp, PetscInt p0, PetscInt p1, const PetscScalar *ba, PetscScalar *target)
+{
+  int err;
+
+  PetscFunctionBegin;
+  PetscCall(PCVertexPatchForestC0IPSetUpGPU(vp));
+  PetscCall(PetscLogGpuTimeBegin());
+  err = VPCudaC0IPPatchesStep((VPCudaC0IPPatches)vp->forestc0ip->gpu, vp->precision == PC_VERTEXPATCH_SINGLE_PRECISION, (int)p0, (int)p1, ba, target, vp->omega);
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in the C0IP forest patch step: %s", VPCudaErrorString(err));
+  PetscCall(PetscLogGpuFlops(PCVertexPatchForestC0IPFlops(vp, p0, p1)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif

@@ -83,6 +83,7 @@ typedef struct {
   PetscInt     *pattern, *count;   /* per pattern: its bits (one per outer face, set on the boundary), patches */
   int (*cls)[3];
   PetscScalar **factor; /* (ni^dim)^2 column-major upper Cholesky factor, NULL where the fast diagonalization solves */
+  void         *gpu;     /* the CUDA patch step (VP_HAVE_CUDA: VPCudaC0IPPatches), made for device vectors */
 } VPForestC0IP;
 
 typedef struct {
@@ -221,6 +222,10 @@ PETSC_INTERN PetscErrorCode PCVertexPatchDestroyForest(PC);
 PETSC_INTERN PetscErrorCode PCVertexPatchSetUpForestC0IP(PC);
 PETSC_INTERN PetscErrorCode PCVertexPatchDestroyForestC0IP(PC);
 PETSC_INTERN PetscLogDouble PCVertexPatchForestC0IPFlops(const PC_VertexPatch *, PetscInt, PetscInt);
+#if defined(VP_HAVE_CUDA)
+PETSC_INTERN PetscErrorCode PCVertexPatchForestC0IPSetUpGPU(PC_VertexPatch *);
+PETSC_INTERN PetscErrorCode PCVertexPatchForestC0IPStepGPU(PC_VertexPatch *, PetscInt, PetscInt, const PetscScalar *, PetscScalar *);
+#endif
 PETSC_INTERN PetscErrorCode PCVertexPatchForestC0IPPatch(const PC_VertexPatch *, PetscInt, const PetscInt[], const PetscScalar *, PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode PCVertexPatchSmoothForest(PC, Vec, Vec, PetscBool);
 PETSC_INTERN PetscErrorCode PCVertexPatchAdditiveForest(PC, Vec, Vec, Vec);
