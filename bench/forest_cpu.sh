@@ -49,3 +49,6 @@ echo "|---|---|---|---|---|---|"
 run "Fichera corner 2x2x2 - 1, refine 4" ./tutorials/ex5 -domain fichera -dm_brick_degree 3 -dm_brick_refine 4
 run "full box 2x2x2, refine 4 (forest path)" ./tutorials/ex1 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 3 -dm_brick_refine 4 -fmg 0 -rhs one -dm_brick_partition p4est
 run "full box 2x2x2, refine 4 (box path, its own hierarchy)" ./tutorials/ex1 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 3 -dm_brick_refine 4 -fmg 0 -rhs one
+peer="-ksp_type cg -ksp_norm_type unpreconditioned -mg_levels_ksp_type chebyshev -mg_levels_pc_type jacobi -mg_levels_ksp_max_it 2"
+run "peer: Fichera corner, refine 4, Chebyshev/Jacobi levels (CG, 2 steps a level)" ./tutorials/ex5 -domain fichera -dm_brick_degree 3 -dm_brick_refine 4 $peer
+run "peer: full box 2x2x2, refine 4 (box path), Chebyshev/Jacobi levels" ./tutorials/ex1 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 3 -dm_brick_refine 4 -fmg 0 -rhs one $peer

@@ -271,12 +271,16 @@ int VPCudaCellLaplaceDiagonal(VPCudaCellLaplace op, double *y);
    vector) or restrict (in: the fine local vector, out += the transpose; zero it first). E: the two children's
    (k+1) x (k+1) embeddings, row-major. */
 typedef struct VPCudaForestSmoother_s *VPCudaForestSmoother;
-int VPCudaForestSmootherCreate(const VPCudaPatchOp_d *op_d, const VPCudaPatchOp_f *op_f, int k, int npatches, const int *patchcell, int ncells, const int *node, int shared, VPCudaForestSmoother *sm); /* shared: the box's shared-memory kernel where it applies (laplace) */
+int VPCudaForestSmootherCreate(const VPCudaPatchOp_d *op_d, const VPCudaPatchOp_f *op_f, int k, int npatches, const int *patchcell, int ncells, const int *node, int shared, int lines, VPCudaForestSmoother *sm); /* shared: the box's shared-memory kernels where they apply (laplace); lines: as VPCudaSmootherSetLines */
+int VPCudaForestSmootherKernel(VPCudaForestSmoother sm, int single); /* which kernel runs a step: -1 the generic one, 0 the one-line shared-memory one, 1..3 the pair kernel's lines */
 int VPCudaForestSmootherStep(VPCudaForestSmoother sm, int single, int start, int end, const double *b, const double *x, double *target, double omega);
 int VPCudaForestSmootherDestroy(VPCudaForestSmoother *sm);
 typedef struct VPCudaForestTransfer_s *VPCudaForestTransfer;
-/* dg: every fine value belongs to one cell (no 1/2^m weights of shared nodes in the restriction) */
-int VPCudaForestTransferCreate(int dim, int k, int dg, int ncells, const int *node, const int *parentof, const int *child, int nparents, const int *pnode, const double *E, VPCudaForestTransfer *t);
+/* dg: every fine value belongs to one cell (no 1/2^m weights of shared nodes in the restriction). The nfam families
+   (family: the first of a parent's 2^dim consecutive children) go through their (2k+1)^dim block: P the 1D embedding
+   ((2k+1) x (k+1), row-major), fampos[b nv + i] the block place of child b's node i, famfirst 1 where (b, i) is the
+   first with its place, wfam the block's restriction weights; the nsingle cells in single one by one. */
+int VPCudaForestTransferCreate(int dim, int k, int dg, int ncells, const int *node, const int *parentof, const int *child, int nparents, const int *pnode, const double *E, int nfam, const int *family, int nsingle, const int *single, const double *P, const int *fampos, const int *famfirst, const double *wfam, VPCudaForestTransfer *t);
 int VPCudaForestTransferApply(VPCudaForestTransfer t, int prolong, const double *in, double *out);
 int VPCudaForestTransferDestroy(VPCudaForestTransfer *t);
 int VPCudaCellLaplaceDestroy(VPCudaCellLaplace *op);

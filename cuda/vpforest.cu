@@ -20,7 +20,8 @@ struct VPCudaForestSmoother_s {
   char            *scratch;       // NULL: the arrays fit in shared memory
   size_t           block_scratch; // bytes per block
   int              nsm;
-  int              tile;          // the shared-memory kernel of the box (vpsmooth_tile.cu) with table addressing (laplace)
+  int              tile;          // the shared-memory kernels of the box with table addressing (laplace): vpsmooth_tile.cu's one-line
+                                  // kernel or (3D, k >= 2) vpsmooth_pair.cu's, through the cell-node table
   VPTileLayout     layout;
 };
 
@@ -87,7 +88,7 @@ __global__ void VPForestSmoothKernel(const Op *op, const int *patchcell, const i
   for (int p = start + blockIdx.x; p < end; p += gridDim.x) VPForestPatch<T, Op>(op, patchcell, node, k, nv, p, b, x, target, omega, w);
 }
 
-extern "C" int VPCudaForestSmootherCreate(const VPCudaPatchOp_d *op_d, const VPCudaPatchOp_f *op_f, int k, int npatches, const int *patchcell, int ncells, const int *node, int shared, VPCudaForestSmoother *out)
+extern "C" int VPCudaForestSmootherCreate(const VPCudaPatchOp_d *op_d, const VPCudaPatchOp_f *op_f, int k, int npatches, const int *patchcell, int ncells, const int *node, int shared, int lines, VPCudaForestSmoother *out)
 {
   VPCudaForestSmoother sm = new VPCudaForestSmoother_s();
   const int            ne = op_d->ne, ni = op_d->ni, dim = op_d->dim, nz = dim == 3 ? ne : 1, niz = dim == 3 ? ni : 1, N = k + 1;
@@ -129,8 +130,8 @@ extern "C" int VPCudaForestSmootherCreate(const VPCudaPatchOp_d *op_d, const VPC
   if (shared && VPCudaSmootherSharedSupported(op_d, 1, k)) {
     size_t bd, bf;
     VPTileLayoutCreate(op_d, k, &sm->layout);
-    sm->layout.pairable = 0; /* the pair kernel is box-only */
-    sm->tile            = VPTilePrepare(&sm->layout, &bd, &bf) == 0;
+    VPTileSetLines(&sm->layout, lines);
+    sm->tile = VPTilePrepare(&sm->layout, &bd, &bf) == 0;
   }
   *out = sm;
   return 0;
@@ -142,11 +143,18 @@ extern "C" int VPCudaForestSmootherStep(VPCudaForestSmoother sm, int single, int
   const int n = end - start, blocks = n < sm->nblocks ? n : sm->nblocks;
   if (n <= 0) return 0;
   const size_t shared = sm->scratch ? 0 : sm->block_scratch;
+  if (sm->tile && sm->layout.pairable && sm->layout.pl.lines[single ? 1 : 0] > 0) return VPPairLaunchTable(&sm->layout.pl, single, single ? (const void *)sm->op_f : (const void *)sm->op_d, sm->patchcell, sm->node, start, end, b, x, target, omega, 32 * sm->nsm);
   if (sm->tile) return VPTileLaunchTable(&sm->layout, single, single ? (const void *)sm->op_f : (const void *)sm->op_d, sm->patchcell, sm->node, start, end, b, x, target, omega, 32 * sm->nsm);
   if (single) VPForestSmoothKernel<float, VPCudaPatchOp_f><<<blocks, 128, shared>>>(sm->op_f, sm->patchcell, sm->node, sm->k, sm->nv, start, end, b, x, target, omega, sm->scratch, sm->block_scratch);
   else VPForestSmoothKernel<double, VPCudaPatchOp_d><<<blocks, 128, shared>>>(sm->op_d, sm->patchcell, sm->node, sm->k, sm->nv, start, end, b, x, target, omega, sm->scratch, sm->block_scratch);
   VP_CHECK(cudaGetLastError());
   return 0;
+}
+
+extern "C" int VPCudaForestSmootherKernel(VPCudaForestSmoother sm, int single)
+{
+  if (!sm->tile) return -1;
+  return sm->layout.pairable ? sm->layout.pl.lines[single ? 1 : 0] : 0;
 }
 
 extern "C" int VPCudaForestSmootherDestroy(VPCudaForestSmoother *sm)
@@ -168,6 +176,12 @@ struct VPCudaForestTransfer_s {
   int     dim, k, dg, nv, ncells, nblocks;
   int    *node, *parentof, *child, *pnode; // device: fine cells' nodes, their parents (into pnode's rows) and child bits
   double *E;                              // E[b] (N x N, the rows of child position b) then its transposes
+  // whole families (a parent's 2^dim children, consecutive cells of this rank) go at once through the (2k+1)^dim block of
+  // their nodes; the other cells one by one (brickforesttransfer.c decides which)
+  int     nfam, nsingle, nb;      // families, single cells, nodes of a family block
+  int    *family, *single;        // device: a family's first cell; the single cells
+  int    *fampos, *famfirst;      // device: per child b and node i (b nv + i), the place in the family block; 1 where (b, i) is its place's first
+  double *P, *PT, *wfam;          // device: the 1D embedding (2k+1) x (k+1), its transpose, the family block's restriction weights
 };
 
 // one fine cell: in (nv values) through the child embedding (transposed: the restriction), into out; w scratch (2 nv)
@@ -185,7 +199,8 @@ __global__ void VPForestProlongKernel(VPCudaForestTransfer_s t, const double *__
   extern __shared__ double mem[];
   double                  *u = mem, *v = mem + t.nv, *w = mem + 2 * t.nv;
   const int                N = t.k + 1;
-  for (int c = blockIdx.x; c < t.ncells; c += gridDim.x) {
+  for (int s = blockIdx.x; s < t.nsingle; s += gridDim.x) {
+    const int  c  = t.single[s];
     const int *pn = t.pnode + (size_t)t.parentof[c] * t.nv, *fn = t.node + (size_t)c * t.nv;
     for (int i = threadIdx.x; i < t.nv; i += blockDim.x) u[i] = pn[i] >= 0 ? buf[pn[i]] : 0.0;
     __syncthreads();
@@ -201,7 +216,8 @@ __global__ void VPForestRestrictKernel(VPCudaForestTransfer_s t, const double *_
   extern __shared__ double mem[];
   double                  *u = mem, *v = mem + t.nv, *w = mem + 2 * t.nv;
   const int                N = t.k + 1;
-  for (int c = blockIdx.x; c < t.ncells; c += gridDim.x) {
+  for (int s = blockIdx.x; s < t.nsingle; s += gridDim.x) {
+    const int  c  = t.single[s];
     const int *pn = t.pnode + (size_t)t.parentof[c] * t.nv, *fn = t.node + (size_t)c * t.nv;
     for (int i = threadIdx.x; i < t.nv; i += blockDim.x) {
       const int i0 = i % N, i1 = (i / N) % N, i2 = i / (N * N);
@@ -219,7 +235,52 @@ __global__ void VPForestRestrictKernel(VPCudaForestTransfer_s t, const double *_
   }
 }
 
-extern "C" int VPCudaForestTransferCreate(int dim, int k, int dg, int ncells, const int *node, const int *parentof, const int *child, int nparents, const int *pnode, const double *E, VPCudaForestTransfer *out)
+// one family a block: the parent's values embedded direction by direction into the family block, copied to the children
+__global__ void VPForestProlongFamilyKernel(VPCudaForestTransfer_s t, const double *__restrict__ buf, double *fine)
+{
+  extern __shared__ double mem[];
+  const int N = t.k + 1, NE = 2 * t.k + 1, nz = t.dim == 3 ? N : 1, nch = 1 << t.dim;
+  double   *u = mem, *w1 = mem + t.nv, *w2 = w1 + t.nb, *blk = w2 + t.nb;
+  for (int f = blockIdx.x; f < t.nfam; f += gridDim.x) {
+    const int  c  = t.family[f];
+    const int *pn = t.pnode + (size_t)t.parentof[c] * t.nv, *fn = t.node + (size_t)c * t.nv;
+    for (int i = threadIdx.x; i < t.nv; i += blockDim.x) u[i] = pn[i] >= 0 ? buf[pn[i]] : 0.0;
+    __syncthreads();
+    const int e0[3] = {N, N, nz}, e1[3] = {NE, N, nz}, e2[3] = {NE, NE, nz};
+    VPContract<double>(0, e0, NE, 0, N, t.P, u, w1);
+    VPContract<double>(1, e1, NE, 0, N, t.P, w1, t.dim == 3 ? w2 : blk);
+    if (t.dim == 3) VPContract<double>(2, e2, NE, 0, N, t.P, w2, blk);
+    for (int q = threadIdx.x; q < nch * t.nv; q += blockDim.x)
+      if (fn[q] >= 0) fine[fn[q]] = blk[t.fampos[q]]; // the children's rows are consecutive: fn + b nv + i
+    __syncthreads();
+  }
+}
+
+// one family a block: the children's values, each family node once with its weight, through the transposed embedding
+__global__ void VPForestRestrictFamilyKernel(VPCudaForestTransfer_s t, const double *__restrict__ fine, double *buf)
+{
+  extern __shared__ double mem[];
+  const int N = t.k + 1, NE = 2 * t.k + 1, nch = 1 << t.dim;
+  double   *u = mem, *w1 = mem + t.nv, *w2 = w1 + t.nb, *blk = w2 + t.nb;
+  for (int f = blockIdx.x; f < t.nfam; f += gridDim.x) {
+    const int  c  = t.family[f];
+    const int *pn = t.pnode + (size_t)t.parentof[c] * t.nv, *fn = t.node + (size_t)c * t.nv;
+    for (int q = threadIdx.x; q < nch * t.nv; q += blockDim.x)
+      if (t.famfirst[q]) blk[t.fampos[q]] = fn[q] >= 0 ? t.wfam[t.fampos[q]] * fine[fn[q]] : 0.0;
+    __syncthreads();
+    int ext[3] = {NE, NE, t.dim == 3 ? NE : 1};
+    VPContract<double>(0, ext, N, 0, NE, t.PT, blk, w1);
+    ext[0] = N;
+    VPContract<double>(1, ext, N, 0, NE, t.PT, w1, t.dim == 3 ? w2 : u);
+    ext[1] = N;
+    if (t.dim == 3) VPContract<double>(2, ext, N, 0, NE, t.PT, w2, u);
+    for (int i = threadIdx.x; i < t.nv; i += blockDim.x)
+      if (pn[i] >= 0) atomicAdd(&buf[pn[i]], u[i]);
+    __syncthreads();
+  }
+}
+
+extern "C" int VPCudaForestTransferCreate(int dim, int k, int dg, int ncells, const int *node, const int *parentof, const int *child, int nparents, const int *pnode, const double *E, int nfam, const int *family, int nsingle, const int *single, const double *P, const int *fampos, const int *famfirst, const double *wfam, VPCudaForestTransfer *out)
 {
   VPCudaForestTransfer t = new VPCudaForestTransfer_s();
   const int            N = k + 1;
@@ -249,6 +310,29 @@ extern "C" int VPCudaForestTransferCreate(int dim, int k, int dg, int ncells, co
   VP_CHECK(cudaMemcpy(t->child, child, (size_t)ncells * sizeof(int), cudaMemcpyHostToDevice));
   VP_CHECK(cudaMalloc(&t->pnode, ((size_t)nparents * t->nv + 1) * sizeof(int)));
   VP_CHECK(cudaMemcpy(t->pnode, pnode, (size_t)nparents * t->nv * sizeof(int), cudaMemcpyHostToDevice));
+  {
+    const int NE = 2 * k + 1, nch = 1 << dim;
+    double    pt[17 * 9];
+    t->nfam    = nfam;
+    t->nsingle = nsingle;
+    t->nb      = dim == 3 ? NE * NE * NE : NE * NE;
+    for (int i = 0; i < NE; i++)
+      for (int j = 0; j < N; j++) pt[j * NE + i] = P[i * N + j];
+    VP_CHECK(cudaMalloc(&t->family, ((size_t)nfam + 1) * sizeof(int)));
+    VP_CHECK(cudaMemcpy(t->family, family, (size_t)nfam * sizeof(int), cudaMemcpyHostToDevice));
+    VP_CHECK(cudaMalloc(&t->single, ((size_t)nsingle + 1) * sizeof(int)));
+    VP_CHECK(cudaMemcpy(t->single, single, (size_t)nsingle * sizeof(int), cudaMemcpyHostToDevice));
+    VP_CHECK(cudaMalloc(&t->fampos, (size_t)nch * t->nv * sizeof(int)));
+    VP_CHECK(cudaMemcpy(t->fampos, fampos, (size_t)nch * t->nv * sizeof(int), cudaMemcpyHostToDevice));
+    VP_CHECK(cudaMalloc(&t->famfirst, (size_t)nch * t->nv * sizeof(int)));
+    VP_CHECK(cudaMemcpy(t->famfirst, famfirst, (size_t)nch * t->nv * sizeof(int), cudaMemcpyHostToDevice));
+    VP_CHECK(cudaMalloc(&t->P, (size_t)NE * N * sizeof(double)));
+    VP_CHECK(cudaMemcpy(t->P, P, (size_t)NE * N * sizeof(double), cudaMemcpyHostToDevice));
+    VP_CHECK(cudaMalloc(&t->PT, (size_t)NE * N * sizeof(double)));
+    VP_CHECK(cudaMemcpy(t->PT, pt, (size_t)NE * N * sizeof(double), cudaMemcpyHostToDevice));
+    VP_CHECK(cudaMalloc(&t->wfam, (size_t)t->nb * sizeof(double)));
+    VP_CHECK(cudaMemcpy(t->wfam, wfam, (size_t)t->nb * sizeof(double), cudaMemcpyHostToDevice));
+  }
   *out = t;
   return 0;
 }
@@ -257,13 +341,22 @@ extern "C" int VPCudaForestTransferCreate(int dim, int k, int dg, int ncells, co
 // applied to fine (restrict; buf zeroed by the caller)
 extern "C" int VPCudaForestTransferApply(VPCudaForestTransfer t, int prolong, const double *in, double *out)
 {
-  const int    blocks = t->ncells < t->nblocks ? t->ncells : t->nblocks;
-  const size_t shared = 4 * (size_t)t->nv * sizeof(double);
-  if (t->ncells == 0) return 0;
-  if (shared > 48 * 1024) VP_CHECK(cudaFuncSetAttribute(prolong ? (const void *)VPForestProlongKernel : (const void *)VPForestRestrictKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared));
-  if (prolong) VPForestProlongKernel<<<blocks, 128, shared>>>(*t, in, out);
-  else VPForestRestrictKernel<<<blocks, 128, shared>>>(*t, in, out);
-  VP_CHECK(cudaGetLastError());
+  if (t->nsingle > 0) {
+    const int    blocks = t->nsingle < t->nblocks ? t->nsingle : t->nblocks;
+    const size_t shared = 4 * (size_t)t->nv * sizeof(double);
+    if (shared > 48 * 1024) VP_CHECK(cudaFuncSetAttribute(prolong ? (const void *)VPForestProlongKernel : (const void *)VPForestRestrictKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared));
+    if (prolong) VPForestProlongKernel<<<blocks, 128, shared>>>(*t, in, out);
+    else VPForestRestrictKernel<<<blocks, 128, shared>>>(*t, in, out);
+    VP_CHECK(cudaGetLastError());
+  }
+  if (t->nfam > 0) {
+    const int    blocks = t->nfam < t->nblocks ? t->nfam : t->nblocks;
+    const size_t shared = ((size_t)t->nv + 3 * (size_t)t->nb) * sizeof(double);
+    if (shared > 48 * 1024) VP_CHECK(cudaFuncSetAttribute(prolong ? (const void *)VPForestProlongFamilyKernel : (const void *)VPForestRestrictFamilyKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared));
+    if (prolong) VPForestProlongFamilyKernel<<<blocks, 128, shared>>>(*t, in, out);
+    else VPForestRestrictFamilyKernel<<<blocks, 128, shared>>>(*t, in, out);
+    VP_CHECK(cudaGetLastError());
+  }
   return 0;
 }
 
@@ -275,6 +368,13 @@ extern "C" int VPCudaForestTransferDestroy(VPCudaForestTransfer *t)
   VP_CHECK(cudaFree((*t)->parentof));
   VP_CHECK(cudaFree((*t)->child));
   VP_CHECK(cudaFree((*t)->pnode));
+  VP_CHECK(cudaFree((*t)->family));
+  VP_CHECK(cudaFree((*t)->single));
+  VP_CHECK(cudaFree((*t)->fampos));
+  VP_CHECK(cudaFree((*t)->famfirst));
+  VP_CHECK(cudaFree((*t)->P));
+  VP_CHECK(cudaFree((*t)->PT));
+  VP_CHECK(cudaFree((*t)->wfam));
   delete *t;
   *t = nullptr;
   return 0;

@@ -201,6 +201,48 @@ template <typename T, int K, int L, bool ASYNC> __device__ inline void VPPairGat
   if constexpr (ASYNC) VPCopyCommit();
 }
 
+// A forest's patch (TAB): its 8 cells around the vertex (x lowest bit, from the forest's patch-cell table) and the position
+// in the local vectors of closure node (c0, c1, c2) through the cell-node table node ((k+1)^3 a cell; -1: Dirichlet node)
+template <int K> __device__ inline long VPPairTableNode(const int *cells, const int *node, int c0, int c1, int c2)
+{
+  constexpr int N = K + 1;
+  const int     b0 = c0 > K, b1 = c1 > K, b2 = c2 > K;
+  return node[(size_t)cells[b0 | (b1 << 1) | (b2 << 2)] * (N * N * N) + (c0 - b0 * K) + N * ((c1 - b1 * K) + N * (c2 - b2 * K))];
+}
+
+// VPPairGather's rows through the tables
+template <typename T, int K, int L, bool ASYNC> __device__ inline void VPPairGatherTable(const int *cells, const int *node, bool active, int lt, const double *x, T *xs)
+{
+  using P          = VPPair<K, L>;
+  constexpr int NE = P::NE, GH = P::GH;
+  const int     c0 = lt % NE;
+  int           c1 = lt / NE, c2 = 0;
+#pragma unroll
+  for (int i = 0; i < (NE * NE + GH - 1) / GH; i++) {
+    const int rho = lt / NE + i * GH; // c1 + NE c2
+    if (lt < GH * NE && rho < NE * NE) {
+      const long    id  = active ? VPPairTableNode<K>(cells, node, c0, c1, c2) : -1;
+      const bool    in  = id >= 0;
+      const double *src = in ? x + id : x;
+      if constexpr (ASYNC) VPCopyAsync(reinterpret_cast<double *>(xs) + c0 + NE * rho, src, in);
+      else xs[c0 + NE * rho] = in ? (T)*src : (T)0;
+    }
+    c1 += GH;
+    if (c1 >= NE) {
+      c1 -= NE;
+      c2++;
+    }
+  }
+  if constexpr (ASYNC) VPCopyCommit();
+}
+
+// the closure of the patch at v: the box's vertex v in bx, or (TAB) the forest patch whose cells v lists
+template <typename T, int K, int L, bool ASYNC, bool TAB> __device__ inline void VPPairGatherAny(const VPCudaBox &bx, const int *v, const int *node, bool active, int lt, const double *x, T *xs)
+{
+  if constexpr (TAB) VPPairGatherTable<T, K, L, ASYNC>(v, node, active, lt, x, xs);
+  else VPPairGather<T, K, L, ASYNC>(bx, v, active, lt, x, xs);
+}
+
 // The fast diagonalization's three kinds of NI x NI contraction, F = x + NI y + NI^2 z in shared memory. The second line
 // of a pair is computed even where it does not exist (the caller stores only existing ones).
 // z, on the thread's two lines in registers: out_l[i] = sum_z S[i][z] in_l[z]. PAIRED: S has rows of NI + 1 words from
@@ -337,8 +379,8 @@ template <typename T, int K> __device__ inline void VPPairFoldX(const T *Kx, con
 // One 3D patch. mem: this patch's shared words; lt: the thread's index in the patch; b, x, target lie in box bx.
 // xs: this patch's closure buffer (ASYNC: its copy is under way); vn, an, xn: the next patch of this slot, whether it
 // is active, its closure buffer; prev: the class triple whose matrices M holds (c_x + 3 c_y + 9 c_z; -1: none).
-template <typename T, int K, int L, typename Op, bool ONE>
-__device__ void VPPairPatch(const Op *__restrict__ op, const VPCudaBox &bx, const int *v, bool active, int lt, const double *__restrict__ b, const double *x, double *target, double omega, bool atomic, T *mem, T *xs, const int *vn, bool an, T *xn,
+template <typename T, int K, int L, typename Op, bool ONE, bool TAB>
+__device__ void VPPairPatch(const Op *__restrict__ op, const VPCudaBox &bx, const int *v, const int *node, bool active, int lt, const double *__restrict__ b, const double *x, double *target, double omega, bool atomic, T *mem, T *xs, const int *vn, bool an, T *xn,
                             int &prev, const VPPairArgs &pa)
 {
   using P           = VPPair<K, L>;
@@ -357,7 +399,7 @@ __device__ void VPPairPatch(const Op *__restrict__ op, const VPCudaBox &bx, cons
   const size_t s1 = (size_t)bx.m[0], s2 = (size_t)bx.m[0] * (size_t)bx.m[1];
   int          cls[3] = {1, 1, 1}, base[3] = {0, 0, 0};
 
-  if (active)
+  if (active && !TAB) // a forest's patches are all of the interior class
     for (int d = 0; d < 3; d++) {
       cls[d]  = VPPairClass(v[d], (bx.n[d] + 1) / K);
       base[d] = (v[d] - 1) * K; // full-grid node of closure index 0; interior index of closure c: base + c - 1
@@ -373,10 +415,17 @@ __device__ void VPPairPatch(const Op *__restrict__ op, const VPCudaBox &bx, cons
     VPPairStage<T, K, L, Op>(op, cls, lt, pa, M);
     prev = cls[0] + 3 * cls[1] + 9 * cls[2];
   }
-  if (x && !ASYNC) VPPairGather<T, K, L, false>(bx, v, active, lt, x, xs);
+  if (x && !ASYNC) VPPairGatherAny<T, K, L, false, TAB>(bx, v, node, active, lt, x, xs);
   // the thread's two residual lines start from b
   T r0[NI], r1[NI];
-  {
+  if constexpr (TAB) {
+    const bool ld = pairthr && active;
+#pragma unroll
+    for (int z = 0; z < NI; z++) {
+      r0[z] = ld ? (T)b[VPPairTableNode<K>(v, node, ca + 1, cq + 1, z + 1)] : (T)0;
+      r1[z] = TWO && ld ? (T)b[VPPairTableNode<K>(v, node, ca + 1, cq1 + 1, z + 1)] : (T)0;
+    }
+  } else {
     const bool   ld = pairthr && active;
     const size_t i0 = ld ? (size_t)(base[0] + ca - bx.lo[0]) + (size_t)(base[1] + cq - bx.lo[1]) * s1 + (size_t)(base[2] - bx.lo[2]) * s2 : 0;
     const size_t i1 = ld ? i0 + (size_t)(cq1 - cq) * s1 : 0;
@@ -389,7 +438,7 @@ __device__ void VPPairPatch(const Op *__restrict__ op, const VPCudaBox &bx, cons
   if (x && ASYNC) VPCopyWait();
   __syncthreads(); // the closure is in xs, the matrices in M
   // the next patch's closure, into the buffer that the previous patch (past the barrier above) is done with
-  if (!ONE && x && ASYNC && an) VPPairGather<T, K, L, true>(bx, vn, true, lt, x, xn);
+  if (!ONE && x && ASYNC && an) VPPairGatherAny<T, K, L, true, TAB>(bx, vn, node, true, lt, x, xn);
 
   if (x) {
     if constexpr (P::FOLD) VPPairFoldX<T, K>(Kx, Mx, xs, lt, XK, XM);
@@ -425,7 +474,7 @@ __device__ void VPPairPatch(const Op *__restrict__ op, const VPCudaBox &bx, cons
       }
     }
     __syncthreads();                                                     // X_K, X_M complete; xs is read no more
-    if (ONE && an) VPPairGather<T, K, L, true>(bx, vn, true, lt, x, xs); // the next patch's closure, into the same buffer
+    if (ONE && an) VPPairGatherAny<T, K, L, true, TAB>(bx, vn, node, true, lt, x, xs); // the next patch's closure, into the same buffer
     // y step and the z contraction, column pairs: r -= M_z (c_0 M_y X_K + c_1 K_y X_M) + K_z (c_2 M_y X_M)
     if (pairthr) {
       const T c0 = op->coef[pa.term[0]], c1 = op->coef[pa.term[1]], c2 = op->coef[pa.term[2]];
@@ -515,8 +564,18 @@ __device__ void VPPairPatch(const Op *__restrict__ op, const VPCudaBox &bx, cons
   VPPairRow<T, NI>(Sx + ra1 * NI, sx1);
   if (pairthr) VPPairY<T, NI>(Sy, ca, cq, cq1, csecond, F1, F2);
   __syncthreads(); // F2 complete; F1 and M are read no more, so the next patch may gather into xs and stage into M without another barrier
-  // step 5, row pairs: S_x, the update of the interior
-  if (pairthr && active) {
+  // step 5, row pairs: S_x, the update of the interior (a forest's: through the tables; one color's interiors are disjoint)
+  if constexpr (TAB) {
+    if (pairthr && active) {
+      T u0[NI], u1[NI];
+      VPPairX<T, NI>(sx0, sx1, rq, F2, u0, u1);
+#pragma unroll
+      for (int z = 0; z < NI; z++) {
+        target[VPPairTableNode<K>(v, node, rh + 1, rq + 1, z + 1)] += omega * (double)u0[z];
+        if (rsecond) target[VPPairTableNode<K>(v, node, rh + H + 1, rq + 1, z + 1)] += omega * (double)u1[z];
+      }
+    }
+  } else if (pairthr && active) {
     const size_t i0 = (size_t)(base[0] + rh - bx.lo[0]) + (size_t)(base[1] + rq - bx.lo[1]) * s1 + (size_t)(base[2] - bx.lo[2]) * s2;
     T            u0[NI], u1[NI];
     double       old0[NI], old1[NI];
@@ -555,10 +614,12 @@ __device__ void VPPairPatch(const Op *__restrict__ op, const VPCudaBox &bx, cons
   // before its first barrier, X_K (F2) and X_M after it
 }
 
-template <typename T, int K, int L, typename Op, bool ONE>
+// TAB: a forest's patches; vertex then holds each patch's 8 cells and node the cell-node table (bx is not read)
+template <typename T, int K, int L, typename Op, bool ONE, bool TAB>
 __global__ void __launch_bounds__(VPPair<K, L>::BLOCK, (VPPairMinBlocks<T, K, L>::value))
-    VPPairKernel(const Op *__restrict__ op, VPCudaBox bx, const int *__restrict__ vertex, int start, int end, const double *__restrict__ b, const double *x, double *target, double omega, bool atomic, int stride, VPPairArgs pa)
+    VPPairKernel(const Op *__restrict__ op, VPCudaBox bx, const int *__restrict__ vertex, const int *__restrict__ node, int start, int end, const double *__restrict__ b, const double *x, double *target, double omega, bool atomic, int stride, VPPairArgs pa)
 {
+  constexpr int PER = TAB ? 8 : 3; // ints per patch in vertex
   using P                 = VPPair<K, L>;
   constexpr bool    ASYNC = VPPairWords<T, K, L, ONE>::ASYNC;
   extern __shared__ __align__(16) unsigned char vp_pair_smem[];
@@ -566,11 +627,11 @@ __global__ void __launch_bounds__(VPPair<K, L>::BLOCK, (VPPairMinBlocks<T, K, L>
   T                                            *mem = reinterpret_cast<T *>(vp_pair_smem) + pp * stride, *cur = mem + VPPairWords<T, K, L, ONE>::OFFXS, *nxt = cur + (ASYNC && !ONE ? P::XS : 0);
   int                                           prev = -1;
 
-  if (x && ASYNC && start + (int)blockIdx.x * P::PATCHES + pp < end) VPPairGather<T, K, L, true>(bx, vertex + 3 * (start + blockIdx.x * P::PATCHES + pp), true, lt, x, cur);
+  if (x && ASYNC && start + (int)blockIdx.x * P::PATCHES + pp < end) VPPairGatherAny<T, K, L, true, TAB>(bx, vertex + PER * (start + blockIdx.x * P::PATCHES + pp), node, true, lt, x, cur);
   for (int first = start + blockIdx.x * P::PATCHES; first < end; first += step) {
     const int  p = first + pp, pn = p + step;
     const bool active = p < end, an = pn < end;
-    VPPairPatch<T, K, L, Op, ONE>(op, bx, vertex + 3 * (active ? p : start), active, lt, b, x, target, omega, atomic, mem, cur, vertex + 3 * (an ? pn : start), an, nxt, prev, pa);
+    VPPairPatch<T, K, L, Op, ONE, TAB>(op, bx, vertex + PER * (active ? p : start), node, active, lt, b, x, target, omega, atomic, mem, cur, vertex + PER * (an ? pn : start), an, nxt, prev, pa);
     T *t = cur; // the buffers swap
     cur  = nxt;
     nxt  = t;
@@ -578,16 +639,17 @@ __global__ void __launch_bounds__(VPPair<K, L>::BLOCK, (VPPairMinBlocks<T, K, L>
 }
 
 template <typename T, typename Op> struct VPPairEntry {
-  void (*kernel)(const Op *, VPCudaBox, const int *, int, int, const double *, const double *, double *, double, bool, int, VPPairArgs);
+  void (*kernel)(const Op *, VPCudaBox, const int *, const int *, int, int, const double *, const double *, double *, double, bool, int, VPPairArgs);
+  void (*table)(const Op *, VPCudaBox, const int *, const int *, int, int, const double *, const double *, double *, double, bool, int, VPPairArgs); // a forest's patches
   int block, patches, words;
 };
 
 template <typename T, typename Op, int K> static VPPairEntry<T, Op> VPPairMake(int lines)
 {
   constexpr bool ONE = sizeof(T) == 8; // the one-line double steps refill their one closure buffer (VPPairWords)
-  if (lines == 2) return {VPPairKernel<T, K, 2, Op, false>, VPPair<K, 2>::BLOCK, VPPair<K, 2>::PATCHES, VPPairWords<T, K, 2>::value};
-  if (lines == 3) return {VPPairKernel<T, K, 3, Op, ONE>, VPPair<K, 3>::BLOCK, VPPair<K, 3>::PATCHES, VPPairWords<T, K, 3, ONE>::value};
-  return {VPPairKernel<T, K, 1, Op, ONE>, VPPair<K, 1>::BLOCK, VPPair<K, 1>::PATCHES, VPPairWords<T, K, 1, ONE>::value};
+  if (lines == 2) return {VPPairKernel<T, K, 2, Op, false, false>, VPPairKernel<T, K, 2, Op, false, true>, VPPair<K, 2>::BLOCK, VPPair<K, 2>::PATCHES, VPPairWords<T, K, 2>::value};
+  if (lines == 3) return {VPPairKernel<T, K, 3, Op, ONE, false>, VPPairKernel<T, K, 3, Op, ONE, true>, VPPair<K, 3>::BLOCK, VPPair<K, 3>::PATCHES, VPPairWords<T, K, 3, ONE>::value};
+  return {VPPairKernel<T, K, 1, Op, ONE, false>, VPPairKernel<T, K, 1, Op, ONE, true>, VPPair<K, 1>::BLOCK, VPPair<K, 1>::PATCHES, VPPairWords<T, K, 1, ONE>::value};
 }
 
 template <typename T, typename Op> static int VPPairGet(int k, int lines, VPPairEntry<T, Op> *e)
@@ -676,6 +738,8 @@ template <typename T, typename Op> static int VPPairPrepareT(const VPPairLayout 
     cudaFuncAttributes attr;
     VP_CHECK(cudaFuncGetAttributes(&attr, e.kernel));
     if ((int)*bytes > attr.maxDynamicSharedSizeBytes) VP_CHECK(cudaFuncSetAttribute(e.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)*bytes));
+    VP_CHECK(cudaFuncGetAttributes(&attr, e.table));
+    if ((int)*bytes > attr.maxDynamicSharedSizeBytes) VP_CHECK(cudaFuncSetAttribute(e.table, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)*bytes));
   }
   return 0;
 }
@@ -691,7 +755,8 @@ int VPPairPrepare(VPPairLayout *layout, size_t *bytes_d, size_t *bytes_f)
   return 0;
 }
 
-template <typename T, typename Op> static int VPPairLaunchT(const VPPairLayout *l, const Op *op, const VPCudaBox *bx, const int *vertex, int start, int end, const double *b, const double *x, double *target, double omega, bool atomic, int maxblocks)
+// bx NULL: a forest's patches (vertex: their cells, node: the cell-node table)
+template <typename T, typename Op> static int VPPairLaunchT(const VPPairLayout *l, const Op *op, const VPCudaBox *bx, const int *vertex, const int *node, int start, int end, const double *b, const double *x, double *target, double omega, bool atomic, int maxblocks)
 {
   VPPairEntry<T, Op> e;
   const int          err = VPPairGet<T, Op>(l->k, l->lines[sizeof(T) == 8 ? 0 : 1], &e);
@@ -699,7 +764,8 @@ template <typename T, typename Op> static int VPPairLaunchT(const VPPairLayout *
   if (err) return err;
   // words per patch, odd: the patches that share a warp start in different banks
   const int stride = e.words | 1, need = (end - start + e.patches - 1) / e.patches, blocks = need < maxblocks ? need : maxblocks;
-  e.kernel<<<blocks, e.block, (size_t)e.patches * stride * sizeof(T)>>>(op, *bx, vertex, start, end, b, x, target, omega, atomic, stride, pa);
+  if (bx) e.kernel<<<blocks, e.block, (size_t)e.patches * stride * sizeof(T)>>>(op, *bx, vertex, nullptr, start, end, b, x, target, omega, atomic, stride, pa);
+  else e.table<<<blocks, e.block, (size_t)e.patches * stride * sizeof(T)>>>(op, VPCudaBox{}, vertex, node, start, end, b, x, target, omega, false, stride, pa);
   VP_CHECK(cudaGetLastError());
   return 0;
 }
@@ -707,8 +773,15 @@ template <typename T, typename Op> static int VPPairLaunchT(const VPPairLayout *
 int VPPairLaunch(const VPPairLayout *layout, int single, const void *op, const VPCudaBox *bx, const int *vertex, int start, int end, const double *b, const double *x, double *target, double omega, bool atomic, int maxblocks)
 {
   if (end <= start) return 0;
-  if (single) return VPPairLaunchT<float, VPCudaPatchOp_f>(layout, (const VPCudaPatchOp_f *)op, bx, vertex, start, end, b, x, target, omega, atomic, maxblocks);
-  return VPPairLaunchT<double, VPCudaPatchOp_d>(layout, (const VPCudaPatchOp_d *)op, bx, vertex, start, end, b, x, target, omega, atomic, maxblocks);
+  if (single) return VPPairLaunchT<float, VPCudaPatchOp_f>(layout, (const VPCudaPatchOp_f *)op, bx, vertex, nullptr, start, end, b, x, target, omega, atomic, maxblocks);
+  return VPPairLaunchT<double, VPCudaPatchOp_d>(layout, (const VPCudaPatchOp_d *)op, bx, vertex, nullptr, start, end, b, x, target, omega, atomic, maxblocks);
+}
+
+int VPPairLaunchTable(const VPPairLayout *layout, int single, const void *op, const int *patchcell, const int *node, int start, int end, const double *b, const double *x, double *target, double omega, int maxblocks)
+{
+  if (end <= start) return 0;
+  if (single) return VPPairLaunchT<float, VPCudaPatchOp_f>(layout, (const VPCudaPatchOp_f *)op, nullptr, patchcell, node, start, end, b, x, target, omega, false, maxblocks);
+  return VPPairLaunchT<double, VPCudaPatchOp_d>(layout, (const VPCudaPatchOp_d *)op, nullptr, patchcell, node, start, end, b, x, target, omega, false, maxblocks);
 }
 
 double VPPairResidualFlops(int k, int lines)

@@ -24,6 +24,9 @@ void VPPairSetLines(VPPairLayout *layout, int lines);
 int VPPairPrepare(VPPairLayout *layout, size_t *bytes_d, size_t *bytes_f);
 // the patches [start, end) of the processing order, one step (see VPCudaSmootherColor / Additive)
 int VPPairLaunch(const VPPairLayout *layout, int single, const void *op, const VPCudaBox *bx, const int *vertex, int start, int end, const double *b, const double *x, double *target, double omega, bool atomic, int maxblocks);
+// the same on a forest's patches [start, end) (3D: 8 cells each in patchcell, their nodes' local-vector positions in node,
+// (k+1)^3 a cell; one call's interiors disjoint: plain updates)
+int VPPairLaunchTable(const VPPairLayout *layout, int single, const void *op, const int *patchcell, const int *node, int start, int end, const double *b, const double *x, double *target, double omega, int maxblocks);
 // flops of one patch's local residual as the layout lines (1, 2, 3) computes it (two z contractions instead of three,
 // without the zeros of M_z and K_z; with 3 the x step without those of K_x and M_x)
 double VPPairResidualFlops(int k, int lines);

@@ -76,6 +76,12 @@ for n in 1 2 4; do
 done
 for k in 1 2 4 5 6 7 8; do forest_gpu gpu_forest_lshape_k${k}_np1 1 -dim 2 -k $k -refine 2 -dm_brick_remove 1,1; done
 for k in 1 2 4 5; do forest_gpu gpu_forest_fichera_k${k}_np1 1 -dim 3 -k $k -refine $([ $k = 1 ] && echo 2 || echo 1) -dm_brick_remove 1,1,1; done
+# the 3D steps of every thread layout of the box's kernels with table addressing (0: one line, shared memory; 1, 2: lines of
+# the pair kernel; 3: its folded x step), k = 2..4 and on 2 ranks
+for l in 0 1 2 3; do
+  for k in 2 3 4; do forest_gpu gpu_forest_fichera_k${k}_lines${l}_np1 1 -dim 3 -k $k -refine 1 -dm_brick_remove 1,1,1 -step_pc_vertexpatch_gpu_lines $l; done
+  forest_gpu gpu_forest_periodic_k3_lines${l}_np2 2 -dim 3 -k 3 -refine 1 -dm_brick_periodic 1,0,1 -step_pc_vertexpatch_gpu_lines $l
+done
 # sipg (DG) on forests: the cell kernel with the face table, the patch kernel with the forest's patches, the mixed patches'
 # dense kernel, the DG forest transfer
 for n in 1 2 4; do

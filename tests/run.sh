@@ -978,6 +978,14 @@ result petsc_defaults_aij_keeps_sor $? "-dm_mat_type aij: the levels keep PETSc'
 ctest coarse_size_2d_k1-8 ./tests/test_coarse -dim 2
 ctest coarse_size_3d_k1-5 ./tests/test_coarse -dim 3 -kmax 5
 ctest coarse_size_2d_4ranks $MPI4 ./tests/test_coarse -dim 2 -kmax 4 -cells 5,4
+# on forests (the L-shape, the Fichera corner with a periodic x, periodic boxes of 2 cells, a full box as a forest, 3 ranks):
+# laplace, c0ip and sipg rows counted cell by cell (a bound there chose Chebyshev over LU for 3D Q6 on 2 x 2 x 2 trees)
+ctest coarse_size_forest_lshape_k1-6 ./tests/test_coarse -forest -dim 2 -kmax 6 -dm_brick_remove 1,1
+ctest coarse_size_forest_fichera_px_k1-4 ./tests/test_coarse -forest -dim 3 -kmax 4 -dm_brick_remove 1,1,1 -dm_brick_periodic 1,0,0
+ctest coarse_size_forest_periodic_2d_k1-5 ./tests/test_coarse -forest -dim 2 -kmax 5 -dm_brick_periodic 1,1
+ctest coarse_size_forest_periodic_3d_k1-3 ./tests/test_coarse -forest -dim 3 -kmax 3 -dm_brick_periodic 1,1,1
+ctest coarse_size_forest_box_3d_k1-4 ./tests/test_coarse -forest -dim 3 -kmax 4 -dm_brick_partition p4est
+ctest coarse_size_forest_lshape_3ranks $MPIEXEC -n 3 --oversubscribe ./tests/test_coarse -forest -dim 2 -kmax 4 -dm_brick_remove 1,1
 # Every tutorial in 2D and 3D at k = 1..8 on its default cells: the coarse problem PCMG solves (the -ksp_view of its
 # coarse level) has at most -dm_brick_coarse_direct_max (1e6) nonzeros and an exact solve (LU). -dm_brick_refine 0: the
 # coarse problem depends on the cells alone, and the fine level stays small.

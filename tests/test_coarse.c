@@ -1,7 +1,8 @@
 static const char help[] = "Checks what the brick decides about its coarse problem: the size DMBrickGetOperatorSize() counts against the\n"
                            "assembled operator (rows and nonzeros, every operator and degree), and the levels the hierarchy goes\n"
                            "below the coarse grid (-dm_brick_coarsen_below).\n"
-                           "Options: -dim 2|3, -kmin, -kmax, -cells (the grid of the size checks).\n";
+                           "Options: -dim 2|3, -kmin, -kmax, -cells (the grid of the size checks); -forest: the size checks only, on the forest\n"
+                           "that -dm_brick_remove / -dm_brick_periodic / -dm_brick_partition p4est describe.\n";
 
 #include "checks.h"
 
@@ -82,14 +83,16 @@ int main(int argc, char **argv)
 {
   PetscInt    dim = 2, kmin = 1, kmax = 8;
   const char *ops[3] = {"laplace", "c0ip", "sipg"};
+  PetscBool   forest;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-dim", &dim, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-kmin", &kmin, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-kmax", &kmax, NULL));
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-forest", &forest));
   for (PetscInt o = 0; o < 3; o++)
     for (PetscInt k = PetscMax(kmin, o == 1 ? 2 : 1); k <= kmax; k++) PetscCall(CheckSize(dim, ops[o], k));
-  {
+  if (!forest) {
     const PetscInt c464[3] = {4, 6, 4}, c888[3] = {8, 8, 8}, c422[3] = {4, 2, 2}, c333[3] = {3, 3, 3};
     PetscCall(CheckBelow(dim, c464, 2, -1, 1));
     PetscCall(CheckBelow(dim, c888, 2, -1, 3));

@@ -98,6 +98,92 @@ PetscErrorCode DMBrickOperatorSize_Private(const DM_Brick *brick, const PetscInt
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The rank's rows' nonzeros of a forest's assembled operator. DG: a cell's values couple with its own and its face
+   neighbours' (f->face). CG: a free node couples with the free nodes of the cells around it (laplace) and also of those
+   cells' face neighbours (c0ip: its face terms join all nodes of the two cells of a face). Each owned node's coupled cells
+   that are in the domain have their nodes stamped in a window of lattice positions around it (distinct positions along a
+   periodic direction shorter than the window), and the free ones counted once. Only coarse levels ask (the size of the
+   exact coarse solve), where a window of at most (4k+5)^dim stamps a node is affordable. */
+static PetscErrorCode BrickForestOperatorNonzeros(const DM_Brick *brick, PetscInt64 *nnz)
+{
+  const BrickForest *f = brick->forest;
+  const PetscInt     k = brick->degree, dim = brick->dim, nv = f->nv, ext = brick->op.ghost_cells > 1 ? 1 : 0, W = 4 * k + 5;
+  PetscInt          *pos, *stamp, nstamp;
+
+  PetscFunctionBegin;
+  *nnz = 0;
+  if (brick->op.dg) {
+    for (PetscInt c = 0; c < f->ncells; c++) {
+      const PetscInt *nbr = f->face + c * 2 * dim;
+      PetscInt        nb  = 1;
+      for (PetscInt e = 0; e < 2 * dim; e++) { /* distinct neighbours: along a periodic direction of 2 cells both faces meet one cell */
+        PetscBool again = PETSC_FALSE;
+        for (PetscInt g = 0; g < e; g++) again = (PetscBool)(again || nbr[g] == nbr[e]);
+        nb += nbr[e] >= 0 && !again;
+      }
+      *nnz += (PetscInt64)nv * nv * nb;
+    }
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  nstamp = W * W * (dim == 3 ? W : 1);
+  PetscCall(PetscMalloc2(3 * f->nowned + 1, &pos, nstamp, &stamp));
+  for (PetscInt i = 0; i < 3 * f->nowned; i++) pos[i] = -1;
+  for (PetscInt i = 0; i < nstamp; i++) stamp[i] = -1;
+  for (PetscInt c = 0; c < f->ncells; c++) /* each owned node's lattice position, from a cell that holds it */
+    for (PetscInt i = 0; i < nv; i++) {
+      const PetscInt ln = f->node[c * nv + i], ii[3] = {i % (k + 1), (i / (k + 1)) % (k + 1), i / ((k + 1) * (k + 1))};
+      if (ln < 0 || ln >= f->nowned || pos[3 * ln] >= 0) continue;
+      for (PetscInt d = 0; d < 3; d++) pos[3 * ln + d] = d < dim ? f->ijk[3 * c + d] * k + ii[d] : 0;
+    }
+  for (PetscInt n = 0; n < f->nowned; n++) {
+    PetscInt rlo[3] = {0, 0, 0}, rhi[3] = {0, 0, 0}, win[3][4 * BRICK_MAX_DEGREE + 5], m[3] = {1, 1, 1}, period[3] = {1, 1, 1};
+    win[1][0] = win[2][0] = 0;
+    PetscCheck(pos[3 * n] >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "forest brick: owned node %" PetscInt_FMT " is in none of the rank's cells", n);
+    for (PetscInt d = 0; d < dim; d++) {
+      const PetscInt p = pos[3 * n + d];
+      period[d] = k * (brick->cells0[d] << f->level);
+      rlo[d]    = p % k == 0 ? p / k - 1 : p / k;
+      rhi[d]    = p % k == 0 ? p / k : p / k;
+      m[d]      = 0; /* the distinct (wrapped) positions of the window */
+      for (PetscInt q = (rlo[d] - ext) * k; q <= (rhi[d] + 1 + ext) * k; q++) {
+        const PetscInt w = brick->periodic[d] ? ((q % period[d]) + period[d]) % period[d] : q;
+        PetscBool      seen = PETSC_FALSE;
+        for (PetscInt j = 0; j < m[d]; j++) seen = (PetscBool)(seen || win[d][j] == w);
+        if (!seen) win[d][m[d]++] = w;
+      }
+    }
+    for (PetscInt e = 0; e < (ext ? dim : 1); e++) { /* the cells around the node, extended by one cell along e (c0ip) */
+      PetscInt lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+      for (PetscInt d = 0; d < dim; d++) {
+        lo[d] = rlo[d] - (ext && d == e);
+        hi[d] = rhi[d] + (ext && d == e);
+      }
+      for (PetscInt cz = lo[2]; cz <= hi[2]; cz++)
+        for (PetscInt cy = lo[1]; cy <= hi[1]; cy++)
+          for (PetscInt cx = lo[0]; cx <= hi[0]; cx++) {
+            const PetscInt cc[3] = {cx, cy, cz};
+            if (!DMBrickForestCellInDomain_Private(brick, f->level, cc)) continue;
+            for (PetscInt i = 0; i < nv; i++) {
+              const PetscInt ii[3] = {i % (k + 1), (i / (k + 1)) % (k + 1), i / ((k + 1) * (k + 1))};
+              PetscInt       q[3] = {0, 0, 0}, s = 0;
+              for (PetscInt d = dim - 1; d >= 0; d--) {
+                PetscInt j = 0, w = cc[d] * k + ii[d];
+                if (brick->periodic[d]) w = ((w % period[d]) + period[d]) % period[d];
+                while (win[d][j] != w) j++; /* it is in the window */
+                q[d] = w;
+                s    = s * W + j;
+              }
+              if (stamp[s] == n) continue;
+              stamp[s] = n;
+              *nnz += DMBrickForestNodeFree_Private(brick, q);
+            }
+          }
+    }
+  }
+  PetscCall(PetscFree2(pos, stamp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@
    DMBrickGetOperatorSize - the size of the brick's operator as an assembled matrix: its rows (global unknowns) and its
    nonzeros, counted from the element couplings without assembling (the number `MatGetInfo()` reports for the matrix
@@ -125,11 +211,11 @@ PetscErrorCode DMBrickGetOperatorSize(DM dm, PetscInt *rows, PetscInt64 *nonzero
   PetscCall(DMBrickGetImpl_Private(dm, &brick));
   PetscCheck(dm->setupcalled, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONGSTATE, "Call DMSetUp() first");
   if (brick->forest) {
-    /* a forest: its DoFs, and the bound of nonzeros a row: CG (2k+1)^d (a node couples with the nodes of its cells), DG
-       (2 dim + 1) (k+1)^d (a cell's values with its own and its face neighbours') */
-    PetscInt64 own = brick->forest->nowned, width = 2 * brick->degree + 1;
+    /* a forest: its DoFs and the nonzeros of its rows (BrickForestOperatorNonzeros) */
+    PetscInt64 own = brick->forest->nowned, mine;
+    PetscCall(BrickForestOperatorNonzeros(brick, &mine));
     PetscCallMPI(MPIU_Allreduce(&own, &n, 1, MPIU_INT64, MPI_SUM, PetscObjectComm((PetscObject)dm)));
-    nnz = brick->op.dg ? n * (2 * brick->dim + 1) * brick->forest->nv : n * width * width * (brick->dim == 3 ? width : 1);
+    PetscCallMPI(MPIU_Allreduce(&mine, &nnz, 1, MPIU_INT64, MPI_SUM, PetscObjectComm((PetscObject)dm)));
   } else PetscCall(DMBrickOperatorSize_Private(brick, brick->cells, &n, &nnz));
   if (rows) *rows = (PetscInt)n;
   if (nonzeros) *nonzeros = nnz;

@@ -157,6 +157,26 @@ PetscBool DMBrickForestCellInDomain_Private(const DM_Brick *brick, PetscInt leve
   return (PetscBool)(brick->forest->tree[coarse] >= 0);
 }
 
+/* Is the node at lattice position p (level lattice of nodes, k per cell; periodic coordinates wrapped) free: are all the
+   cells that touch it in the domain? */
+PetscBool DMBrickForestNodeFree_Private(const DM_Brick *brick, const PetscInt p[])
+{
+  const PetscInt k = brick->degree;
+  PetscInt       lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+
+  for (PetscInt d = 0; d < brick->dim; d++) {
+    hi[d] = p[d] / k;
+    lo[d] = p[d] % k == 0 ? hi[d] - 1 : hi[d];
+  }
+  for (PetscInt z = lo[2]; z <= hi[2]; z++)
+    for (PetscInt y = lo[1]; y <= hi[1]; y++)
+      for (PetscInt x = lo[0]; x <= hi[0]; x++) {
+        const PetscInt c[3] = {x, y, z};
+        if (!DMBrickForestCellInDomain_Private(brick, brick->forest->level, c)) return PETSC_FALSE;
+      }
+  return PETSC_TRUE;
+}
+
 PetscInt64 BrickForestCurveIndex(const BrickForest *f, const PetscInt cells0[], const PetscInt c[], PetscInt level)
 {
   PetscInt   coarse = 0;
@@ -421,7 +441,8 @@ static PetscInt BrickForestRedBlack(const BrickForest *f, PetscInt nrb, const Pe
    (C0IP) times the red-black part (BrickForestRedBlack). */
 static PetscErrorCode BrickForestSetUpPatches(BrickForest *f, PetscBool dg, PetscBool redblack, const BrickCellKey *sorted)
 {
-  const PetscInt nc = f->ncells + f->nghost, nchild = 1 << f->dim, k = f->k, maxp = dg ? f->ncells : f->nowned;
+  const PetscInt nc = f->ncells + f->nghost, nchild = 1 << f->dim, k = f->k;
+  PetscInt       maxp = f->ncells;
   PetscBool     *seen;
   PetscInt      *color, ncol[3] = {1, 1, 1}, np = 0, nrb = 1;
   PetscInt      *cells, *verts;
@@ -435,7 +456,20 @@ static PetscErrorCode BrickForestSetUpPatches(BrickForest *f, PetscBool dg, Pets
   }
   f->ncolors = ncol[0] * ncol[1] * ncol[2] * nrb;
   PetscCall(PetscCalloc1(f->nowned, &seen));
-  PetscCall(PetscMalloc3(maxp, &color, maxp * nchild, &cells, 3 * maxp, &verts));
+  if (!dg) { /* CG: one patch per owned vertex node, counted first (a bound by the owned nodes is (k+1)^dim times too large) */
+    maxp = 0;
+    for (PetscInt c = 0; c < f->ncells; c++)
+      for (PetscInt corner = 0; corner < nchild; corner++) {
+        PetscInt i = 0;
+        for (PetscInt d = f->dim - 1; d >= 0; d--) i = i * (k + 1) + ((corner >> d) & 1) * k;
+        const PetscInt ln = f->node[c * f->nv + i];
+        if (ln < 0 || ln >= f->nowned || seen[ln]) continue;
+        seen[ln] = PETSC_TRUE;
+        maxp++;
+      }
+    PetscCall(PetscArrayzero(seen, f->nowned));
+  }
+  PetscCall(PetscMalloc3(maxp + 1, &color, maxp * nchild + 1, &cells, 3 * maxp + 1, &verts));
   for (PetscInt c = 0; c < f->ncells; c++)
     for (PetscInt corner = 0; corner < nchild; corner++) {
       PetscInt i = 0, v[3] = {0, 0, 0}, col = 0;

@@ -18,6 +18,10 @@ typedef struct {
   PetscBool    dg; /* DG levels: every fine value belongs to one cell (weight 1 in the transpose) */
   PetscReal    E[2][BRICK_MAX_DEGREE + 1][BRICK_MAX_DEGREE + 1]; /* child position b: rows b k .. b k + k of the embedding */
   PetscReal    ET[2][(BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)];
+  PetscReal    P[(2 * BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)], PT[(2 * BRICK_MAX_DEGREE + 1) * (BRICK_MAX_DEGREE + 1)]; /* the 1D embedding of a parent into its two children's 2k + 1 nodes, and its transpose */
+  PetscInt     nfam, *fampos; /* a family's (2k+1)^dim nodes; per child position b and node i of the child, its place in the family */
+  PetscReal   *wcell, *wfamily; /* restriction weights (each fine node counts once in the sum) of a cell's nodes and of a family's */
+  PetscScalar *work;            /* 3 nfam scratch values */
   PetscInt     nparents, *parentof, *child; /* per fine cell: its parent (index into the gathered parents), its child bits */
   PetscInt    *pnode;                       /* nparents nv: the parent's nodes in buf, -1 on the boundary */
   PetscInt     nbuf;                        /* coarse nodes the rank's fine cells read */
@@ -28,6 +32,18 @@ typedef struct {
   Vec          bufvec; /* device levels: buf on the device (a sequential device vector of nbuf entries) */
   void        *gpu;    /* VPCudaForestTransfer (VP_HAVE_CUDA), made when the fine level's vectors are device vectors */
 } BrickForestTransfer;
+
+/* Is fine cell c the first of a whole family on this rank? p4est's cells are in curve order, so a parent's 2^dim
+   children, where one rank owns them all, are consecutive cells with child bits 0 .. 2^dim - 1. */
+static PetscBool BrickForestIsFamily(const BrickForestTransfer *t, PetscInt ncells, PetscInt c)
+{
+  const PetscInt nch = 1 << t->dim;
+
+  if (t->dg || c + nch > ncells) return PETSC_FALSE;
+  for (PetscInt b = 0; b < nch; b++)
+    if (t->child[c + b] != b || t->parentof[c + b] != t->parentof[c]) return PETSC_FALSE;
+  return PETSC_TRUE;
+}
 
 #if defined(VP_HAVE_CUDA)
 /* the transfer on the device: the gather through the same PetscSF on device arrays, the cells by the kernels of
@@ -79,11 +95,25 @@ static PetscErrorCode BrickForestTransferSetUpGPU(BrickForestTransfer *t)
 {
   const BrickForest *ff = ((DM_Brick *)t->dmf->data)->forest;
   const PetscInt     n  = t->k + 1;
-  int               *node, *parentof, *child, *pnode, err;
+  const PetscInt     nch = 1 << t->dim;
+  int               *node, *parentof, *child, *pnode, *family, *single, *fampos, *famfirst, nfam = 0, nsingle = 0, err;
   double             E[2 * 81];
 
   PetscFunctionBegin;
   PetscCall(BrickForestNodeTableInt(ff, ff->ncells, &node));
+  PetscCall(PetscMalloc4(ff->ncells / nch + 1, &family, ff->ncells + 1, &single, nch * t->nv, &fampos, nch * t->nv, &famfirst));
+  for (PetscInt c = 0; c < ff->ncells;) {
+    if (BrickForestIsFamily(t, ff->ncells, c)) {
+      family[nfam++] = (int)c;
+      c += nch;
+    } else single[nsingle++] = (int)c++;
+  }
+  for (PetscInt q = 0; q < nch * t->nv; q++) {
+    fampos[q]   = (int)t->fampos[q];
+    famfirst[q] = 1;
+    for (PetscInt r = 0; r < q && famfirst[q]; r++)
+      if (t->fampos[r] == t->fampos[q]) famfirst[q] = 0;
+  }
   PetscCall(PetscMalloc3(ff->ncells + 1, &parentof, ff->ncells + 1, &child, t->nparents * t->nv + 1, &pnode));
   for (PetscInt c = 0; c < ff->ncells; c++) {
     parentof[c] = (int)t->parentof[c];
@@ -93,8 +123,9 @@ static PetscErrorCode BrickForestTransferSetUpGPU(BrickForestTransfer *t)
   for (PetscInt b = 0; b < 2; b++)
     for (PetscInt i = 0; i < n; i++)
       for (PetscInt j = 0; j < n; j++) E[b * n * n + i * n + j] = t->E[b][i][j];
-  err = VPCudaForestTransferCreate((int)t->dim, (int)t->k, (int)t->dg, (int)ff->ncells, node, parentof, child, (int)t->nparents, pnode, E, (VPCudaForestTransfer *)&t->gpu);
+  err = VPCudaForestTransferCreate((int)t->dim, (int)t->k, (int)t->dg, (int)ff->ncells, node, parentof, child, (int)t->nparents, pnode, E, nfam, family, nsingle, single, t->P, fampos, famfirst, t->wfamily, (VPCudaForestTransfer *)&t->gpu);
   PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaForestTransferCreate: %s", VPCudaErrorString(err));
+  PetscCall(PetscFree4(family, single, fampos, famfirst));
   PetscCall(PetscFree(node));
   PetscCall(PetscFree3(parentof, child, pnode));
   PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, t->nbuf, &t->bufvec));
@@ -126,12 +157,35 @@ static void BrickForestEmbed(const BrickForestTransfer *t, PetscBool transpose, 
   if (t->dim == 3) BrickTensorApply1D(2, ext, n, B[2], work + t->nv, v);
 }
 
+/* the block of a family's (2k+1)^dim node values from (transpose: to) its parent's (k+1)^dim, direction by direction:
+   fewer operations than 2^dim cell embeddings (Q3 3D: 5.2k against 12.3k flops) */
+static void BrickForestFamilyEmbed(const BrickForestTransfer *t, PetscBool transpose, const PetscScalar in[], PetscScalar out[])
+{
+  const PetscInt n = t->k + 1, ne = 2 * t->k + 1, dim = t->dim;
+  PetscScalar   *w1 = t->work, *w2 = t->work + t->nfam;
+  PetscInt       ext[3];
+
+  if (!transpose) {
+    const PetscInt e0[3] = {n, n, dim == 3 ? n : 1}, e1[3] = {ne, n, dim == 3 ? n : 1}, e2[3] = {ne, ne, dim == 3 ? n : 1};
+    BrickTensorApply1D(0, e0, ne, t->P, in, w1);
+    BrickTensorApply1D(1, e1, ne, t->P, w1, dim == 2 ? out : w2);
+    if (dim == 3) BrickTensorApply1D(2, e2, ne, t->P, w2, out);
+  } else {
+    for (PetscInt d = 0; d < 3; d++) ext[d] = d < dim ? ne : 1;
+    BrickTensorApply1D(0, ext, n, t->PT, in, w1);
+    ext[0] = n;
+    BrickTensorApply1D(1, ext, n, t->PT, w1, dim == 2 ? out : w2);
+    ext[1] = n;
+    if (dim == 3) BrickTensorApply1D(2, ext, n, t->PT, w2, out);
+  }
+}
+
 static PetscErrorCode MatMult_BrickForestTransfer(Mat P, Vec xc, Vec yf)
 {
   BrickForestTransfer *t;
   const BrickForest   *ff;
   const PetscScalar   *xa;
-  PetscScalar         *fa, *ya, u[729], v[729], work[2 * 729];
+  PetscScalar         *ya, u[729], v[729], work[2 * 729];
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(P, &t));
@@ -151,18 +205,29 @@ static PetscErrorCode MatMult_BrickForestTransfer(Mat P, Vec xc, Vec yf)
   PetscCall(PetscSFBcastBegin(t->gather, MPIU_SCALAR, xa, t->buf, MPI_REPLACE));
   PetscCall(PetscSFBcastEnd(t->gather, MPIU_SCALAR, xa, t->buf, MPI_REPLACE));
   PetscCall(VecRestoreArrayRead(xc, &xa));
-  PetscCall(VecGetArray(t->fl, &fa));
-  for (PetscInt c = 0; c < ff->ncells; c++) {
-    const PetscInt *pn = t->pnode + t->parentof[c] * t->nv, *fn = ff->node + c * t->nv;
+  /* straight into the global vector: every owned node lies in one of the rank's cells, and the ghost nodes' values
+     (their owners compute them) are not needed */
+  PetscCall(VecGetArrayWrite(yf, &ya));
+  for (PetscInt c = 0; c < ff->ncells;) {
+    const PetscInt *pn = t->pnode + t->parentof[c] * t->nv;
     for (PetscInt i = 0; i < t->nv; i++) u[i] = pn[i] < 0 ? 0.0 : t->buf[pn[i]];
-    BrickForestEmbed(t, PETSC_FALSE, t->child[c], u, v, work);
-    for (PetscInt i = 0; i < t->nv; i++)
-      if (fn[i] >= 0) fa[fn[i]] = v[i]; /* a node shared by several cells gets the same value from each */
+    if (BrickForestIsFamily(t, ff->ncells, c)) { /* the whole family at once */
+      PetscScalar *blk = t->work + 2 * t->nfam;
+      BrickForestFamilyEmbed(t, PETSC_FALSE, u, blk);
+      for (PetscInt b = 0; b < (1 << t->dim); b++, c++) {
+        const PetscInt *fn = ff->node + c * t->nv, *pos = t->fampos + b * t->nv;
+        for (PetscInt i = 0; i < t->nv; i++)
+          if (fn[i] >= 0 && fn[i] < ff->nowned) ya[fn[i]] = blk[pos[i]];
+      }
+    } else {
+      const PetscInt *fn = ff->node + c * t->nv;
+      BrickForestEmbed(t, PETSC_FALSE, t->child[c], u, v, work);
+      for (PetscInt i = 0; i < t->nv; i++)
+        if (fn[i] >= 0 && fn[i] < ff->nowned) ya[fn[i]] = v[i]; /* a node shared by several cells gets the same value from each */
+      c++;
+    }
   }
-  PetscCall(VecGetArray(yf, &ya));
-  PetscCall(PetscArraycpy(ya, fa, ff->nowned));
-  PetscCall(VecRestoreArray(yf, &ya));
-  PetscCall(VecRestoreArray(t->fl, &fa));
+  PetscCall(VecRestoreArrayWrite(yf, &ya));
   PetscCall(PetscLogFlops(2.0 * t->dim * t->nv * (t->k + 1) * ff->ncells));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -188,23 +253,30 @@ static PetscErrorCode MatMultTranspose_BrickForestTransfer(Mat P, Vec xf, Vec yc
     }
   }
 #endif
-  PetscCall(DMGlobalToLocal(t->dmf, xf, INSERT_VALUES, t->fl));
+  /* the fine values of the rank's cells: the global vector itself where the rank has no ghost nodes (one rank), else
+     the local vector */
+  if (ff->nlocal > ff->nowned) PetscCall(DMGlobalToLocal(t->dmf, xf, INSERT_VALUES, t->fl));
   PetscCall(PetscArrayzero(t->buf, t->nbuf));
-  PetscCall(VecGetArrayRead(t->fl, &fa));
-  for (PetscInt c = 0; c < ff->ncells; c++) {
-    const PetscInt *pn = t->pnode + t->parentof[c] * t->nv, *fn = ff->node + c * t->nv;
-    for (PetscInt i = 0; i < t->nv; i++) {
-      const PetscInt ii[3] = {i % (t->k + 1), (i / (t->k + 1)) % (t->k + 1), i / ((t->k + 1) * (t->k + 1))};
-      PetscReal      w     = 1.0;
-      for (PetscInt d = 0; d < t->dim && !t->dg; d++)
-        if (ii[d] == 0 || ii[d] == t->k) w *= 0.5;
-      v[i] = fn[i] < 0 ? 0.0 : w * fa[fn[i]];
+  PetscCall(VecGetArrayRead(ff->nlocal > ff->nowned ? t->fl : xf, &fa));
+  for (PetscInt c = 0; c < ff->ncells;) {
+    const PetscInt *pn = t->pnode + t->parentof[c] * t->nv;
+    if (BrickForestIsFamily(t, ff->ncells, c)) { /* the whole family at once, each of its nodes once with the family's weight */
+      PetscScalar *blk = t->work + 2 * t->nfam;
+      for (PetscInt b = 0; b < (1 << t->dim); b++, c++) {
+        const PetscInt *fn = ff->node + c * t->nv, *pos = t->fampos + b * t->nv;
+        for (PetscInt i = 0; i < t->nv; i++) blk[pos[i]] = fn[i] < 0 ? 0.0 : t->wfamily[pos[i]] * fa[fn[i]];
+      }
+      BrickForestFamilyEmbed(t, PETSC_TRUE, blk, u);
+    } else {
+      const PetscInt *fn = ff->node + c * t->nv;
+      for (PetscInt i = 0; i < t->nv; i++) v[i] = fn[i] < 0 ? 0.0 : t->wcell[i] * fa[fn[i]];
+      BrickForestEmbed(t, PETSC_TRUE, t->child[c], v, u, work);
+      c++;
     }
-    BrickForestEmbed(t, PETSC_TRUE, t->child[c], v, u, work);
     for (PetscInt i = 0; i < t->nv; i++)
       if (pn[i] >= 0) t->buf[pn[i]] += u[i];
   }
-  PetscCall(VecRestoreArrayRead(t->fl, &fa));
+  PetscCall(VecRestoreArrayRead(ff->nlocal > ff->nowned ? t->fl : xf, &fa));
   PetscCall(VecZeroEntries(yc));
   PetscCall(VecGetArray(yc, &ya));
   PetscCall(PetscSFReduceBegin(t->gather, MPIU_SCALAR, t->buf, ya, MPI_SUM));
@@ -220,6 +292,7 @@ static PetscErrorCode BrickForestTransferDestroy(void *ctx)
 
   PetscFunctionBegin;
   PetscCall(PetscFree2(t->parentof, t->child));
+  PetscCall(PetscFree4(t->wcell, t->wfamily, t->fampos, t->work));
   PetscCall(PetscFree(t->pnode));
   PetscCall(PetscFree(t->bufglobal));
   PetscCall(PetscFree(t->buf));
@@ -274,6 +347,31 @@ static PetscErrorCode BrickForestTransferSetUp(DM dmc, DM dmf, BrickForestTransf
     for (PetscInt b = 0; b < 2; b++)
       for (PetscInt i = 0; i < n; i++)
         for (PetscInt j = 0; j < n; j++) t->E[b][i][j] = P[(b * k + i) * n + j];
+    for (PetscInt i = 0; i < 2 * k + 1; i++)
+      for (PetscInt j = 0; j < n; j++) {
+        t->P[i * n + j]           = P[i * n + j];
+        t->PT[j * (2 * k + 1) + i] = P[i * n + j];
+      }
+  }
+  {
+    /* restriction weights: a free fine node lies in 2^m fine cells (m: the directions in which it is on a cell's end), each
+       counting 1/2^m of it; in a family only the ends of the family block are shared with other families */
+    const PetscInt ne = 2 * k + 1, nch = 1 << fb->dim;
+    t->nfam = fb->dim == 3 ? ne * ne * ne : ne * ne;
+    PetscCall(PetscMalloc4(nv, &t->wcell, t->nfam, &t->wfamily, nch * nv, &t->fampos, 3 * t->nfam, &t->work));
+    for (PetscInt i = 0; i < nv; i++) {
+      const PetscInt ii[3] = {i % n, (i / n) % n, i / (n * n)};
+      t->wcell[i]          = 1.0;
+      for (PetscInt d = 0; d < fb->dim && !t->dg; d++)
+        if (ii[d] == 0 || ii[d] == k) t->wcell[i] *= 0.5;
+      for (PetscInt b = 0; b < nch; b++) t->fampos[b * nv + i] = ii[0] + (b & 1) * k + ne * (ii[1] + ((b >> 1) & 1) * k + ne * (ii[2] + ((b >> 2) & 1) * k));
+    }
+    for (PetscInt i = 0; i < t->nfam; i++) {
+      const PetscInt ii[3] = {i % ne, (i / ne) % ne, i / (ne * ne)};
+      t->wfamily[i]        = 1.0;
+      for (PetscInt d = 0; d < fb->dim; d++)
+        if (ii[d] == 0 || ii[d] == 2 * k) t->wfamily[i] *= 0.5;
+    }
   }
   /* the parents of the rank's fine cells, by curve position on the coarse level */
   PetscCall(PetscMalloc2(ff->ncells, &t->parentof, ff->ncells, &t->child));

@@ -202,6 +202,7 @@ PETSC_INTERN PetscErrorCode DMBrickViewForest_Private(DM, PetscViewer);
 PETSC_INTERN PetscErrorCode DMBrickCheckDomain_Private(DM);
 PETSC_INTERN PetscErrorCode DMBrickForestCreateInterpolation_Private(DM, DM, MatType, Mat *);
 PETSC_INTERN PetscBool      DMBrickForestCellInDomain_Private(const DM_Brick *, PetscInt, const PetscInt[]);
+PETSC_INTERN PetscBool DMBrickForestNodeFree_Private(const DM_Brick *, const PetscInt[]); /* all cells touching the lattice node are in the domain */
 PETSC_INTERN PetscErrorCode DMBrickForestCheckOperator_Private(DM, const char[]);
 PETSC_INTERN PetscErrorCode BrickForestNodeTableInt(const BrickForest *, PetscInt, int **); /* the first cells' table as int, for the GPU (brickgpu.c) */
 /* the p4est part: mesh a level and number its nodes (2D and 3D builds of one source, brickp4est.c) */

@@ -128,26 +128,6 @@ static PetscErrorCode BrickForestConnectivity(const DM_Brick *brick, p4est_conne
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* A node of the level's lattice is free (not on the Dirichlet boundary) when every cell that touches it is in the domain */
-static PetscBool BrickForestNodeFree(const DM_Brick *brick, const PetscInt p[])
-{
-  const BrickForest *f = brick->forest;
-  const PetscInt     k = brick->degree;
-  PetscInt           lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
-
-  for (PetscInt d = 0; d < BRICK_FOREST_DIM; d++) {
-    hi[d] = p[d] / k;
-    lo[d] = p[d] % k == 0 ? hi[d] - 1 : hi[d];
-  }
-  for (PetscInt z = lo[2]; z <= hi[2]; z++)
-    for (PetscInt y = lo[1]; y <= hi[1]; y++)
-      for (PetscInt x = lo[0]; x <= hi[0]; x++) {
-        const PetscInt c[3] = {x, y, z};
-        if (!DMBrickForestCellInDomain_Private(brick, f->level, c)) return PETSC_FALSE;
-      }
-  return PETSC_TRUE;
-}
-
 PetscErrorCode BrickForestMesh_Private(DM dm, BrickForestMesh *mesh)
 {
   DM_Brick             *brick = (DM_Brick *)dm->data;
@@ -241,7 +221,7 @@ PetscErrorCode BrickForestMesh_Private(DM dm, BrickForestMesh *mesh)
         kk = kk * (k * f->n[d] + 1) + p[d];
       }
       PetscCheck(key[ln] < 0 || key[ln] == kk, PETSC_COMM_SELF, PETSC_ERR_LIB, "p4est lnodes: node %" PetscInt_FMT " is at two lattice positions; the element node order is not the one assumed (x fastest)", ln);
-      if (key[ln] < 0) comp[ln] = BrickForestNodeFree(brick, p) ? 1 : -1;
+      if (key[ln] < 0) comp[ln] = DMBrickForestNodeFree_Private(brick, p) ? 1 : -1;
       key[ln] = kk;
     }
   {

@@ -367,7 +367,16 @@ static PetscErrorCode PCView_VertexPatch(PC pc, PetscViewer viewer)
     char      where[128];
     PetscCall(DMBrickOnDevice_Private(vp->dm, &device));
     if (device && vp->forestc0ip) PetscCall(PetscSNPrintf(where, sizeof(where), "GPU (the c0ip patch kernel: one block a patch, its pattern's solver)"));
-    else if (device) PetscCall(PetscSNPrintf(where, sizeof(where), "GPU (%s kernel, table addressing)", vp->gpu_kernel == PC_VERTEXPATCH_GPU_KERNEL_GLOBAL ? "generic" : "shared-memory"));
+    else if (device) {
+      /* which kernel runs the steps of the smoother's precision (known once the smoother ran or was set up on the device) */
+#if defined(VP_HAVE_CUDA)
+      const int lines = vp->forestgpu ? VPCudaForestSmootherKernel((VPCudaForestSmoother)vp->forestgpu, vp->precision == PC_VERTEXPATCH_SINGLE_PRECISION) : -1;
+#else
+      const int lines = -1;
+#endif
+      if (lines > 0) PetscCall(PetscSNPrintf(where, sizeof(where), "GPU (pair kernel, %s, table addressing)", lines == 3 ? "one line a thread, folded x step" : (lines == 2 ? "two lines a thread" : "one line a thread")));
+      else PetscCall(PetscSNPrintf(where, sizeof(where), "GPU (%s kernel, table addressing)", lines == 0 ? "shared-memory" : "generic"));
+    }
     else if (vp->nlanes > 1) PetscCall(PetscSNPrintf(where, sizeof(where), "host, SIMD groups of %" PetscInt_FMT " patches", vp->nlanes));
     else PetscCall(PetscSNPrintf(where, sizeof(where), "host, one patch at a time"));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  on a p4est forest: %" PetscInt_FMT " patches (interior vertices) in %" PetscInt_FMT " color(s), %" PetscInt_FMT " interior / %" PetscInt_FMT " closure DoFs per patch, read through the forest's cell-node table; precision %s%s; %s, %d MPI rank(s)\n", total,

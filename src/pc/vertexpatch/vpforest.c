@@ -14,21 +14,20 @@
   #include <petscdevice_cuda.h>
 #endif
 
-/* local indices of the closure of patch p, (2k+1)^dim of them, x fastest (-1: Dirichlet node) */
+/* local indices of the closure of patch p, (2k+1)^dim of them, x fastest (-1: Dirichlet node): each of its 2^dim cells'
+   node rows copied into place (a node two cells share gets the same number from both) */
 static void VPForestClosure(const BrickForest *f, PetscInt p, PetscInt idx[])
 {
-  const PetscInt k = f->k, ne = 2 * k + 1, n = k + 1, nz = f->dim == 3 ? ne : 1;
-  PetscInt       c = 0;
+  const PetscInt  k = f->k, ne = 2 * k + 1, n = k + 1, dim = f->dim, nz = dim == 3 ? n : 1;
+  const PetscInt *pc = f->patchcell + p * (1 << dim);
 
-  for (PetscInt z = 0; z < nz; z++)
-    for (PetscInt y = 0; y < ne; y++)
-      for (PetscInt x = 0; x < ne; x++, c++) {
-        const PetscInt a[3] = {x, y, z}, bz = f->dim == 3 && z > k;
-        PetscInt       i[3] = {0, 0, 0}, b[3] = {x > k, y > k, bz}, cell;
-        for (PetscInt d = 0; d < f->dim; d++) i[d] = a[d] - b[d] * k;
-        cell   = f->patchcell[p * (1 << f->dim) + (b[0] | (b[1] << 1) | (b[2] << 2))];
-        idx[c] = f->node[cell * f->nv + i[0] + n * (i[1] + n * i[2])];
-      }
+  for (PetscInt b = 0; b < (1 << dim); b++) {
+    const PetscInt *cn = f->node + pc[b] * f->nv;
+    PetscInt       *dst = idx + (b & 1) * k + ne * (((b >> 1) & 1) * k + ne * ((b >> 2) & 1) * k);
+    for (PetscInt z = 0; z < nz; z++)
+      for (PetscInt y = 0; y < n; y++)
+        for (PetscInt x = 0; x < n; x++) dst[x + ne * (y + ne * z)] = cn[x + n * (y + n * z)];
+  }
 }
 
 /* one patch: the residual (local: of xa and ba on the closure; global: ba holds it), the local solve, target += omega delta */
@@ -204,7 +203,7 @@ static PetscErrorCode VPForestSetUpGPU(PC pc)
   PetscCall(BrickForestNodeTableInt(f, f->ncells + f->nghost, &node));
   PetscCall(PetscMalloc1(f->npatches * (1 << f->dim) + 1, &pcell));
   for (PetscInt i = 0; i < f->npatches * (1 << f->dim); i++) pcell[i] = (int)f->patchcell[i];
-  err = VPCudaForestSmootherCreate(&vp->op_d, &vp->op_f, (int)f->k, (int)f->npatches, pcell, (int)(f->ncells + f->nghost), node, vp->gpu_kernel != PC_VERTEXPATCH_GPU_KERNEL_GLOBAL, (VPCudaForestSmoother *)&vp->forestgpu);
+  err = VPCudaForestSmootherCreate(&vp->op_d, &vp->op_f, (int)f->k, (int)f->npatches, pcell, (int)(f->ncells + f->nghost), node, vp->gpu_kernel != PC_VERTEXPATCH_GPU_KERNEL_GLOBAL, (int)vp->gpu_lines, (VPCudaForestSmoother *)&vp->forestgpu);
   PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaForestSmootherCreate: %s", VPCudaErrorString(err));
   PetscCall(PetscFree(node));
   PetscCall(PetscFree(pcell));
