@@ -187,9 +187,10 @@ static PetscErrorCode BrickForestOperatorNonzeros(const DM_Brick *brick, PetscIn
 /*@
    DMBrickGetOperatorSize - the size of the brick's operator as an assembled matrix: its rows (global unknowns) and its
    nonzeros, counted from the element couplings without assembling (the number `MatGetInfo()` reports for the matrix
-   that `DMBrickCreateOperator()` assembles)
+   that `DMBrickCreateOperator()` assembles; on a forest whose rows' bound exceeds 64 times -dm_brick_coarse_direct_max, that
+   bound, as counting would cost more than it decides)
 
-   Not Collective
+   Collective
 
    Input Parameter:
 .  dm - the brick, set up
@@ -211,11 +212,17 @@ PetscErrorCode DMBrickGetOperatorSize(DM dm, PetscInt *rows, PetscInt64 *nonzero
   PetscCall(DMBrickGetImpl_Private(dm, &brick));
   PetscCheck(dm->setupcalled, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONGSTATE, "Call DMSetUp() first");
   if (brick->forest) {
-    /* a forest: its DoFs and the nonzeros of its rows (BrickForestOperatorNonzeros) */
-    PetscInt64 own = brick->forest->nowned, mine;
-    PetscCall(BrickForestOperatorNonzeros(brick, &mine));
+    /* a forest: its DoFs and the nonzeros of its rows (BrickForestOperatorNonzeros), counted where the bound of a row's
+       couplings (CG (2k+1)^d, c0ip also k layers on each side, DG (2d+1) (k+1)^d) stays under 64 times
+       -dm_brick_coarse_direct_max; above, the bound (the count would cost more than it decides: it is over the limit anyway) */
+    const PetscInt64 k = brick->degree, w = 2 * k + 1, box = brick->dim == 3 ? w * w * w : w * w, side = brick->dim == 3 ? w * w : w;
+    PetscInt64       own = brick->forest->nowned, mine, bound;
     PetscCallMPI(MPIU_Allreduce(&own, &n, 1, MPIU_INT64, MPI_SUM, PetscObjectComm((PetscObject)dm)));
-    PetscCallMPI(MPIU_Allreduce(&mine, &nnz, 1, MPIU_INT64, MPI_SUM, PetscObjectComm((PetscObject)dm)));
+    bound = brick->op.dg ? n * (2 * brick->dim + 1) * brick->forest->nv : n * (box + (brick->op.ghost_cells > 1 ? 2 * brick->dim * k * side : 0));
+    if (bound <= 64 * (PetscInt64)brick->coarse_direct_max) {
+      PetscCall(BrickForestOperatorNonzeros(brick, &mine));
+      PetscCallMPI(MPIU_Allreduce(&mine, &nnz, 1, MPIU_INT64, MPI_SUM, PetscObjectComm((PetscObject)dm)));
+    } else nnz = bound;
   } else PetscCall(DMBrickOperatorSize_Private(brick, brick->cells, &n, &nnz));
   if (rows) *rows = (PetscInt)n;
   if (nonzeros) *nonzeros = nnz;

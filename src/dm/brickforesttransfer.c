@@ -238,6 +238,7 @@ static PetscErrorCode MatMultTranspose_BrickForestTransfer(Mat P, Vec xf, Vec yc
   const BrickForest   *ff;
   const PetscScalar   *fa;
   PetscScalar         *ya, u[729], v[729], work[2 * 729];
+  PetscMPIInt          size;
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(P, &t));
@@ -253,11 +254,12 @@ static PetscErrorCode MatMultTranspose_BrickForestTransfer(Mat P, Vec xf, Vec yc
     }
   }
 #endif
-  /* the fine values of the rank's cells: the global vector itself where the rank has no ghost nodes (one rank), else
-     the local vector */
-  if (ff->nlocal > ff->nowned) PetscCall(DMGlobalToLocal(t->dmf, xf, INSERT_VALUES, t->fl));
+  /* the fine values of the rank's cells: on one rank the global vector itself (no ghost nodes), else the local vector
+     (a collective global-to-local on every rank: a rank without ghost nodes may still own others' ghosts) */
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)t->dmf), &size));
+  if (size > 1) PetscCall(DMGlobalToLocal(t->dmf, xf, INSERT_VALUES, t->fl));
   PetscCall(PetscArrayzero(t->buf, t->nbuf));
-  PetscCall(VecGetArrayRead(ff->nlocal > ff->nowned ? t->fl : xf, &fa));
+  PetscCall(VecGetArrayRead(size > 1 ? t->fl : xf, &fa));
   for (PetscInt c = 0; c < ff->ncells;) {
     const PetscInt *pn = t->pnode + t->parentof[c] * t->nv;
     if (BrickForestIsFamily(t, ff->ncells, c)) { /* the whole family at once, each of its nodes once with the family's weight */
@@ -276,7 +278,7 @@ static PetscErrorCode MatMultTranspose_BrickForestTransfer(Mat P, Vec xf, Vec yc
     for (PetscInt i = 0; i < t->nv; i++)
       if (pn[i] >= 0) t->buf[pn[i]] += u[i];
   }
-  PetscCall(VecRestoreArrayRead(ff->nlocal > ff->nowned ? t->fl : xf, &fa));
+  PetscCall(VecRestoreArrayRead(size > 1 ? t->fl : xf, &fa));
   PetscCall(VecZeroEntries(yc));
   PetscCall(VecGetArray(yc, &ya));
   PetscCall(PetscSFReduceBegin(t->gather, MPIU_SCALAR, t->buf, ya, MPI_SUM));

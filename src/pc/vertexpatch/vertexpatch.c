@@ -374,7 +374,8 @@ static PetscErrorCode PCView_VertexPatch(PC pc, PetscViewer viewer)
 #else
       const int lines = -1;
 #endif
-      if (lines > 0) PetscCall(PetscSNPrintf(where, sizeof(where), "GPU (pair kernel, %s, table addressing)", lines == 3 ? "one line a thread, folded x step" : (lines == 2 ? "two lines a thread" : "one line a thread")));
+      if (!vp->forestgpu) PetscCall(PetscSNPrintf(where, sizeof(where), "GPU (table addressing; the kernel is chosen at set-up)"));
+      else if (lines > 0) PetscCall(PetscSNPrintf(where, sizeof(where), "GPU (pair kernel, %s, table addressing)", lines == 3 ? "one line a thread, folded x step" : (lines == 2 ? "two lines a thread" : "one line a thread")));
       else PetscCall(PetscSNPrintf(where, sizeof(where), "GPU (%s kernel, table addressing)", lines == 0 ? "shared-memory" : "generic"));
     }
     else if (vp->nlanes > 1) PetscCall(PetscSNPrintf(where, sizeof(where), "host, SIMD groups of %" PetscInt_FMT " patches", vp->nlanes));
