@@ -654,9 +654,13 @@ PetscErrorCode DMBrickSetUpForest_Private(DM dm)
   for (PetscInt c = 0, t = 0; c < n0; c++)
     if (f->tree[c] >= 0) f->tree[c] = t++;
   PetscCall(PetscLogEventBegin(DMBRICK_ForestMesh, dm, 0, 0, 0));
+  PetscCall(PetscTime(&f->tmesh));
   if (dim == 2) PetscCall(DMBrickForestMesh2D_Private(dm, &mesh));
   else PetscCall(DMBrickForestMesh3D_Private(dm, &mesh));
+  PetscCall(PetscTimeSubtract(&f->tmesh));
+  f->tmesh = -f->tmesh;
   PetscCall(PetscLogEventEnd(DMBRICK_ForestMesh, dm, 0, 0, 0));
+  PetscCall(PetscTime(&f->tlayout));
   PetscCall(PetscLogEventBegin(DMBRICK_ForestLayout, dm, 0, 0, 0));
   f->ncells       = mesh.ncells;
   f->nghost       = mesh.nghost;
@@ -683,7 +687,10 @@ PetscErrorCode DMBrickSetUpForest_Private(DM dm)
     PetscCall(BrickForestSetUpPatches(f, brick->op.dg, brick->op.redblack, sorted));
     PetscCall(PetscFree(sorted));
   }
+  PetscCall(PetscTimeSubtract(&f->tlayout));
+  f->tlayout = -f->tlayout;
   PetscCall(PetscLogEventEnd(DMBRICK_ForestLayout, dm, 0, 0, 0));
+  PetscCall(PetscInfo(dm, "forest level %" PetscInt_FMT ": set up on the host in %.3g s (p4est %.3g s, tables %.3g s)\n", f->level, (double)(f->tmesh + f->tlayout), (double)f->tmesh, (double)f->tlayout));
   for (PetscInt d = 0; d < 3; d++) {
     brick->ostart[d] = brick->gstart[d] = 0;
     brick->owidth[d] = brick->gwidth[d] = 1;
@@ -746,6 +753,12 @@ PetscErrorCode DMBrickViewForest_Private(DM dm, PetscViewer viewer)
     PetscCall(PetscGlobalMinMaxInt(PetscObjectComm((PetscObject)dm), in, gm));
     PetscCall(PetscViewerASCIIPrintf(viewer, "partition: p4est's space-filling curve (-dm_brick_partition p4est, %s) over %d ranks: %" PetscInt_FMT "..%" PetscInt_FMT " cells, %" PetscInt_FMT "..%" PetscInt_FMT " ghost %s and %" PetscInt_FMT "..%" PetscInt_FMT " vertex patches a rank, %" PetscInt_FMT " colors\n",
                                      brick->partition_set ? "asked for" : "the partition of a domain with removed cells or periodic directions", size, mm[0], mm[1], gm[0], gm[1], brick->op.dg ? "values" : "nodes", npmin, npmax, f->ncolors));
+  }
+  {
+    /* the host set-up of this level, slowest rank (the forest's set-up runs on the host, also for device vectors) */
+    PetscLogDouble t[2] = {f->tmesh, f->tlayout};
+    PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, t, 2, MPIU_PETSCLOGDOUBLE, MPI_MAX, PetscObjectComm((PetscObject)dm)));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "set-up of this level on the host: %.3g s (p4est meshing, partition, ghost layer and numbering %.3g s; the brick's tables %.3g s), slowest rank\n", (double)(t[0] + t[1]), (double)t[0], (double)t[1]));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -112,6 +112,7 @@ typedef struct {
   PetscInt    *colorptr;         /* patches of color c: [colorptr[c], colorptr[c+1]) */
   PetscInt    *patchcell;        /* 2^dim cells per patch (x fastest around its vertex): indices into ijk/node */
   PetscInt    *patchvertex;      /* 3 per patch: the vertex's lattice position (for views and checks) */
+  PetscLogDouble tmesh, tlayout; /* wall seconds of this level's set-up on the host: p4est (mesh, partition, ghosts, lnodes), then the tables (for DMView) */
 } BrickForest;
 
 /* the global position of cell c (level lattice) along p4est's curve: its tree's offset plus the Morton index inside the
