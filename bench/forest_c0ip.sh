@@ -4,8 +4,8 @@
 # (ex5), Q_k, f = 1, rtol 1e-8, in 2D and 3D. On the host (one core, one rank) by default; VEC=cuda runs the same on one
 # GPU (device vectors) at the refinements REFINE2 (2D, default 5) and REFINE3 (3D, default 3).
 # Each case runs REPEAT times (default 3): the fastest solve, its V-cycles, ns per DoF and V-cycle, set-up, and the
-# share of the solve in MatMult (-log_view): the forest smoother forms its residual once per color (2^(d+1) colors;
-# 3 x 2^d with a periodic direction of 4m + 2 cells).
+# share of the solve in MatMult (-log_view). The smoother's residual is local (each patch's, the default) or global (once
+# per color: 2^(d+1) colors; 3 x 2^d with a periodic direction of 4m + 2 cells); rows for both on the box and forest paths.
 # Usage: bench/forest_c0ip.sh > bench/results/forest-c0ip-cpu-DATE.md ; VEC=cuda REFINE2=8 REFINE3=5 bench/forest_c0ip.sh (GPU)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -45,5 +45,6 @@ for case in "2 $REFINE2" "3 $REFINE3"; do
   run "${dim}D full box, box path (local residual), refine $r" ./tutorials/ex5 -domain box -dm_brick_dim $dim $common
   run "${dim}D full box, box path, global residual, refine $r" ./tutorials/ex5 -domain box -dm_brick_dim $dim $common -mg_levels_pc_vertexpatch_residual global
   run "${dim}D full box, forest path (-dm_brick_partition p4est), refine $r" ./tutorials/ex5 -domain box -dm_brick_dim $dim $common -dm_brick_partition p4est
+  run "${dim}D full box, forest path, global residual, refine $r" ./tutorials/ex5 -domain box -dm_brick_dim $dim $common -dm_brick_partition p4est -mg_levels_pc_vertexpatch_residual global
   run "${dim}D $dom (ex5 -domain $dom), refine $r" ./tutorials/ex5 -domain $dom $common
 done

@@ -302,12 +302,15 @@ typedef struct VPCudaC0IPForest_s *VPCudaC0IPForest;
 int VPCudaC0IPForestCreate(const VPCudaC0IPCell *cell, int ncells, int ntable, const int *node, const int *face, size_t nlocal, VPCudaC0IPForest *op);
 int VPCudaC0IPForestApply(VPCudaC0IPForest op, const double *x, double *y);
 int VPCudaC0IPForestDestroy(VPCudaC0IPForest *op);
-/* the patch step on the global residual: per patch its pattern (ppattern), per pattern its class triple (cls, 3 each)
-   or its dense factor (factor[q] non-NULL: the (ni^dim)^2 column-major upper Cholesky factor, solved in double) */
+/* the patch step: per patch its pattern (ppattern), per pattern its class triple (cls, 3 each) or its dense factor
+   (factor[q] non-NULL: the (ni^dim)^2 column-major upper Cholesky factor, solved in double). With face (2 dim
+   neighbours per cell of the node table, -1 boundary) and cell, a step may form each patch's local residual from x (the
+   ghosted iterate) and b; without, a step takes the global residual b. */
 typedef struct VPCudaC0IPPatches_s *VPCudaC0IPPatches;
-int VPCudaC0IPPatchesCreate(const VPCudaPatchOp_d *op_d, const VPCudaPatchOp_f *op_f, int k, int npatches, const int *patchcell, int ncells, const int *node, const int *ppattern, int npatterns, const int *cls, const double *const *factor,
-                            VPCudaC0IPPatches *s);
-int VPCudaC0IPPatchesStep(VPCudaC0IPPatches s, int single, int start, int end, const double *b, double *target, double omega);
+int VPCudaC0IPPatchesCreate(const VPCudaPatchOp_d *op_d, const VPCudaPatchOp_f *op_f, int k, int npatches, const int *patchcell, int ncells, const int *node, const int *face, const VPCudaC0IPCell *cell, const int *ppattern, int npatterns,
+                            const int *cls, const double *const *factor, VPCudaC0IPPatches *s);
+/* target[interior] += omega A_p^-1 r for the patches [start, end): r = b - A x on the patch (x non-NULL), else b */
+int VPCudaC0IPPatchesStep(VPCudaC0IPPatches s, int single, int start, int end, const double *x, const double *b, double *target, double omega);
 int VPCudaC0IPPatchesDestroy(VPCudaC0IPPatches *s);
 
 /* Grid transfer between two levels of a brick (one rank): prolongation P = (x)_d P_d and restriction P^T,

@@ -1,9 +1,9 @@
 // C0IP (biharmonic, C0 interior penalty) on a forest brick, on the GPU: the matrix-free product cell by cell and face by
-// face, and the vertex-patch step on the global residual with each patch's solver (fast diagonalization by position
-// class, or the dense Cholesky factor of its pattern). The CPU code of src/mat/c0ipforest.c and
-// src/pc/vertexpatch/vpforestc0ip.c is the reference; the tables are the forest's (node: (k+1)^dim local-vector positions
-// per cell, -1 on the Dirichlet boundary; face: 2 dim neighbours per owned cell, lower then upper along x, y, z, -1 on the
-// boundary; patchcell: 2^dim cells per patch around its vertex). One thread block per cell or patch, the block-wide
+// face, and the vertex-patch step with each patch's solver (fast diagonalization by position class, or the dense
+// Cholesky factor of its pattern) on the patch's local residual or the global one. The CPU code of src/mat/c0ipforest.c
+// and src/pc/vertexpatch/vpforestc0ip.c is the reference; the tables are the forest's (node: (k+1)^dim local-vector
+// positions per cell, -1 on the Dirichlet boundary; face: 2 dim neighbours per cell, lower then upper along x, y, z, -1
+// on the boundary; patchcell: 2^dim cells per patch around its vertex). One thread block per cell or patch, the block-wide
 // contractions of vpcontract.h.
 #include "vpatch_cuda.h"
 #include "vpcuda_check.h"
@@ -52,8 +52,8 @@ __device__ void VPC0IPCellApply(const VPCudaC0IPCell *c, int nv, const double *u
   __syncthreads();
 }
 
-// the face normal to d: side < 0 interior (vl/vu += its term on the lower cell's ul and the upper cell's uu), side 0/1 a
-// boundary face of one cell (ul, vl); w: 5 nv
+// the face normal to d: side < 0 interior (vl/vu += its term on the lower cell's ul and the upper cell's uu; vl or vu
+// nullptr: that side's rows not formed), side 0/1 a boundary face of one cell (ul, vl); w: 5 nv
 __device__ void VPC0IPFaceApply(const VPCudaC0IPCell *c, int nv, int d, int side, const double *ul, const double *uu, double *vl, double *vu, double *w)
 {
   const int     n = c->n, ext[3] = {n, n, c->dim == 3 ? n : 1};
@@ -90,6 +90,7 @@ __device__ void VPC0IPFaceApply(const VPCudaC0IPCell *c, int nv, int d, int side
   for (int s = 0; s < (side < 0 ? 2 : 1); s++) { // v = J (x) g - A (x) M tj: expansions along d
     const double *J = side < 0 ? c->J[d] + s * n : Jl, *A = side < 0 ? c->A[d] + s * n : Al;
     double       *v = s ? vu : vl;
+    if (!v) continue; // a side whose rows the caller does not need (the same for the whole block)
     VPContract<double>(d, text, n, 0, 1, J, g, out);
     VPContract<double>(d, text, n, 0, 1, A, tj, tmp);
     for (int i = threadIdx.x; i < nv; i += blockDim.x) v[i] += out[i] - tmp[i];
@@ -188,11 +189,12 @@ extern "C" int VPCudaC0IPForestDestroy(VPCudaC0IPForest *op)
 struct VPCudaC0IPPatches_s {
   VPCudaPatchOp_d *op_d;
   VPCudaPatchOp_f *op_f;
+  VPCudaC0IPCell  *cell; // the local residual's cell pieces (device copy; NULL: global residual only)
   int              dim, k, nv, ni, nint, nblocks;
-  int             *patchcell, *node, *ppattern, *cls; // cls: 3 per pattern, cls[0] < 0 where the pattern's factor solves
+  int             *patchcell, *node, *face, *ppattern, *cls; // cls: 3 per pattern, cls[0] < 0 where the pattern's factor solves
   long long       *foff;                              // per pattern: its factor's offset in factors, -1: none
   double          *factors;
-  size_t           shared;
+  size_t           shared, sharedlocal; // bytes a block: global residual, local residual
 };
 
 // the local-vector position of interior node q of patch p (closure coordinates 1..2k-1)
@@ -221,9 +223,69 @@ __device__ void VPC0IPDenseSolve(int m, const double *U, double *r)
   }
 }
 
-// patches [start, end) of one color: target[interior] += omega A_p^-1 b[interior] (b: the global residual, ghosted)
+// interior index (0..ni^dim) of node i of patch cell b, or -1 on the patch boundary (vpforestc0ip.c's VPC0IPInterior)
+__device__ inline int VPC0IPCellInterior(int dim, int k, int b, int i)
+{
+  const int N = k + 1, ni = 2 * k - 1, a[3] = {i % N, (i / N) % N, i / (N * N)};
+  int       idx = 0;
+  for (int d = dim - 1; d >= 0; d--) {
+    const int pos = ((b >> d) & 1) * k + a[d];
+    if (pos < 1 || pos > 2 * k - 1) return -1;
+    idx = idx * ni + pos - 1;
+  }
+  return idx;
+}
+
+// r -= (A x) on the interior nodes of patch p, cell by cell: its cell term, its outer faces (only its own rows), the faces
+// inside the patch once from their lower cell (both cells' rows); the CPU's VPC0IPPatchResidual; w: 12 nv
+__device__ void VPC0IPPatchResidual(const VPCudaC0IPPatches_s &s, int p, const double *__restrict__ x, double *r, double *w)
+{
+  const int  nv = s.nv, nf = 2 * s.dim, *pc = s.patchcell + (size_t)p * (1 << s.dim);
+  double    *u = w, *un = u + nv, *v = un + nv, *vn = v + nv, *cw = vn + nv;
+  for (int b = 0; b < (1 << s.dim); b++) {
+    const int *idx = s.node + (size_t)pc[b] * nv;
+    for (int i = threadIdx.x; i < nv; i += blockDim.x) u[i] = idx[i] >= 0 ? x[idx[i]] : 0.0;
+    __syncthreads();
+    VPC0IPCellApply(s.cell, nv, u, v, cw);
+    for (int d = 0; d < s.dim; d++) {
+      const int up = (b >> d) & 1, nb = s.face[(size_t)pc[b] * nf + 2 * d + up]; // the outer face: away from the vertex
+      if (nb < 0) VPC0IPFaceApply(s.cell, nv, d, up, u, nullptr, v, nullptr, cw);
+      else {
+        const int *nidx = s.node + (size_t)nb * nv;
+        for (int i = threadIdx.x; i < nv; i += blockDim.x) un[i] = nidx[i] >= 0 ? x[nidx[i]] : 0.0;
+        __syncthreads();
+        if (up) VPC0IPFaceApply(s.cell, nv, d, -1, u, un, v, nullptr, cw);
+        else VPC0IPFaceApply(s.cell, nv, d, -1, un, u, nullptr, v, cw);
+      }
+      if (!up) { // the face inside the patch towards cell b + 2^d: both cells' rows, the other's straight into r
+        const int  b2 = b | (1 << d);
+        const int *nidx = s.node + (size_t)pc[b2] * nv;
+        for (int i = threadIdx.x; i < nv; i += blockDim.x) {
+          un[i] = nidx[i] >= 0 ? x[nidx[i]] : 0.0;
+          vn[i] = 0.0;
+        }
+        __syncthreads();
+        VPC0IPFaceApply(s.cell, nv, d, -1, u, un, v, vn, cw);
+        for (int i = threadIdx.x; i < nv; i += blockDim.x) { // a cell's nodes have distinct interior indices
+          const int ii = VPC0IPCellInterior(s.dim, s.k, b2, i);
+          if (ii >= 0) r[ii] -= vn[i];
+        }
+        __syncthreads();
+      }
+    }
+    for (int i = threadIdx.x; i < nv; i += blockDim.x) {
+      const int ii = VPC0IPCellInterior(s.dim, s.k, b, i);
+      if (ii >= 0) r[ii] -= v[i];
+    }
+    __syncthreads();
+  }
+}
+
+// patches [start, end) of one color: target[interior] += omega A_p^-1 r, r = b - A x on the patch (x non-NULL: the
+// local residual; the ghosted iterate, which may be target itself: a color's patches write no node another reads) or
+// b[interior] (the global residual)
 template <typename T, typename Op>
-__global__ void VPC0IPPatchKernel(VPCudaC0IPPatches_s s, const Op *op, int start, int end, const double *__restrict__ b, double *target, double omega)
+__global__ void VPC0IPPatchKernel(VPCudaC0IPPatches_s s, const Op *op, int start, int end, const double *x, const double *__restrict__ b, double *target, double omega)
 {
   extern __shared__ double smem[];
   const int n = s.nint;
@@ -233,6 +295,7 @@ __global__ void VPC0IPPatchKernel(VPCudaC0IPPatches_s s, const Op *op, int start
     const int q = s.ppattern[p];
     for (int i = threadIdx.x; i < n; i += blockDim.x) r[i] = b[VPC0IPInteriorNode(s.patchcell, s.node, s.dim, s.k, s.nv, s.ni, p, i)];
     __syncthreads();
+    if (x) VPC0IPPatchResidual(s, p, x, r, smem + n); // the same branch for every block
     if (s.foff[q] >= 0) { // the exact factor of the pattern, in double
       VPC0IPDenseSolve(n, s.factors + s.foff[q], r);
       for (int i = threadIdx.x; i < n; i += blockDim.x) target[VPC0IPInteriorNode(s.patchcell, s.node, s.dim, s.k, s.nv, s.ni, p, i)] += omega * r[i];
@@ -247,13 +310,14 @@ __global__ void VPC0IPPatchKernel(VPCudaC0IPPatches_s s, const Op *op, int start
   }
 }
 
-extern "C" int VPCudaC0IPPatchesCreate(const VPCudaPatchOp_d *op_d, const VPCudaPatchOp_f *op_f, int k, int npatches, const int *patchcell, int ncells, const int *node, const int *ppattern, int npatterns, const int *cls,
-                                       const double *const *factor, VPCudaC0IPPatches *out)
+extern "C" int VPCudaC0IPPatchesCreate(const VPCudaPatchOp_d *op_d, const VPCudaPatchOp_f *op_f, int k, int npatches, const int *patchcell, int ncells, const int *node, const int *face, const VPCudaC0IPCell *cell, const int *ppattern,
+                                       int npatterns, const int *cls, const double *const *factor, VPCudaC0IPPatches *out)
 {
   VPCudaC0IPPatches s = new VPCudaC0IPPatches_s();
   const int         dim = op_d->dim, N = k + 1;
   long long        *foff = new long long[npatterns + 1], total = 0;
   int               dev, nsm, optin;
+  size_t            most;
 
   s->dim  = dim;
   s->k    = k;
@@ -264,18 +328,21 @@ extern "C" int VPCudaC0IPPatchesCreate(const VPCudaPatchOp_d *op_d, const VPCuda
     foff[q] = factor[q] ? total : -1;
     if (factor[q]) total += (long long)s->nint * s->nint;
   }
-  s->shared = 5 * (size_t)s->nint * sizeof(double);
+  // r, then the solve's four arrays; the local residual's cell work (12 nv) shares their space
+  s->shared      = 5 * (size_t)s->nint * sizeof(double);
+  s->sharedlocal = ((size_t)s->nint + (4 * (size_t)s->nint > 12 * (size_t)s->nv ? 4 * (size_t)s->nint : 12 * (size_t)s->nv)) * sizeof(double);
+  most           = face ? s->sharedlocal : s->shared;
   VP_CHECK(cudaGetDevice(&dev));
   VP_CHECK(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));
   VP_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-  if (s->shared > (size_t)optin) {
+  if (most > (size_t)optin) {
     delete[] foff;
     delete s;
     return (int)cudaErrorInvalidConfiguration;
   }
-  if (s->shared > 48 * 1024) {
-    VP_CHECK(cudaFuncSetAttribute((const void *)VPC0IPPatchKernel<double, VPCudaPatchOp_d>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s->shared));
-    VP_CHECK(cudaFuncSetAttribute((const void *)VPC0IPPatchKernel<float, VPCudaPatchOp_f>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s->shared));
+  if (most > 48 * 1024) {
+    VP_CHECK(cudaFuncSetAttribute((const void *)VPC0IPPatchKernel<double, VPCudaPatchOp_d>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)most));
+    VP_CHECK(cudaFuncSetAttribute((const void *)VPC0IPPatchKernel<float, VPCudaPatchOp_f>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)most));
   }
   s->nblocks = 16 * nsm;
   VP_CHECK(cudaMalloc(&s->op_d, sizeof(VPCudaPatchOp_d)));
@@ -286,6 +353,12 @@ extern "C" int VPCudaC0IPPatchesCreate(const VPCudaPatchOp_d *op_d, const VPCuda
   VP_CHECK(cudaMemcpy(s->patchcell, patchcell, (size_t)npatches * (1 << dim) * sizeof(int), cudaMemcpyHostToDevice));
   VP_CHECK(cudaMalloc(&s->node, ((size_t)ncells * s->nv + 1) * sizeof(int)));
   VP_CHECK(cudaMemcpy(s->node, node, (size_t)ncells * s->nv * sizeof(int), cudaMemcpyHostToDevice));
+  if (face) {
+    VP_CHECK(cudaMalloc(&s->face, ((size_t)ncells * 2 * dim + 1) * sizeof(int)));
+    VP_CHECK(cudaMemcpy(s->face, face, (size_t)ncells * 2 * dim * sizeof(int), cudaMemcpyHostToDevice));
+    VP_CHECK(cudaMalloc(&s->cell, sizeof(VPCudaC0IPCell)));
+    VP_CHECK(cudaMemcpy(s->cell, cell, sizeof(VPCudaC0IPCell), cudaMemcpyHostToDevice));
+  }
   VP_CHECK(cudaMalloc(&s->ppattern, ((size_t)npatches + 1) * sizeof(int)));
   VP_CHECK(cudaMemcpy(s->ppattern, ppattern, (size_t)npatches * sizeof(int), cudaMemcpyHostToDevice));
   VP_CHECK(cudaMalloc(&s->cls, (3 * (size_t)npatterns + 1) * sizeof(int)));
@@ -300,12 +373,14 @@ extern "C" int VPCudaC0IPPatchesCreate(const VPCudaPatchOp_d *op_d, const VPCuda
   return 0;
 }
 
-extern "C" int VPCudaC0IPPatchesStep(VPCudaC0IPPatches s, int single, int start, int end, const double *b, double *target, double omega)
+extern "C" int VPCudaC0IPPatchesStep(VPCudaC0IPPatches s, int single, int start, int end, const double *x, const double *b, double *target, double omega)
 {
-  const int n = end - start, blocks = n < s->nblocks ? n : s->nblocks;
+  const int    n = end - start, blocks = n < s->nblocks ? n : s->nblocks;
+  const size_t shared = x ? s->sharedlocal : s->shared;
   if (n <= 0) return 0;
-  if (single) VPC0IPPatchKernel<float, VPCudaPatchOp_f><<<blocks, 128, s->shared>>>(*s, s->op_f, start, end, b, target, omega);
-  else VPC0IPPatchKernel<double, VPCudaPatchOp_d><<<blocks, 128, s->shared>>>(*s, s->op_d, start, end, b, target, omega);
+  if (x && !s->face) return (int)cudaErrorInvalidValue; // made without the local residual's tables
+  if (single) VPC0IPPatchKernel<float, VPCudaPatchOp_f><<<blocks, 128, shared>>>(*s, s->op_f, start, end, x, b, target, omega);
+  else VPC0IPPatchKernel<double, VPCudaPatchOp_d><<<blocks, 128, shared>>>(*s, s->op_d, start, end, x, b, target, omega);
   VP_CHECK(cudaGetLastError());
   return 0;
 }
@@ -317,6 +392,8 @@ extern "C" int VPCudaC0IPPatchesDestroy(VPCudaC0IPPatches *s)
   VP_CHECK(cudaFree((*s)->op_f));
   VP_CHECK(cudaFree((*s)->patchcell));
   VP_CHECK(cudaFree((*s)->node));
+  VP_CHECK(cudaFree((*s)->face));
+  VP_CHECK(cudaFree((*s)->cell));
   VP_CHECK(cudaFree((*s)->ppattern));
   VP_CHECK(cudaFree((*s)->cls));
   VP_CHECK(cudaFree((*s)->foff));

@@ -218,8 +218,9 @@ fi
 fi
 if section forest_c0ip "c0ip (C0 interior penalty biharmonic) on forest domains: operator = assembled, the forest path = the box path on a full box, every patch solve and the colored sweep against the assembled operator, 1 vs 3 vs 4 ranks, orders, iterations"; then
 FT=./tests/test_forest
-# shell = assembled, diagonal, symmetry, transfers; the smoother's steps (global residual); on one rank the additive step =
-# the sum of exact patch solves and the multiplicative step = the sequential sweep color by color, of the assembled operator
+# shell = assembled, diagonal, symmetry, transfers; the smoother's steps (local residual = global residual: fdm, dense,
+# single, additive from a nonzero iterate); on one rank the additive step = the sum of exact patch solves and the
+# multiplicative step = the sequential sweep color by color, of the assembled operator
 for k in 2 3 4 5 6; do
   ctest forest_c0ip_lshape_k$k $FT -dim 2 -k $k -refine $([ $k -le 3 ] && echo 2 || echo 1) -dm_brick_remove 1,1 -dm_brick_operator c0ip
 done
@@ -252,7 +253,14 @@ for k in 2 3 4; do
   ctest forest_c0ip_order_2d_k$k $FT -test order -dim 2 -k $k -refine 2 -levels 3 -cells 2,2 -dm_brick_periodic 1,0 -dm_brick_operator c0ip
 done
 ctest forest_c0ip_order_3d_k3_3ranks $MPIEXEC -n 3 --oversubscribe $FT -test order -dim 3 -k 3 -refine 1 -levels 2 -dm_brick_periodic 1,0,1 -dm_brick_operator c0ip
-expect_error forest_c0ip_local_residual "-pc_vertexpatch_residual local with -dm_brick_operator c0ip on a forest" $EX5 -dm_brick_operator c0ip -mg_levels_pc_vertexpatch_residual local
+# the local residual (the default; on 3 ranks through the second ghost layer) against the global one: the same solve,
+# residual history to 1e-6 at every iteration
+for res in local global; do
+  $MPIEXEC -n 3 --oversubscribe $EX5 -domain fichera -dm_brick_operator c0ip -ksp_rtol 1e-8 -dm_brick_degree 2 -dm_brick_refine 2 -ksp_monitor -mg_levels_pc_vertexpatch_residual $res >"$OUT/forest_c0ip_residual_$res.log" 2>&1
+done
+converged_ok "$OUT/forest_c0ip_residual_local.log" 1e-7 && paste <(grep 'KSP Residual norm' "$OUT/forest_c0ip_residual_local.log") <(grep 'KSP Residual norm' "$OUT/forest_c0ip_residual_global.log") |
+  awk -F'\t' '{ split($1, a, " "); split($2, b, " "); if (a[1] != b[1]) bad = 1; d = a[5] - b[5]; if (d < 0) d = -d; if (d > 1e-6 * b[5]) bad = 1; n++ } END { exit bad || n < 3 }'
+result forest_c0ip_local_residual_3ranks $? "Fichera Q2 on 3 ranks: $(its_of "$OUT/forest_c0ip_residual_local.log") iterations with the local residual, $(its_of "$OUT/forest_c0ip_residual_global.log") with the global one"
 expect_error forest_c0ip_periodic_two "2 cells along the periodic direction x (-dm_brick_periodic)" $EX5 -domain periodic -dm_brick_operator c0ip -dm_brick_refine 0 -pc_mg_levels 1 -mg_coarse_pc_type vertexpatch
 expect_error forest_c0ip_separable_dense "-pc_vertexpatch_local_solver separable_dense with -dm_brick_operator c0ip on a forest" $EX5 -dm_brick_operator c0ip -mg_levels_pc_vertexpatch_local_solver separable_dense
 # PCMG + vertex patch (ex5, rtol 1e-8; the C0IP residual's rounding floor grows like eps h^-4): iterations over

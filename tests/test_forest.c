@@ -513,12 +513,34 @@ static PetscErrorCode TestOperator(DM dm)
   }
   PetscCall(DMBrickInterpolateFunction(dm, Rough, NULL, z));
   if (c0ip) {
-    /* C0IP: the global residual (a patch's residual reads cells beyond the ghost layer); the additive step with a fixed
-       damping (the default comes from an estimate), so that the box path can give the same fingerprint */
+    /* C0IP: the global residual, and the local one (from the patch cells and their face neighbours, which on several
+       ranks lie in the second ghost layer) giving the same step; the additive step with a fixed damping (the default
+       comes from an estimate), so that the box path can give the same fingerprint */
     Vec       xd;
     PetscBool forest;
     PetscCall(DMBrickGetForestInfo(dm, &forest, NULL, NULL, NULL));
     PetscCall(VecDuplicate(x, &xd));
+    PetscCall(SmoothingStep(dm, S, "multiplicative", "fdm", "local", "double", z, xd));
+    PetscCall(SmoothingStep(dm, S, "multiplicative", "fdm", "global", "double", z, x));
+    PetscCall(RelativeDifference(x, xd, &rel));
+    PetscCall(CheckLessThan("C0IP smoothing step (fdm): local = global residual", rel, 1e-12));
+    PetscCall(SmoothingStepRun(dm, S, "multiplicative", "dense", "local", "double", z, x, PETSC_FALSE));
+    PetscCall(SmoothingStepRun(dm, S, "multiplicative", "dense", "global", "double", z, xd, PETSC_FALSE));
+    PetscCall(RelativeDifference(x, xd, &rel));
+    PetscCall(CheckLessThan("C0IP smoothing step (dense, every pattern's factor): local = global residual", rel, 1e-12));
+    PetscCall(SmoothingStepRun(dm, S, "multiplicative", "fdm", "local", "single", z, x, PETSC_FALSE));
+    PetscCall(SmoothingStepRun(dm, S, "multiplicative", "fdm", "global", "single", z, xd, PETSC_FALSE));
+    PetscCall(RelativeDifference(x, xd, &rel));
+    PetscCall(CheckLessThan("C0IP smoothing step (single): local = global residual to 1e-5", rel, 1e-5));
+    /* the additive step: two Richardson steps, the second from a nonzero iterate */
+    PetscCall(PetscOptionsSetValue(NULL, "-step_pc_vertexpatch_damping", "0.1"));
+    PetscCall(PetscOptionsSetValue(NULL, "-step_ksp_max_it", "2"));
+    PetscCall(SmoothingStepRun(dm, S, "additive", "fdm", "local", "double", z, x, PETSC_FALSE));
+    PetscCall(SmoothingStepRun(dm, S, "additive", "fdm", "global", "double", z, xd, PETSC_FALSE));
+    PetscCall(PetscOptionsClearValue(NULL, "-step_ksp_max_it"));
+    PetscCall(PetscOptionsClearValue(NULL, "-step_pc_vertexpatch_damping"));
+    PetscCall(RelativeDifference(x, xd, &rel));
+    PetscCall(CheckLessThan("C0IP additive, two steps: local = global residual", rel, 1e-12));
     PetscCall(SmoothingStep(dm, S, "multiplicative", "fdm", "global", "double", z, x));
     PetscCall(SmoothingStep(dm, S, "multiplicative", "dense", "global", "double", z, xd)); /* the device too: every pattern's factor */
     PetscCall(SmoothingStep(dm, S, "multiplicative", "fdm", "global", "single", z, xd));

@@ -401,20 +401,25 @@ static PetscErrorCode BrickForestSortCells(const BrickForest *f, BrickCellKey **
 }
 
 /* DG and C0IP: the face neighbours of the rank's cells (2 dim per cell, lower then upper along x, y, z: an index among the cells
-   and ghosts, -1 on the boundary). A face neighbour shares a corner, so it is the rank's or in its ghost layer. */
+   and ghosts, -1 on the boundary). A face neighbour shares a corner, so it is the rank's or in its ghost layer. C0IP
+   (two ghost layers on several ranks): the ghosts' too, for the patches' local residuals (a patch cell may be a ghost);
+   -2 where the neighbour is in the domain but beyond the layers. */
 static PetscErrorCode BrickForestSetUpFaces(DM dm, BrickForest *f, const BrickCellKey *sorted)
 {
   const DM_Brick *brick = (const DM_Brick *)dm->data;
-  const PetscInt  nf    = 2 * f->dim;
+  const PetscInt  nf = 2 * f->dim, nc = f->ncells + f->nghost, nface = brick->op.ghost_cells > 1 ? nc : f->ncells;
 
   PetscFunctionBegin;
-  PetscCall(PetscMalloc1(f->ncells * nf + 1, &f->face));
-  for (PetscInt c = 0; c < f->ncells; c++)
+  PetscCall(PetscMalloc1(nface * nf + 1, &f->face));
+  for (PetscInt c = 0; c < nface; c++)
     for (PetscInt e = 0; e < nf; e++) {
       PetscInt nb[3] = {f->ijk[3 * c], f->ijk[3 * c + 1], f->ijk[3 * c + 2]};
       nb[e / 2] += (e % 2) ? 1 : -1;
-      f->face[c * nf + e] = BrickForestFindCell(f, sorted, f->ncells + f->nghost, nb);
-      PetscCheck(f->face[c * nf + e] >= 0 || !DMBrickForestCellInDomain_Private(brick, f->level, nb), PETSC_COMM_SELF, PETSC_ERR_PLIB, "forest brick: a face neighbour of cell %" PetscInt_FMT " is in the domain but not in the ghost layer", c);
+      f->face[c * nf + e] = BrickForestFindCell(f, sorted, nc, nb);
+      if (f->face[c * nf + e] < 0 && DMBrickForestCellInDomain_Private(brick, f->level, nb)) {
+        PetscCheck(c >= f->ncells, PETSC_COMM_SELF, PETSC_ERR_PLIB, "forest brick: a face neighbour of cell %" PetscInt_FMT " is in the domain but not in the ghost layer", c);
+        f->face[c * nf + e] = -2;
+      }
     }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -96,10 +96,10 @@ typedef struct {
   PetscInt     dim, k, nv, level; /* dimension, degree, nodes per cell (k+1)^dim, level (0: the trees) */
   PetscInt     n[3];             /* cells per direction of the level's box (1 along unused directions) */
   PetscBool    periodic[3];      /* -dm_brick_periodic */
-  PetscInt     ncells, nghost;   /* this rank's cells (p4est's, in curve order), then the ghost layer (cells sharing a corner with them) */
+  PetscInt     ncells, nghost;   /* this rank's cells (p4est's, in curve order), then the ghost layer (cells sharing a corner with them; c0ip on several ranks: two layers) */
   PetscInt    *ijk;              /* 3 lattice coordinates per cell, local ones first, then the ghosts */
   PetscInt    *node;             /* nv per cell (x fastest): index of the node in the local vector, -1 on the Dirichlet boundary (DG: the cell's own values, c nv + i) */
-  PetscInt    *face;             /* DG and c0ip (operators with face terms): 2 dim per rank's cell (lower, upper along x, y, z): the face neighbour among cells and ghosts, -1 on the boundary */
+  PetscInt    *face;             /* DG and c0ip (operators with face terms): 2 dim per rank's cell (c0ip: per cell and ghost; lower, upper along x, y, z): the face neighbour among cells and ghosts, -1 on the boundary, -2 beyond the ghost layers */
   PetscInt64   ncellsglobal;     /* cells of the level in the domain */
   PetscInt64  *first;            /* size + 1 entries: each rank's first cell in the curve order (p4est's global_first_quadrant) */
   PetscInt    *tree;             /* per coarse cell (lexicographic): its tree, -1 where removed */

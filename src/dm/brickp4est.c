@@ -3,8 +3,8 @@
 
    p4est does what it exists for here: the connectivity of the kept coarse cells (trees; faces, edges and corners from
    the shared vertices, periodic directions identified by wrapping the vertex numbers), the uniform refinement to the
-   level, the partition along its space-filling curve, the ghost layer (every cell sharing a corner with a rank's cells)
-   and the numbering of the continuous Q_k nodes (lnodes). The brick then keeps plain arrays (cells' lattice positions and
+   level, the partition along its space-filling curve, the ghost layer (every cell sharing a corner with a rank's cells;
+   for c0ip on several ranks a second layer, p4est_ghost_expand) and the numbering of the continuous Q_k nodes (lnodes). The brick then keeps plain arrays (cells' lattice positions and
    their nodes' global numbers) and destroys the forest: every level of a uniform hierarchy is a standalone forest. */
 #include "brickimpl.h"
 #if defined(P4_TO_P8)
@@ -153,6 +153,10 @@ PetscErrorCode BrickForestMesh_Private(DM dm, BrickForestMesh *mesh)
     if (f->tree[c] >= 0) treecell[f->tree[c]] = c;
   p4est  = p4est_new_ext(comm, conn, 0, (int)level, 1, 0, NULL, NULL);
   ghost  = p4est_ghost_new(p4est, P4EST_CONNECT_FULL);
+  /* lnodes numbers the nodes from the one-cell ghost layer; operators whose patches read two cells out (c0ip: the face
+     neighbours of a patch's cells) then get the second layer, whose nodes come with the cells' numbers below */
+  lnodes = brick->op.dg ? NULL : p4est_lnodes_new(p4est, ghost, (int)k);
+  if (brick->op.ghost_cells > 1 && size > 1) p4est_ghost_expand(p4est, ghost);
 
   mesh->ncells       = (PetscInt)p4est->local_num_quadrants;
   mesh->nghost       = (PetscInt)ghost->ghosts.elem_count;
@@ -205,7 +209,6 @@ PetscErrorCode BrickForestMesh_Private(DM dm, BrickForestMesh *mesh)
   /* lnodes numbers every node, the boundary's too. Each local node's lattice position is taken from the cells that
      reference it (x fastest within a cell): they must agree, which also checks the node order assumed. The Dirichlet
      nodes are then dropped from the numbering: owners count their free nodes, and the others learn the new numbers. */
-  lnodes = p4est_lnodes_new(p4est, ghost, (int)k);
   nloc   = (PetscInt)lnodes->num_local_nodes;
   owned = (PetscInt)lnodes->owned_count;
   PetscCall(PetscMalloc2(nloc, &comp, nloc, &key));

@@ -64,6 +64,10 @@ PETSC_INTERN PetscReal      BrickC0IPCellEntry(const BrickC0IPCell *, PetscInt, 
 PETSC_INTERN PetscReal      BrickC0IPFaceEntry(const BrickC0IPCell *, PetscInt, PetscInt, PetscInt, PetscInt, PetscInt, PetscInt);
 PETSC_INTERN void           BrickC0IPCellApply(const BrickC0IPCell *, const PetscScalar *, PetscScalar *, PetscScalar *);
 PETSC_INTERN void           BrickC0IPFaceApply(const BrickC0IPCell *, PetscInt, PetscInt, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *);
+#if defined(VP_HAVE_CUDA)
+  #include <vpatch_cuda.h>
+PETSC_INTERN void BrickC0IPCellToCuda(const BrickC0IPCell *, VPCudaC0IPCell *);
+#endif
 PETSC_INTERN PetscErrorCode BrickC0IPForestCreateShell(DM, Mat *);
 PETSC_INTERN PetscErrorCode BrickC0IPForestAssemble(DM, Mat);
 

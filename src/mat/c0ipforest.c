@@ -162,8 +162,8 @@ static void BrickC0IPTangential(const BrickC0IPCell *c, PetscInt d, const PetscI
   }
 }
 
-/* the face normal to d: side < 0 interior, vl/vu += its term applied to the lower cell's ul and the upper cell's uu; side
-   0/1 a boundary face of one cell (ul, vl; uu, vu unused); work: 5 n^dim */
+/* the face normal to d: side < 0 interior, vl/vu += its term applied to the lower cell's ul and the upper cell's uu (vl or
+   vu NULL: that side's rows not formed); side 0/1 a boundary face of one cell (ul, vl; uu, vu unused); work: 5 n^dim */
 void BrickC0IPFaceApply(const BrickC0IPCell *c, PetscInt d, PetscInt side, const PetscScalar *ul, const PetscScalar *uu, PetscScalar *vl, PetscScalar *vu, PetscScalar *work)
 {
   const PetscInt n = c->n, ext[3] = {n, n, c->dim == 3 ? n : 1}, nv = ext[0] * ext[1] * ext[2];
@@ -189,6 +189,7 @@ void BrickC0IPFaceApply(const BrickC0IPCell *c, PetscInt d, PetscInt side, const
   for (PetscInt s = 0; s < (side < 0 ? 2 : 1); s++) {
     const PetscReal *J = side < 0 ? c->J[d] + s * n : Jl, *A = side < 0 ? c->A[d] + s * n : Al;
     PetscScalar     *v = s ? vu : vl;
+    if (!v) continue; /* a side whose rows the caller does not need */
     BrickTensorApply1D(d, text, n, J, g, out);
     for (PetscInt i = 0; i < nv; i++) v[i] += out[i];
     BrickTensorApply1D(d, text, n, A, tj, out);
@@ -214,38 +215,46 @@ typedef struct {
 } BrickC0IPForest;
 
 #if defined(VP_HAVE_CUDA)
+/* the cell's 1D pieces for the CUDA kernels (cuda/vpforestc0ip.cu) */
+void BrickC0IPCellToCuda(const BrickC0IPCell *cell, VPCudaC0IPCell *c)
+{
+  const PetscInt n = cell->n;
+
+  memset(c, 0, sizeof(*c));
+  c->dim = (int)cell->dim;
+  c->n   = (int)n;
+  for (PetscInt d = 0; d < 3; d++) {
+    for (PetscInt i = 0; i < n * n; i++) {
+      c->M[d][i] = cell->M[d][i];
+      c->L[d][i] = cell->L[d][i];
+      c->H[d][i] = cell->H[d][i];
+    }
+    for (PetscInt i = 0; i < 2 * n; i++) {
+      c->J[d][i] = cell->J[d][i];
+      c->A[d][i] = cell->A[d][i];
+    }
+    for (PetscInt s = 0; s < 2; s++)
+      for (PetscInt i = 0; i < n; i++) {
+        c->Jb[d][s][i] = cell->Jb[d][s][i];
+        c->Ab[d][s][i] = cell->Ab[d][s][i];
+      }
+    c->sigma[d]  = cell->sigma[d];
+    c->sigmab[d] = cell->sigmab[d];
+  }
+}
+
 /* the CUDA product (cuda/vpforestc0ip.cu): the same 1D pieces, the forest's tables as int */
 static PetscErrorCode BrickC0IPForestGPUCreate(BrickC0IPForest *ctx)
 {
   DM_Brick          *brick = (DM_Brick *)ctx->dm->data;
   const BrickForest *f     = brick->forest;
-  const PetscInt     n = ctx->cell.n, nf = 2 * f->dim;
+  const PetscInt     nf    = 2 * f->dim;
   VPCudaC0IPCell     c;
   int               *node, *face, err;
 
   PetscFunctionBegin;
   PetscCheck(brick->precision == DMBRICK_PRECISION_DOUBLE, PetscObjectComm((PetscObject)ctx->dm), PETSC_ERR_SUP, "-dm_brick_operator c0ip on a forest runs its GPU product in double only: -dm_brick_precision / -dm_brick_mg_precision single; allowed: double");
-  PetscCall(PetscMemzero(&c, sizeof(c)));
-  c.dim = (int)f->dim;
-  c.n   = (int)n;
-  for (PetscInt d = 0; d < 3; d++) {
-    for (PetscInt i = 0; i < n * n; i++) {
-      c.M[d][i] = ctx->cell.M[d][i];
-      c.L[d][i] = ctx->cell.L[d][i];
-      c.H[d][i] = ctx->cell.H[d][i];
-    }
-    for (PetscInt i = 0; i < 2 * n; i++) {
-      c.J[d][i] = ctx->cell.J[d][i];
-      c.A[d][i] = ctx->cell.A[d][i];
-    }
-    for (PetscInt s = 0; s < 2; s++)
-      for (PetscInt i = 0; i < n; i++) {
-        c.Jb[d][s][i] = ctx->cell.Jb[d][s][i];
-        c.Ab[d][s][i] = ctx->cell.Ab[d][s][i];
-      }
-    c.sigma[d]  = ctx->cell.sigma[d];
-    c.sigmab[d] = ctx->cell.sigmab[d];
-  }
+  BrickC0IPCellToCuda(&ctx->cell, &c);
   PetscCall(BrickForestNodeTableInt(f, f->ncells + f->nghost, &node));
   PetscCall(PetscMalloc1(nf * f->ncells + 1, &face));
   for (PetscInt i = 0; i < nf * f->ncells; i++) face[i] = (int)f->face[i];

@@ -392,8 +392,9 @@ static PetscErrorCode PCView_VertexPatch(PC pc, PetscViewer viewer)
       loc[2] = fc->npatterns;
       PetscCallMPI(MPI_Allreduce(loc, sum, 3, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)pc)));
       PetscCallMPI(MPI_Allreduce(&fc->npatterns, &maxp, 1, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)pc)));
-      PetscCall(PetscViewerASCIIPrintf(viewer, "  c0ip patches by their pattern of boundary outer faces: %" PetscInt_FMT " separable (%s by position class), %" PetscInt_FMT " mixed (next to re-entrant edges, or both sides on the boundary: the exact dense factor); %" PetscInt_FMT " dense factors over the ranks (at most %" PetscInt_FMT " patterns on one, %.2f MB each); the residual is the global one (a patch's reads cells beyond the ghost layer)\n",
-                                       total - sum[0], vp->solver == PC_VERTEXPATCH_FDM ? "fast diagonalization" : "exact dense factor", sum[0], sum[1], maxp, 8.0 * n * n / 1048576.0));
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  c0ip patches by their pattern of boundary outer faces: %" PetscInt_FMT " separable (%s by position class), %" PetscInt_FMT " mixed (next to re-entrant edges, or both sides on the boundary: the exact dense factor); %" PetscInt_FMT " dense factors over the ranks (at most %" PetscInt_FMT " patterns on one, %.2f MB each); %s\n",
+                                       total - sum[0], vp->solver == PC_VERTEXPATCH_FDM ? "fast diagonalization" : "exact dense factor", sum[0], sum[1], maxp, 8.0 * n * n / 1048576.0,
+                                       vp->residual == PC_VERTEXPATCH_RESIDUAL_LOCAL ? "each patch's local residual from its cells and their face neighbours (two ghost layers on several ranks)" : "the global residual (one MatMult a color)"));
     }
     PetscFunctionReturn(PETSC_SUCCESS);
   }

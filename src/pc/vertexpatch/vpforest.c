@@ -1,7 +1,8 @@
 /* PCVERTEXPATCH on a forest brick (CPU). For laplace the patch problems are the box's: every cell is congruent and a
    patch's 2^dim cells are all in the domain, so each patch takes the interior position class of the brick's patch operator
    (the same 1D matrices, fast-diagonalization factors and dense factors) and the per-patch kernels of vpkernels.c. For
-   c0ip the outer faces matter too: each patch's solver follows its pattern of boundary outer faces (vpforestc0ip.c). What differs is
+   c0ip the outer faces matter too: each patch's solver follows its pattern of boundary outer faces, and its local
+   residual reads the face neighbours of its cells (vpforestc0ip.c). What differs is
    addressing: a patch's closure is read through the forest's cell-node table (its 2^dim cells may be the rank's or in
    its ghost layer), with -1 for Dirichlet nodes (read as zero).
 
@@ -148,19 +149,18 @@ static PetscErrorCode VPForestColor(PC_VertexPatch *vp, const BrickForest *f, Pe
   PetscInt idx[VP_MAX_NE * VP_MAX_NE * VP_MAX_NE];
 
   PetscFunctionBegin;
-  if (vp->forestc0ip) { /* C0IP: the patch's own solver on the global residual (vpforestc0ip.c) */
+  if (vp->forestc0ip) { /* C0IP: the patch's own solver, its own residual (vpforestc0ip.c) */
     const PetscInt k = f->k, ne = 2 * k + 1, dim = f->dim;
     PetscInt       interior[VP_MAX_NI * VP_MAX_NI * VP_MAX_NI];
-    PetscCheck(!local, PETSC_COMM_SELF, PETSC_ERR_PLIB, "a C0IP forest patch with a local residual");
     for (PetscInt p = f->colorptr[color]; p < f->colorptr[color + 1]; p++) {
       PetscInt c = 0;
       VPForestClosure(f, p, idx);
       for (PetscInt z = (dim == 3 ? 1 : 0); z < (dim == 3 ? ne - 1 : 1); z++)
         for (PetscInt y = 1; y < ne - 1; y++)
           for (PetscInt x = 1; x < ne - 1; x++) interior[c++] = idx[x + ne * (y + ne * z)];
-      PetscCall(PCVertexPatchForestC0IPPatch(vp, p, interior, ba, target, vp->work));
+      PetscCall(PCVertexPatchForestC0IPPatch(vp, p, interior, local ? xa : NULL, ba, target, vp->work));
     }
-    PetscCall(PetscLogFlops(PCVertexPatchForestC0IPFlops(vp, f->colorptr[color], f->colorptr[color + 1])));
+    PetscCall(PetscLogFlops(PCVertexPatchForestC0IPFlops(vp, f->colorptr[color], f->colorptr[color + 1], local)));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (vp->nlanes > 1)
@@ -222,7 +222,7 @@ static PetscErrorCode VPForestColorGPU(PC_VertexPatch *vp, const BrickForest *f,
   if (xv && xv != tv) PetscCall(VecCUDAGetArrayRead(xv, &xa));
   else if (xv) xa = da;
   PetscCall(VecCUDAGetArrayRead(bv, &ba));
-  if (vp->forestc0ip) PetscCall(PCVertexPatchForestC0IPStepGPU(vp, f->colorptr[color], f->colorptr[color + 1], ba, da)); /* c0ip: the global residual (xv NULL) */
+  if (vp->forestc0ip) PetscCall(PCVertexPatchForestC0IPStepGPU(vp, f->colorptr[color], f->colorptr[color + 1], xa, ba, da)); /* c0ip: its own step */
   else {
     PetscCall(PetscLogGpuTimeBegin());
     err = VPCudaForestSmootherStep((VPCudaForestSmoother)vp->forestgpu, vp->precision == PC_VERTEXPATCH_SINGLE_PRECISION, (int)f->colorptr[color], (int)f->colorptr[color + 1], ba, xa, da, vp->omega);
@@ -271,12 +271,6 @@ PetscErrorCode PCVertexPatchSetUpForest(PC pc)
   PetscFunctionBegin;
   PetscCall(DMBrickForestCheckOperator_Private(vp->dm, "PCVERTEXPATCH with -dm_brick_operator"));
   PetscCheck(vp->schedule == PC_VERTEXPATCH_COLORED, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "-pc_vertexpatch_schedule %s on a forest brick: allowed: colored (within a color the forest's patches come in p4est's curve order)", PCVertexPatchSchedules[vp->schedule]);
-  if (brick->op.ghost_cells > 1) {
-    /* c0ip: a patch's residual reads the face neighbours of its cells, beyond the one-cell ghost layer of a rank */
-    PetscCheck(!vp->residual_set || vp->residual == PC_VERTEXPATCH_RESIDUAL_GLOBAL, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
-               "-pc_vertexpatch_residual local with -dm_brick_operator c0ip on a forest: a patch's residual reads cells beyond the ghost layer; allowed: global (the default on forests)");
-    vp->residual = PC_VERTEXPATCH_RESIDUAL_GLOBAL;
-  }
   PetscCall(PCVertexPatchSetUpPatchOperator(pc));
   PetscCall(PCVertexPatchSetUpEvenOdd(pc));
   vp->forest   = PETSC_TRUE;

@@ -9,8 +9,11 @@
    Cholesky factor of their exact matrix, one per distinct pattern on the rank (a handful), built from the cell and face
    entries of c0ipforest.c; with -pc_vertexpatch_local_solver dense every pattern does.
 
-   The residual is the global one (once per color): a patch's residual reads the face neighbours of its cells, which on
-   several ranks may lie beyond the one-cell ghost layer. */
+   The residual is local (the default) or global (once per color). A patch's local residual is b - A x on its interior
+   nodes: the cell terms of its 2^dim cells and every face of them (a face between two patch cells once, for both; an
+   outer face with its neighbour's values, or one-sided on the boundary, for the patch cell's rows alone). Its reads reach
+   the face neighbours of the patch cells, two cells from a rank's own: on several ranks the brick keeps two ghost
+   layers for c0ip (brickp4est.c), and the red-black colors keep a color's reads clear of its writes. */
 #include "vpimpl.h"
 #include "../../mat/brickelement.h"
 #include <petscblaslapack.h>
@@ -130,6 +133,7 @@ PetscErrorCode PCVertexPatchDestroyForestC0IP(PC pc)
 #endif
   for (PetscInt q = 0; q < fc->npatterns; q++) PetscCall(PetscFree(fc->factor[q]));
   PetscCall(PetscFree4(fc->pattern, fc->cls, fc->factor, fc->count));
+  PetscCall(PetscFree(fc->buf));
   PetscCall(PetscFree(fc->ppattern));
   PetscCall(PetscFree(vp->forestc0ip));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -153,6 +157,13 @@ PetscErrorCode PCVertexPatchSetUpForestC0IP(PC pc)
   PetscCall(PetscNew(&fc));
   vp->forestc0ip = fc;
   PetscCall(BrickC0IPCellSetUp(vp->dm, &cell));
+  fc->cell = cell;
+  PetscCall(PetscMalloc1(12 * f->nv, &fc->buf));
+  if (vp->residual == PC_VERTEXPATCH_RESIDUAL_LOCAL) { /* the local residual reads the face neighbours of the patch cells */
+    const PetscInt nf = 2 * f->dim;
+    for (PetscInt i = 0; i < f->npatches * (1 << f->dim); i++)
+      for (PetscInt e = 0; e < nf; e++) PetscCheck(f->face[f->patchcell[i] * nf + e] >= -1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "forest brick: a face neighbour of a patch cell is beyond the ghost layers");
+  }
   PetscCall(PetscMalloc1(f->npatches + 1, &fc->ppattern));
   PetscCall(PetscMalloc1(f->npatches + 1, &pat));
   for (PetscInt p = 0; p < f->npatches; p++) pat[p] = fc->ppattern[p] = VPC0IPPattern(brick, f, p);
@@ -181,15 +192,62 @@ PetscErrorCode PCVertexPatchSetUpForestC0IP(PC pc)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* one patch on the global residual ba: target[interior] += omega A_p^-1 ba[interior] */
-PetscErrorCode PCVertexPatchForestC0IPPatch(const PC_VertexPatch *vp, PetscInt p, const PetscInt interior[], const PetscScalar *ba, PetscScalar *target, PetscScalar *work)
+/* r = ba - A xa on the interior nodes of patch p (interior: their local indices), cell by cell: its cell term, its outer
+   faces (to a face neighbour beyond the patch, or one-sided on the boundary; only the patch cell's rows), and the faces
+   inside the patch once, from their lower cell, with both cells' rows (cell-local values; -1 in the node table reads
+   zero) */
+static void VPC0IPPatchResidual(const VPForestC0IP *fc, const BrickForest *f, PetscInt p, const PetscScalar *xa, const PetscScalar *ba, const PetscInt interior[], PetscScalar *r)
+{
+  const BrickC0IPCell *c  = &fc->cell;
+  const PetscInt       nv = f->nv, nf = 2 * f->dim, ni = 2 * f->k - 1, n = f->dim == 3 ? ni * ni * ni : ni * ni, *pc = f->patchcell + p * (1 << f->dim);
+  PetscScalar         *u = fc->buf, *un = u + nv, *v = un + nv, *vn = v + nv, *w = vn + nv;
+
+  for (PetscInt i = 0; i < n; i++) r[i] = ba[interior[i]];
+  for (PetscInt b = 0; b < (1 << f->dim); b++) {
+    const PetscInt *idx = f->node + pc[b] * nv;
+    for (PetscInt i = 0; i < nv; i++) u[i] = idx[i] < 0 ? 0.0 : xa[idx[i]];
+    BrickC0IPCellApply(c, u, v, w);
+    for (PetscInt d = 0; d < f->dim; d++) {
+      const PetscInt up = (b >> d) & 1, nb = f->face[pc[b] * nf + 2 * d + up]; /* the outer face is on the cell's side away from the vertex */
+      if (nb < 0) BrickC0IPFaceApply(c, d, up, u, NULL, v, NULL, w);
+      else {
+        const PetscInt *nidx = f->node + nb * nv;
+        for (PetscInt i = 0; i < nv; i++) un[i] = nidx[i] < 0 ? 0.0 : xa[nidx[i]];
+        if (up) BrickC0IPFaceApply(c, d, -1, u, un, v, NULL, w);
+        else BrickC0IPFaceApply(c, d, -1, un, u, NULL, v, w);
+      }
+      if (!up) { /* the face inside the patch towards cell b + 2^d: both cells' rows, the other's straight into r */
+        const PetscInt  b2 = b | ((PetscInt)1 << d);
+        const PetscInt *nidx = f->node + pc[b2] * nv;
+        for (PetscInt i = 0; i < nv; i++) {
+          un[i] = nidx[i] < 0 ? 0.0 : xa[nidx[i]];
+          vn[i] = 0.0;
+        }
+        BrickC0IPFaceApply(c, d, -1, u, un, v, vn, w);
+        for (PetscInt i = 0; i < nv; i++) {
+          const PetscInt ii = VPC0IPInterior(c, f->k, b2, i);
+          if (ii >= 0) r[ii] -= vn[i];
+        }
+      }
+    }
+    for (PetscInt i = 0; i < nv; i++) {
+      const PetscInt ii = VPC0IPInterior(c, f->k, b, i);
+      if (ii >= 0) r[ii] -= v[i];
+    }
+  }
+}
+
+/* one patch: target[interior] += omega A_p^-1 r, r its local residual from xa and ba, or (xa NULL) the global residual ba */
+PetscErrorCode PCVertexPatchForestC0IPPatch(const PC_VertexPatch *vp, PetscInt p, const PetscInt interior[], const PetscScalar *xa, const PetscScalar *ba, PetscScalar *target, PetscScalar *work)
 {
   const VPForestC0IP *fc = vp->forestc0ip;
   const PetscInt      ni = vp->op_d.ni, n = vp->op_d.dim == 3 ? ni * ni * ni : ni * ni, q = fc->ppattern[p];
   PetscScalar        *r = work, *delta = r + n, *kw = delta + n;
 
   PetscFunctionBegin;
-  for (PetscInt i = 0; i < n; i++) r[i] = ba[interior[i]];
+  if (xa) VPC0IPPatchResidual(fc, ((DM_Brick *)vp->dm->data)->forest, p, xa, ba, interior, r);
+  else
+    for (PetscInt i = 0; i < n; i++) r[i] = ba[interior[i]];
   if (fc->factor[q]) { /* mixed pattern, or the dense solver: the exact patch matrix, in double */
     const int info = VPPatchSolveDense(n, fc->factor[q], r);
     PetscCheck(!info, PETSC_COMM_SELF, PETSC_ERR_LIB, "PCVERTEXPATCH: the dense C0IP patch solve failed (LAPACK info %d)", info);
@@ -206,52 +264,68 @@ PetscErrorCode PCVertexPatchForestC0IPPatch(const PC_VertexPatch *vp, PetscInt p
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* flops of the patches [p0, p1): the dense ones two triangular solves and the update, the others the fdm count */
-PetscLogDouble PCVertexPatchForestC0IPFlops(const PC_VertexPatch *vp, PetscInt p0, PetscInt p1)
+/* flops of the patches [p0, p1): the dense ones two triangular solves and the update, the others the fdm count; with
+   the local residual each patch's 2^dim cell terms and their 2 dim faces (12 / 5 contractions of n^(d+1) a cell term,
+   about 10 n^d a face side) */
+PetscLogDouble PCVertexPatchForestC0IPFlops(const PC_VertexPatch *vp, PetscInt p0, PetscInt p1, PetscBool local)
 {
   const VPForestC0IP  *fc = vp->forestc0ip;
-  const PetscLogDouble ni = vp->op_d.ni, n = vp->op_d.dim == 3 ? ni * ni * ni : ni * ni;
+  const PetscInt       dim = vp->op_d.dim;
+  const PetscLogDouble ni = vp->op_d.ni, n = dim == 3 ? ni * ni * ni : ni * ni, N = fc->cell.n, nv = dim == 3 ? N * N * N : N * N;
+  const PetscLogDouble res = local ? 2.0 * (1 << dim) * ((dim == 3 ? 12 : 5) * nv * N + 2 * dim * 20.0 * nv) : 0;
   PetscLogDouble       sum = 0;
 
-  for (PetscInt p = p0; p < p1; p++) sum += fc->factor[fc->ppattern[p]] ? 2 * n * n + 2 * n : vp->flops_per_patch;
+  for (PetscInt p = p0; p < p1; p++) sum += res + (fc->factor[fc->ppattern[p]] ? 2 * n * n + 2 * n : vp->flops_per_patch);
   return sum;
 }
 
 #if defined(VP_HAVE_CUDA)
-/* the CUDA patch step (cuda/vpforestc0ip.cu): the forest's tables, the patterns' classes and factors */
+/* the CUDA patch step (cuda/vpforestc0ip.cu): the forest's tables, the patterns' classes and factors, and for the local
+   residual the cell's 1D pieces and the face table of the cells and ghosts */
 PetscErrorCode PCVertexPatchForestC0IPSetUpGPU(PC_VertexPatch *vp)
 {
   VPForestC0IP      *fc = vp->forestc0ip;
   const BrickForest *f  = ((DM_Brick *)vp->dm->data)->forest;
-  int               *node, *pcell, *ppat, *cls, err;
+  const PetscBool    local = (PetscBool)(vp->residual == PC_VERTEXPATCH_RESIDUAL_LOCAL);
+  const PetscInt     nf = 2 * f->dim, nc = f->ncells + f->nghost;
+  int               *node, *pcell, *ppat, *cls, *face = NULL, err;
+  VPCudaC0IPCell     cell;
 
   PetscFunctionBegin;
   if (fc->gpu) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(BrickForestNodeTableInt(f, f->ncells + f->nghost, &node));
+  PetscCall(BrickForestNodeTableInt(f, nc, &node));
   PetscCall(PetscMalloc3(f->npatches * (1 << f->dim) + 1, &pcell, f->npatches + 1, &ppat, 3 * fc->npatterns + 1, &cls));
   for (PetscInt i = 0; i < f->npatches * (1 << f->dim); i++) pcell[i] = (int)f->patchcell[i];
   for (PetscInt p = 0; p < f->npatches; p++) ppat[p] = (int)fc->ppattern[p];
   for (PetscInt q = 0; q < fc->npatterns; q++)
     for (PetscInt d = 0; d < 3; d++) cls[3 * q + d] = fc->cls[q][d];
-  err = VPCudaC0IPPatchesCreate(&vp->op_d, &vp->op_f, (int)f->k, (int)f->npatches, pcell, (int)(f->ncells + f->nghost), node, ppat, (int)fc->npatterns, cls, (const double *const *)fc->factor, (VPCudaC0IPPatches *)&fc->gpu);
+  if (local) {
+    PetscCall(PetscMalloc1(nf * nc + 1, &face));
+    for (PetscInt i = 0; i < nf * nc; i++) face[i] = (int)f->face[i];
+  }
+  BrickC0IPCellToCuda(&fc->cell, &cell);
+  err = VPCudaC0IPPatchesCreate(&vp->op_d, &vp->op_f, (int)f->k, (int)f->npatches, pcell, (int)nc, node, local ? face : NULL, &cell, ppat, (int)fc->npatterns, cls, (const double *const *)fc->factor, (VPCudaC0IPPatches *)&fc->gpu);
   PetscCall(PetscFree(node));
+  PetscCall(PetscFree(face));
   PetscCall(PetscFree3(pcell, ppat, cls));
-  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaC0IPPatchesCreate (5 (2k-1)^dim doubles of shared memory a block): %s", VPCudaErrorString(err));
+  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaC0IPPatchesCreate (5 (2k-1)^dim doubles of shared memory a block; the local residual: (2k-1)^dim + max(4 (2k-1)^dim, 12 (k+1)^dim)): %s", VPCudaErrorString(err));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the patches [p0, p1) on the device: target[interior] += omega A_p^-1 ba[interior] (ba: the ghosted global residual) */
-PetscErrorCode PCVertexPatchForestC0IPStepGPU(PC_VertexPatch *vp, PetscInt p0, PetscInt p1, const PetscScalar *ba, PetscScalar *target)
+/* the patches [p0, p1) on the device: target[interior] += omega A_p^-1 r, r the local residual from xa and ba, or (xa
+   NULL) the ghosted global residual ba */
+PetscErrorCode PCVertexPatchForestC0IPStepGPU(PC_VertexPatch *vp, PetscInt p0, PetscInt p1, const PetscScalar *xa, const PetscScalar *ba, PetscScalar *target)
 {
   int err;
 
   PetscFunctionBegin;
   PetscCall(PCVertexPatchForestC0IPSetUpGPU(vp));
+  PetscCheck(!xa || vp->residual == PC_VERTEXPATCH_RESIDUAL_LOCAL, PETSC_COMM_SELF, PETSC_ERR_PLIB, "a local C0IP patch step without the local residual's tables");
   PetscCall(PetscLogGpuTimeBegin());
-  err = VPCudaC0IPPatchesStep((VPCudaC0IPPatches)vp->forestc0ip->gpu, vp->precision == PC_VERTEXPATCH_SINGLE_PRECISION, (int)p0, (int)p1, ba, target, vp->omega);
+  err = VPCudaC0IPPatchesStep((VPCudaC0IPPatches)vp->forestc0ip->gpu, vp->precision == PC_VERTEXPATCH_SINGLE_PRECISION, (int)p0, (int)p1, xa, ba, target, vp->omega);
   PetscCall(PetscLogGpuTimeEnd());
   PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in the C0IP forest patch step: %s", VPCudaErrorString(err));
-  PetscCall(PetscLogGpuFlops(PCVertexPatchForestC0IPFlops(vp, p0, p1)));
+  PetscCall(PetscLogGpuFlops(PCVertexPatchForestC0IPFlops(vp, p0, p1, (PetscBool)(xa != NULL))));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #endif

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "../../dm/brickimpl.h"
+#include "../../mat/brickelement.h"
 #include <vpatch_cuda.h>
 #include <petsc/private/pcimpl.h>
 #if defined(_OPENMP)
@@ -83,6 +84,8 @@ typedef struct {
   PetscInt     *pattern, *count;   /* per pattern: its bits (one per outer face, set on the boundary), patches */
   int (*cls)[3];
   PetscScalar **factor; /* (ni^dim)^2 column-major upper Cholesky factor, NULL where the fast diagonalization solves */
+  BrickC0IPCell cell;    /* the cell's 1D pieces, for the patches' local residuals */
+  PetscScalar  *buf;     /* the local residual's scratch: two cells' values and results, and the kernels' work (12 nv) */
   void         *gpu;     /* the CUDA patch step (VP_HAVE_CUDA: VPCudaC0IPPatches), made for device vectors */
 } VPForestC0IP;
 
@@ -221,12 +224,12 @@ PETSC_INTERN PetscErrorCode PCVertexPatchSetUpForest(PC);
 PETSC_INTERN PetscErrorCode PCVertexPatchDestroyForest(PC);
 PETSC_INTERN PetscErrorCode PCVertexPatchSetUpForestC0IP(PC);
 PETSC_INTERN PetscErrorCode PCVertexPatchDestroyForestC0IP(PC);
-PETSC_INTERN PetscLogDouble PCVertexPatchForestC0IPFlops(const PC_VertexPatch *, PetscInt, PetscInt);
+PETSC_INTERN PetscLogDouble PCVertexPatchForestC0IPFlops(const PC_VertexPatch *, PetscInt, PetscInt, PetscBool);
 #if defined(VP_HAVE_CUDA)
 PETSC_INTERN PetscErrorCode PCVertexPatchForestC0IPSetUpGPU(PC_VertexPatch *);
-PETSC_INTERN PetscErrorCode PCVertexPatchForestC0IPStepGPU(PC_VertexPatch *, PetscInt, PetscInt, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode PCVertexPatchForestC0IPStepGPU(PC_VertexPatch *, PetscInt, PetscInt, const PetscScalar *, const PetscScalar *, PetscScalar *);
 #endif
-PETSC_INTERN PetscErrorCode PCVertexPatchForestC0IPPatch(const PC_VertexPatch *, PetscInt, const PetscInt[], const PetscScalar *, PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode PCVertexPatchForestC0IPPatch(const PC_VertexPatch *, PetscInt, const PetscInt[], const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode PCVertexPatchSmoothForest(PC, Vec, Vec, PetscBool);
 PETSC_INTERN PetscErrorCode PCVertexPatchAdditiveForest(PC, Vec, Vec, Vec);
 /* DG bricks (vpdg.c) */
