@@ -9,7 +9,7 @@ PETSC_EXTERN PetscErrorCode PCCreate_DenseInverse(PC);
 PETSC_INTERN PetscErrorCode DMBrickOperatorListDestroy_Private(void);
 
 PetscLogEvent DMBRICK_ForestMesh, DMBRICK_ForestLayout, DMBRICK_ForestTransferSetUp;
-PetscLogEvent DMBRICK_Setup, DMBRICK_Assemble, DMBRICK_Interpolate, DMBRICK_Restrict, DMBRICK_LoadVector, DMBRICK_L2Error, DMBRICK_Exchange, DMBRICK_ExchangeSetUp;
+PetscLogEvent DMBRICK_Setup, DMBRICK_Assemble, DMBRICK_Interpolate, DMBRICK_Restrict, DMBRICK_LoadVector, DMBRICK_L2Error, DMBRICK_Exchange, DMBRICK_ExchangeSetUp, DMBRICK_VTKWrite;
 PetscLogEvent PC_VertexPatchSetUp, PC_VertexPatchSmooth, PC_VertexPatchSchedule, PC_VertexPatchGPUSetUp, PC_VertexPatchGhostSetUp;
 PetscLogEvent PC_HFEMSetUp, PC_HFEMApply, PC_HFEMTransform, PC_HFEMInvert, PC_HFEMApplyT, PC_HFEMApplyD, PC_HFEMApplyDense;
 
@@ -59,6 +59,7 @@ PetscErrorCode VPatchInitializePackage(void)
   PetscCall(PetscLogEventRegister("BrickInterp", DM_CLASSID, &DMBRICK_Interpolate));
   PetscCall(PetscLogEventRegister("BrickRestrict", DM_CLASSID, &DMBRICK_Restrict));
   PetscCall(PetscLogEventRegister("BrickLoadVector", DM_CLASSID, &DMBRICK_LoadVector));
+  PetscCall(PetscLogEventRegister("BrickVTKWrite", DM_CLASSID, &DMBRICK_VTKWrite));
   PetscCall(PetscLogEventRegister("BrickL2Error", DM_CLASSID, &DMBRICK_L2Error));
   PetscCall(PetscLogEventRegister("BrickGPUExchange", DM_CLASSID, &DMBRICK_Exchange));
   PetscCall(PetscLogEventRegister("BrickGPUExchSetUp", DM_CLASSID, &DMBRICK_ExchangeSetUp));

@@ -2,7 +2,7 @@
 # GPU check (make gpu-check, on a machine with a GPU and a CUDA PETSc): the CUDA operator kernels against the
 # host (assembled matrices, random vectors), whole solves with VECCUDA vectors against host vectors (same
 # iterations), compute-sanitizer memcheck and racecheck on the kernel checks and on a small mixed-precision solve.
-# GPU_CHECK_SECTIONS: a subset of "kernels solves mixed ranks slabs dg hfem sanitizer setup defaults forest" (default: all;
+# GPU_CHECK_SECTIONS: a subset of "kernels solves mixed ranks slabs dg hfem sanitizer setup defaults forest vtk" (default: all;
 # "operator" and "smoother" run parts of kernels). Last line: "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
@@ -129,6 +129,23 @@ fi
 fi
 
 # whole solves: VECCUDA (operator on the GPU) against host vectors, same iterations and L2 error
+# VTK output of device vectors: the file written from VECCUDA vectors is the host vectors' file byte for byte (the
+# writer reads the vectors on the host; the host's file is checked by VTK itself in make test's vtk section)
+if want vtk; then
+vtk_gpu() { # name ranks test_vtk options...
+  local name=$1 n=$2 ok=0; shift 2
+  mpirun -n "$n" --oversubscribe ./tests/test_vtk "$@" -file "$OUT/$name.host.vtu" >"$OUT/$name.log" 2>&1 || ok=1
+  mpirun -n "$n" --oversubscribe ./tests/test_vtk "$@" -dm_vec_type cuda -file "$OUT/$name.gpu.vtu" >>"$OUT/$name.log" 2>&1 || ok=1
+  cmp "$OUT/$name.host.vtu" "$OUT/$name.gpu.vtu" >>"$OUT/$name.log" 2>&1 || ok=1
+  result "$name" $ok "$(stat -c %s "$OUT/$name.gpu.vtu" 2>/dev/null) bytes, device file = host file"
+}
+vtk_gpu gpu_vtk_cg_3d_k3 1 -dim 3 -k 3 -refine 1
+vtk_gpu gpu_vtk_cg_3d_k3_np2 2 -dim 3 -k 3 -refine 1
+vtk_gpu gpu_vtk_fichera_dg_k3_np2 2 -dim 3 -k 3 -refine 1 -dm_brick_remove 1,1,1 -dm_brick_operator sipg
+vtk_gpu gpu_vtk_lshape_k3_np2 2 -dim 2 -k 3 -refine 2 -dm_brick_remove 1,1 -forest_factor
+vtk_gpu gpu_vtk_slabs_mpiio_np2 2 -dim 3 -k 2 -refine 2 -dm_brick_slabs 1 -dm_brick_vtk_mpiio
+fi
+
 if want solves; then
 same() { # name program options...
   local name=$1 prog=$2; shift 2

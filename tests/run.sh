@@ -287,6 +287,61 @@ if command -v valgrind >/dev/null; then
   result valgrind_forest_c0ip_lshape_2ranks $?
 fi
 fi
+if section vtk "VTK output (-vec_view vtk:u.vtu, -ksp_view_solution): Lagrange cells read back by VTK's own reader (python3-vtk9), the values and VTK's interpolation in the cells = the Q_k polynomial (k = 1..8, 2D and 3D, CG and DG), boxes, forests, slabs, 1, 3 and 4 ranks"; then
+PYVTK=/usr/bin/python3
+if ! $PYVTK -c "import vtk" >"$OUT/vtk_python.log" 2>&1; then
+  result vtk_python_vtk9 1 "no VTK for /usr/bin/python3: apt-get install python3-vtk9 (scripts/setup-debian.sh does)"
+else
+vtk_case() { # name ranks "check_vtk.py options" test_vtk options...
+  local name=$1 n=$2 chk=$3 rc nc; shift 3
+  $MPIEXEC -n "$n" --oversubscribe ./tests/test_vtk "$@" -file "$OUT/$name.vtu" >"$OUT/$name.log" 2>&1
+  rc=$?
+  nc=$(grep -oE '[0-9]+ cells' "$OUT/$name.log" | cut -d' ' -f1)
+  # shellcheck disable=SC2086
+  [ $rc = 0 ] && [ -n "$nc" ] && $PYVTK tests/check_vtk.py "$OUT/$name.vtu" --cells "$nc" --ranks "$n" $chk >>"$OUT/$name.log" 2>&1
+  rc=$?
+  result "$name" $rc "$(grep -c '^ok ' "$OUT/$name.log") checks, $(grep -m1 -oE '[0-9]+ of [0-9]+ points' "$OUT/$name.log")"
+}
+# one rank: DG any Q_k polynomial (its edges and faces too: the point order), CG one that vanishes on the boundary
+for k in 1 2 3 4 5 6 7 8; do
+  vtk_case vtk_dg_2d_k$k 1 "--dim 2 --k $k --dg" -dim 2 -k $k -refine 1 -dm_brick_operator sipg
+  vtk_case vtk_dg_3d_k$k 1 "--dim 3 --k $k --dg" -dim 3 -k $k -refine 0 -dm_brick_operator sipg
+  [ $k -ge 2 ] && vtk_case vtk_cg_2d_k$k 1 "--dim 2 --k $k" -dim 2 -k $k -refine 1
+  [ $k -ge 2 ] && vtk_case vtk_cg_3d_k$k 1 "--dim 3 --k $k" -dim 3 -k $k -refine $([ $k -le 3 ] && echo 1 || echo 0)
+done
+# several ranks: one piece each in one file (rank data 0..n-1), boxes, slabs (vectors in place), forests (tree data)
+vtk_case vtk_cg_3d_k3_3ranks 3 "--dim 3 --k 3" -dim 3 -k 3 -refine 1
+vtk_case vtk_dg_3d_k2_3ranks 3 "--dim 3 --k 2 --dg" -dim 3 -k 2 -refine 1 -dm_brick_operator sipg
+vtk_case vtk_cg_slabs_3ranks 3 "--dim 3 --k 2" -dim 3 -k 2 -refine 2 -dm_brick_slabs 1
+vtk_case vtk_lshape_k3_3ranks 3 "--dim 2 --k 3 --half --removed 1,1" -dim 2 -k 3 -refine 2 -dm_brick_remove 1,1 -forest_factor
+vtk_case vtk_fichera_k4_3ranks 3 "--dim 3 --k 4 --half --removed 1,1,1" -dim 3 -k 4 -refine 1 -dm_brick_remove 1,1,1 -forest_factor
+vtk_case vtk_fichera_dg_k3_4ranks 4 "--dim 3 --k 3 --dg --removed 1,1,1" -dim 3 -k 3 -refine 1 -dm_brick_remove 1,1,1 -dm_brick_operator sipg
+vtk_case vtk_periodic_dg_k3_3ranks 3 "--dim 2 --k 3 --dg" -dim 2 -k 3 -refine 2 -dm_brick_periodic 1,1 -dm_brick_operator sipg
+# every rank writing its piece through MPI-IO (-dm_brick_vtk_mpiio): the same checks; over an older, longer file too
+vtk_case vtk_mpiio_cg_3d_k3_3ranks 3 "--dim 3 --k 3" -dim 3 -k 3 -refine 1 -dm_brick_vtk_mpiio
+vtk_case vtk_mpiio_fichera_dg_k2_4ranks 4 "--dim 3 --k 2 --dg --removed 1,1,1" -dim 3 -k 2 -refine 1 -dm_brick_remove 1,1,1 -dm_brick_operator sipg -dm_brick_vtk_mpiio
+head -c 20000000 /dev/zero >"$OUT/vtk_mpiio_over.vtu"
+vtk_case vtk_mpiio_over 3 "--dim 2 --k 4" -dim 2 -k 4 -refine 1 -dm_brick_vtk_mpiio
+# the tutorials' solutions through PETSc's own option, read back (cells, rank data)
+for t in "ex1 $EX1 4096 1" "ex5_fichera $EX5 448 3" "ex3 $EX3 1024 1"; do
+  set -- $t
+  $MPIEXEC -n "$4" --oversubscribe $2 $([ "$1" = ex5_fichera ] && echo "-domain fichera") -ksp_view_solution vtk:"$OUT/vtk_$1.vtu" >"$OUT/vtk_$1.log" 2>&1 &&
+    $PYVTK -c "
+import sys, vtk
+r = vtk.vtkXMLUnstructuredGridReader(); r.SetFileName(sys.argv[1]); r.Update(); g = r.GetOutput()
+n = g.GetNumberOfCells(); ranks = g.GetCellData().GetArray('rank').GetRange()
+print(n, 'cells, ranks', ranks); sys.exit(0 if n == int(sys.argv[2]) and ranks[1] == int(sys.argv[3]) - 1 else 1)" "$OUT/vtk_$1.vtu" "$3" "$4" >>"$OUT/vtk_$1.log" 2>&1
+  result vtk_tutorial_$1 $? "$(tail -1 "$OUT/vtk_$1.log")"
+done
+expect_error vtk_not_vtu "must end in .vtu" $EX1 -ksp_view_solution vtk:"$OUT/u.vts"
+if command -v valgrind >/dev/null; then
+  VGF="valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=97 --suppressions=tests/valgrind.supp"
+  [ -f /usr/share/openmpi/openmpi-valgrind.supp ] && VGF="$VGF --suppressions=/usr/share/openmpi/openmpi-valgrind.supp"
+  $MPIEXEC -n 2 $VGF ./tests/test_vtk -dim 2 -k 3 -refine 1 -dm_brick_remove 1,1 -ascii -file "$OUT/vtk_valgrind.vtu" -malloc_dump >"$OUT/vtk_valgrind.log" 2>&1
+  result valgrind_vtk_2ranks $?
+fi
+fi
+fi
 if section separable "load vector and L2 error of separable functions (against the point-function versions)"; then
 ctest separable_2d_cg_k1-8 ./tests/test_separable -dim 2 -kmin 1 -kmax 8
 ctest separable_3d_cg_k1-6 ./tests/test_separable -dim 3 -kmin 1 -kmax 6

@@ -273,6 +273,7 @@ int main(int argc, char **argv)
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "forest domain with removed cells: f = 1 (the manufactured solutions solve the box and periodic boxes only; tutorials/ex5 -dm_brick_operator c0ip -domain periodic has an exact solution)\n"));
   }
   PetscCall(DMCreateGlobalVector(dm, &u));
+  PetscCall(PetscObjectSetName((PetscObject)u, "u")); /* the field's name in -ksp_view_solution vtk:u.vtu */
   PetscCall(VecDuplicate(u, &b));
   PetscCall(VecDuplicate(u, &r));
   PetscCall(DMBrickComputeLoadVector(dm, removed ? One : paper ? PaperRightHandSide : RightHandSide, &problem, b));

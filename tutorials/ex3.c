@@ -128,6 +128,7 @@ int main(int argc, char **argv)
   }
 
   PetscCall(DMCreateGlobalVector(dm, &u));
+  PetscCall(PetscObjectSetName((PetscObject)u, "u")); /* the field's name in -ksp_view_solution vtk:u.vtu */
   PetscCall(VecDuplicate(u, &b));
   PetscCall(DMBrickComputeLoadVector(dm, rhsone ? One : RightHandSide, &problem, b));
 

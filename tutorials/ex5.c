@@ -120,6 +120,7 @@ int main(int argc, char **argv)
   PetscCall(PetscStrcmp(opname, "c0ip", &c0ip));
   if (c0ip) sol = &c0ip;
   PetscCall(DMCreateGlobalVector(dm, &u));
+  PetscCall(PetscObjectSetName((PetscObject)u, "u")); /* the field's name in -ksp_view_solution vtk:u.vtu */
   PetscCall(VecGetSize(u, &dofs));
   PetscCall(VecDuplicate(u, &b));
   PetscCall(DMBrickComputeLoadVector(dm, periodic ? Load : One, sol, b));

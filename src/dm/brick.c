@@ -611,6 +611,7 @@ static PetscErrorCode DMSetFromOptions_Brick(DM dm, PetscOptionItems *PetscOptio
   PetscCheck(brick->coarse_direct_max >= 0, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_coarse_direct_max %" PetscInt_FMT ": allowed >= 0", brick->coarse_direct_max);
   PetscCall(PetscOptionsInt("-dm_brick_coarse_chebyshev_its", "Chebyshev/Jacobi steps of a coarse problem over -dm_brick_coarse_direct_max", "DMBRICK", brick->coarse_cheby_its, &brick->coarse_cheby_its, NULL));
   PetscCheck(brick->coarse_cheby_its >= 1, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "-dm_brick_coarse_chebyshev_its %" PetscInt_FMT ": allowed >= 1", brick->coarse_cheby_its);
+  PetscCall(PetscOptionsBool("-dm_brick_vtk_mpiio", "VTK output (-vec_view vtk:u.vtu): every rank writes its piece of the one file through MPI-IO (else rank 0 writes them, one rank at a time)", "VecView", brick->vtk_mpiio, &brick->vtk_mpiio, NULL));
   PetscCall(PetscOptionsBool("-dm_brick_jacobi_for_sor", "A KSP left at PETSc's default SOR (PCMG's level smoothers) uses Jacobi on the brick's matrix-free operator (SOR needs matrix entries)", "DMBRICK", brick->jacobi_for_sor, &brick->jacobi_for_sor, NULL));
   PetscCall(PetscStrncpy(mattype, brick->coarse_mattype, sizeof(mattype)));
   PetscCall(PetscOptionsString("-dm_brick_coarse_mat_type", "Matrix type of the coarsest level when its problem gets an exact solve (-dm_brick_coarse_direct_max)", "DMCreateMatrix", mattype, mattype, sizeof(mattype), &flg));
@@ -867,6 +868,8 @@ static PetscErrorCode DMDestroy_Brick(DM dm)
 .  -dm_brick_coarse_direct_max <1000000> - most nonzeros of a coarse problem that PCMG's default coarse solve solves exactly
 .  -dm_brick_coarse_chebyshev_its <20>   - Chebyshev/Jacobi steps of a larger coarse problem (matrix-free)
 .  -dm_brick_jacobi_for_sor <true>       - a level smoother left at PETSc's default SOR gets Jacobi on the matrix-free operator
+.  -dm_brick_vtk_mpiio <false>           - VTK output (-vec_view vtk:u.vtu, one file, one piece per rank): every rank writes its
+                                          piece through MPI-IO (default: rank 0 writes them, one rank at a time)
 .  -dm_brick_coarse_mat_type <aij>       - matrix type of the coarsest level when it gets an exact solve
 .  -dm_brick_verify_convergence <true>   - KSPs solving with the brick check a claimed convergence against b - A x
                                           (`DMBrickSetVerifyConvergence()`)

@@ -261,6 +261,7 @@ static PetscErrorCode DMCreateGlobalVector_BrickForest(DM dm, Vec *v)
   PetscCall(VecSetSizes(*v, brick->forest->nowned, PETSC_DETERMINE));
   PetscCall(VecSetType(*v, dm->vectype));
   PetscCall(VecSetDM(*v, dm));
+  PetscCall(DMBrickVecSetView_Private(*v));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

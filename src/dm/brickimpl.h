@@ -143,6 +143,7 @@ typedef struct {
   PetscInt           below;              /* levels the hierarchy goes below cells0: its coarsest level is -below; counted in DMGetRefineLevel() */
   PetscBool          below_set;          /* below is decided (and counted in the refine level): by DMSetUp, or taken from the brick this one came from */
   PetscBool          jacobi_for_sor;     /* -dm_brick_jacobi_for_sor: a smoother left at PETSc's default SOR gets Jacobi on a matrix-free level */
+  PetscBool          vtk_mpiio;          /* -dm_brick_vtk_mpiio: VTK files written by every rank through MPI-IO (else rank 0 writes, one rank's piece at a time) */
   PetscInt           coarse_direct_max;  /* -dm_brick_coarse_direct_max: most nonzeros of a coarse problem that gets an exact solve by default */
   PetscInt           coarse_cheby_its;   /* -dm_brick_coarse_chebyshev_its: Chebyshev/Jacobi steps of a larger coarse problem */
   PetscInt           nremoved;           /* -dm_brick_remove: coarse cells not in the domain ... */
@@ -196,6 +197,7 @@ static inline PetscInt BrickBoxSize(const BrickBox *b)
 }
 
 PETSC_INTERN PetscErrorCode DMBrickGetImpl_Private(DM, DM_Brick **);
+PETSC_INTERN PetscErrorCode DMBrickVecSetView_Private(Vec); /* VTK output (src/mat/brickvtk.c) */
 /* forests (brickforest.c, brickp4est.c, brickforesttransfer.c) */
 PETSC_INTERN PetscErrorCode DMBrickSetUpForest_Private(DM);
 PETSC_INTERN PetscErrorCode DMBrickDestroyForest_Private(DM);
@@ -310,7 +312,7 @@ PETSC_INTERN void        BrickEvenOddLaneApply1D(PetscInt, const PetscInt[], con
 PETSC_INTERN const char *BrickSIMDInstructionSet(void);
 
 PETSC_EXTERN PetscLogEvent  DMBRICK_ForestMesh, DMBRICK_ForestLayout, DMBRICK_ForestTransferSetUp; /* forest set-up: p4est's part, the brick's tables and patches, a transfer's gathers */
-PETSC_EXTERN PetscLogEvent  DMBRICK_Interpolate, DMBRICK_Restrict, DMBRICK_Assemble, DMBRICK_Setup, DMBRICK_LoadVector, DMBRICK_L2Error, DMBRICK_Exchange, DMBRICK_ExchangeSetUp;
+PETSC_EXTERN PetscLogEvent  DMBRICK_Interpolate, DMBRICK_Restrict, DMBRICK_Assemble, DMBRICK_Setup, DMBRICK_LoadVector, DMBRICK_L2Error, DMBRICK_Exchange, DMBRICK_ExchangeSetUp, DMBRICK_VTKWrite;
 PETSC_INTERN PetscErrorCode DMBrickSFDevice_Private(DM, PetscSF, PetscBool, const PetscScalar *, PetscScalar *, PetscBool);
 PETSC_INTERN PetscErrorCode DMBrickSFDeviceBegin_Private(DM, PetscSF, PetscBool, const PetscScalar *, PetscScalar *, PetscBool);
 PETSC_INTERN PetscErrorCode DMBrickSFDeviceEnd_Private(DM, PetscSF, PetscBool, const PetscScalar *, PetscScalar *, PetscBool);

@@ -91,6 +91,7 @@ static PetscErrorCode BrickInPlacePair(DM dm, Vec *g, Vec *l)
   (*g)->ops->duplicate     = VecDuplicate_BrickInPlace;
   (*g)->ops->duplicatevecs = VecDuplicateVecs_BrickInPlace;
   (*g)->ops->destroyvecs   = VecDestroyVecs_BrickInPlace;
+  PetscCall(DMBrickVecSetView_Private(*g)); /* VTK output */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

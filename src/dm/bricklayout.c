@@ -156,6 +156,7 @@ PetscErrorCode DMCreateGlobalVector_Brick(DM dm, Vec *v)
   }
   PetscCall(DMBrickCreateVector_Private(dm, PetscObjectComm((PetscObject)dm), brick->owidth[0] * brick->owidth[1] * brick->owidth[2] * brick->dof, v));
   PetscCall(VecSetDM(*v, dm));
+  PetscCall(DMBrickVecSetView_Private(*v));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -11,6 +11,9 @@ PETSC_INTERN PetscErrorCode BrickElementMatrices1D(PetscInt, const PetscReal[], 
 PETSC_INTERN PetscErrorCode BrickElementQuadrature(PetscInt, const PetscReal[], PetscInt, PetscReal[], PetscReal[], PetscReal[]);
 /* Local (ghosted) index of every node of a cell, -1 on the boundary: the node order of a cell vector. */
 PETSC_INTERN PetscErrorCode BrickCellLocalIndices(DM, const PetscInt[], PetscInt[]);
+/* the rank's cells one by one, on a box or a forest (brickfe.c): their count, and cell c's lattice position and node indices */
+PETSC_INTERN PetscInt       BrickFECellCount(const DM_Brick *, const BrickBox *);
+PETSC_INTERN PetscErrorCode BrickFECell(DM, const BrickBox *, PetscInt, PetscInt[], PetscInt[]);
 /* the rank's part of the squared L2 error: exact a point function, or (exact NULL) separable terms tabulated at the
    Gauss points of the owned cells (brickfe.c, brickseparable.c) */
 PETSC_INTERN PetscErrorCode DMBrickL2ErrorSum_Private(DM, Vec, DMBrickPointFunction, void *, PetscInt, const PetscScalar[], PetscReal *);

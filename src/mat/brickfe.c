@@ -124,12 +124,12 @@ static inline void BrickQuadraturePoint(const DM_Brick *brick, const BrickQuadra
 }
 
 /* The rank's cells one by one, on a box or a forest: cell c's lattice position and its nodes' local indices */
-static PetscInt BrickFECellCount(const DM_Brick *brick, const BrickBox *cells)
+PetscInt BrickFECellCount(const DM_Brick *brick, const BrickBox *cells)
 {
   return brick->forest ? brick->forest->ncells : PetscMax(BrickBoxSize(cells), 0);
 }
 
-static PetscErrorCode BrickFECell(DM dm, const BrickBox *cells, PetscInt c, PetscInt cell[], PetscInt idx[])
+PetscErrorCode BrickFECell(DM dm, const BrickBox *cells, PetscInt c, PetscInt cell[], PetscInt idx[])
 {
   const DM_Brick *brick = (const DM_Brick *)dm->data;
 
