@@ -82,7 +82,7 @@ TEST_PROGRAMS := $(patsubst %.c,%,$(wildcard tests/test_*.c))
 PLAIN_TESTS := tests/plain_dll_append tests/plain_mg
 BENCH     := $(patsubst %.c,%,$(wildcard bench/bench_*.c))
 
-.PHONY: all test run bench clean format help gpu-check
+.PHONY: all test test64 run bench clean format help gpu-check
 all: $(LIB) $(TUTORIALS)
 
 build/%.o: src/%.c
@@ -121,6 +121,10 @@ gpu-check: all tests/gpu_operator tests/gpu_smoother tests/gpu_hfem tests/test_r
 tests/plain_%: tests/plain_%.c
 	$(VP_CC) $(VP_CCFLAGS) -o $@ $< $(VP_RPATH) $(VP_LIBS)
 
+# against PETSc with 64-bit indices (Debian's petsc64-dev), in build64/: a subset of the tests (scripts/test-64bit.sh)
+test64:
+	@bash scripts/test-64bit.sh $(if $(TESTS64),"$(TESTS64)")
+
 # make test TESTS=pattern: only the sections of tests/run.sh whose name or title matches (an extended regular expression)
 test: all $(TEST_PROGRAMS) $(PLAIN_TESTS)
 	@MPIEXEC="$(VP_MPIEXEC)" TESTS="$(TESTS)" bash tests/run.sh
@@ -133,7 +137,7 @@ format:
 	clang-format -i $(SRC) $(wildcard src/*/*.h src/*.h include/*.h cuda/*.h tutorials/*.c tests/*.c tests/*.h)
 
 clean:
-	rm -rf build lib $(TUTORIALS) $(TEST_PROGRAMS) $(PLAIN_TESTS) $(BENCH) tests/out tests/out-gpu tests/gpu_operator tests/gpu_smoother tests/gpu_hfem
+	rm -rf build build64 lib $(TUTORIALS) $(TEST_PROGRAMS) $(PLAIN_TESTS) $(BENCH) tests/out tests/out-gpu tests/gpu_operator tests/gpu_smoother tests/gpu_hfem
 
 help:
 	@echo "make [PETSC_DIR=... PETSC_ARCH=...]  build $(LIB) and the tutorials"

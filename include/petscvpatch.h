@@ -207,6 +207,7 @@ PETSC_EXTERN PetscErrorCode DMBrickCreateInterpolation(DM, DM, MatType, Mat *);
 PETSC_EXTERN PetscErrorCode DMBrickInterpolateFunction(DM, DMBrickPointFunction, void *, Vec);
 PETSC_EXTERN PetscErrorCode DMBrickComputeLoadVector(DM, DMBrickPointFunction, void *, Vec);
 PETSC_EXTERN PetscErrorCode DMBrickComputeL2Error(DM, Vec, DMBrickPointFunction, void *, PetscReal *);
+PETSC_EXTERN PetscErrorCode DMBrickSetBoundaryFunction(DM, DMBrickPointFunction, void *);
 PETSC_EXTERN PetscErrorCode DMBrickComputeLoadVectorSeparable(DM, PetscInt, DMBrickSeparableFunction, void *, Vec);
 PETSC_EXTERN PetscErrorCode DMBrickComputeL2ErrorSeparable(DM, Vec, PetscInt, DMBrickSeparableFunction, void *, PetscReal *);
 PETSC_EXTERN PetscErrorCode DMBrickComputeBrokenH2Error(DM, Vec, DMBrickHessianFunction, void *, PetscReal *);

@@ -342,6 +342,55 @@ if command -v valgrind >/dev/null; then
 fi
 fi
 fi
+if section bc "inhomogeneous Dirichlet data (DMBrickSetBoundaryFunction(): laplace by lifting, sipg weakly): a Q_k polynomial reproduced, order k + 1 with nonzero boundary values (2D k = 1..6, 3D, 1 and 3 ranks, forests), the L-shape's singular solution at order 4/3, the boundary values in the VTK output"; then
+for k in 1 2 3 4 5 6; do ctest bc_poly_2d_k$k ./tests/test_bc -test poly -dim 2 -k $k -refine 1; done
+for k in 1 2 3 4; do ctest bc_poly_3d_k$k ./tests/test_bc -test poly -dim 3 -k $k -refine $([ $k -le 2 ] && echo 1 || echo 0); done
+ctest bc_poly_lshape_k3_3ranks $MPIEXEC -n 3 --oversubscribe ./tests/test_bc -test poly -dim 2 -k 3 -refine 2 -dm_brick_remove 1,1
+ctest bc_poly_fichera_k2_4ranks $MPI4 ./tests/test_bc -test poly -dim 3 -k 2 -refine 1 -dm_brick_remove 1,1,1
+ctest bc_poly_slabs_3d_k3_3ranks $MPIEXEC -n 3 --oversubscribe ./tests/test_bc -test poly -dim 3 -k 3 -refine 1 -dm_brick_slabs 1
+for k in 1 2 3 4; do ctest bc_order_2d_k$k ./tests/test_bc -test order -dim 2 -k $k -refine 1 -levels 3; done
+for k in 5 6; do ctest bc_order_2d_k$k ./tests/test_bc -test order -dim 2 -k $k -refine 0 -levels 3; done
+for k in 1 2 3; do ctest bc_order_3d_k$k ./tests/test_bc -test order -dim 3 -k $k -refine 0 -levels 3; done
+ctest bc_order_2d_k2_3ranks $MPIEXEC -n 3 --oversubscribe ./tests/test_bc -test order -dim 2 -k 2 -refine 1 -levels 3
+ctest bc_order_3d_k2_3ranks $MPIEXEC -n 3 --oversubscribe ./tests/test_bc -test order -dim 3 -k 2 -refine 0 -levels 3
+# sipg (DG): the data weakly through the boundary faces (box ends and removed cells' faces)
+for k in 1 2 3 4 5 6; do ctest bc_sipg_poly_2d_k$k ./tests/test_bc -test poly -dim 2 -k $k -refine 1 -dm_brick_operator sipg; done
+for k in 1 2 3; do ctest bc_sipg_poly_3d_k$k ./tests/test_bc -test poly -dim 3 -k $k -refine 0 -dm_brick_operator sipg; done
+ctest bc_sipg_poly_fichera_k2_3ranks $MPIEXEC -n 3 --oversubscribe ./tests/test_bc -test poly -dim 3 -k 2 -refine 1 -dm_brick_remove 1,1,1 -dm_brick_operator sipg
+for k in 1 2 3; do ctest bc_sipg_order_2d_k$k ./tests/test_bc -test order -dim 2 -k $k -refine 1 -levels 3 -dm_brick_operator sipg; done
+ctest bc_sipg_order_3d_k2 ./tests/test_bc -test order -dim 3 -k 2 -refine 0 -levels 3 -dm_brick_operator sipg
+ctest bc_sipg_order_2d_k2_3ranks $MPIEXEC -n 3 --oversubscribe ./tests/test_bc -test order -dim 2 -k 2 -refine 1 -levels 3 -dm_brick_operator sipg
+for k in 1 2 3; do ctest bc_lshape_singular_k$k ./tests/test_bc -test lshape -dim 2 -k $k -refine 2 -levels 3 -dm_brick_remove 1,1; done
+ctest bc_lshape_singular_k2_3ranks $MPIEXEC -n 3 --oversubscribe ./tests/test_bc -test lshape -dim 2 -k 2 -refine 2 -levels 3 -dm_brick_remove 1,1
+# the same errors on 1 and 3 ranks
+a=$(grep -o 'L2 error [0-9.e+-]*' "$OUT/bc_order_2d_k2.log" | tail -1); b=$(grep -o 'L2 error [0-9.e+-]*' "$OUT/bc_order_2d_k2_3ranks.log" | tail -1)
+[ -n "$a" ] && awk -v a="${a##* }" -v b="${b##* }" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-10 * a) }'
+result bc_order_ranks_same $? "$a (1 rank) vs $b (3 ranks)"
+# ex5 -bc singular: the tutorial's L2 error falls at order 4/3
+for r in 3 4; do ./tutorials/ex5 -bc singular -dm_brick_refine $r >"$OUT/bc_ex5_r$r.log" 2>&1; done
+e3=$(awk '/^L2 error/{print $3}' "$OUT/bc_ex5_r3.log"); e4=$(awk '/^L2 error/{print $3}' "$OUT/bc_ex5_r4.log")
+converged_ok "$OUT/bc_ex5_r4.log" 1e-9 && awk -v a="$e3" -v b="$e4" 'BEGIN { if (a == "" || b == "") exit 1; o = log(a / b) / log(2); exit !(o > 1.2 && o < 1.5) }'
+result bc_ex5_singular $? "L2 error $e3 -> $e4"
+# the boundary values in the VTK output: a Q_k solution with nonzero boundary values, point values = the polynomial
+if /usr/bin/python3 -c "import vtk" 2>/dev/null; then
+  ./tests/test_bc -test poly -dim 2 -k 3 -refine 1 -vtk "$OUT/bc_poly.vtu" >"$OUT/bc_vtk.log" 2>&1 &&
+    /usr/bin/python3 - "$OUT/bc_poly.vtu" >>"$OUT/bc_vtk.log" 2>&1 <<'PYEOF'
+import sys, vtk
+from vtk.util import numpy_support as ns
+r = vtk.vtkXMLUnstructuredGridReader(); r.SetFileName(sys.argv[1]); r.Update(); g = r.GetOutput()
+pts = ns.vtk_to_numpy(g.GetPoints().GetData()); u = ns.vtk_to_numpy(g.GetPointData().GetArray("u"))
+def f(d, x):  # tests/test_bc.c's PolyFactor, k = 3
+    return sum(x ** j / (j + 1 + d) for j in range(4))
+err = max(abs(u[i] - f(0, pts[i][0]) * f(1, pts[i][1])) for i in range(len(u)))
+edge = sum(1 for p in pts if min(p[0], p[1], 1 - p[0], 1 - p[1]) < 1e-12)
+print(f"{len(u)} points ({edge} on the boundary), max |u - p| {err:.2e}")
+sys.exit(0 if err < 1e-12 and edge > 0 else 1)
+PYEOF
+  result bc_vtk_boundary_values $? "$(tail -1 "$OUT/bc_vtk.log")"
+fi
+expect_error bc_c0ip_unsupported "Boundary data (DMBrickSetBoundaryFunction(), -bc) with -dm_brick_operator c0ip" ./tests/test_bc -test poly -k 2 -dm_brick_operator c0ip
+expect_error bc_ex5_domain "-bc singular is the L-shape's solution" $EX5 -bc singular -domain fichera
+fi
 if section separable "load vector and L2 error of separable functions (against the point-function versions)"; then
 ctest separable_2d_cg_k1-8 ./tests/test_separable -dim 2 -kmin 1 -kmax 8
 ctest separable_3d_cg_k1-6 ./tests/test_separable -dim 3 -kmin 1 -kmax 6
@@ -1179,6 +1228,16 @@ guard_scale guard_scale_laplace_converges -dm_brick_dim 3 -dm_brick_degree 3 -dm
 guard_scale guard_scale_c0ip_floor -dm_brick_operator c0ip -dm_brick_cells 2,2 -dm_brick_degree 8 -dm_brick_refine 3 -ksp_rtol 1e-8 -ksp_type fgmres -pc_type mg -mg_levels_ksp_type richardson -mg_levels_ksp_max_it 1 -mg_levels_pc_type vertexpatch
 grep -q "DIVERGED_BREAKDOWN" "$OUT/guard_scale_c0ip_floor.s1e-6.log"
 result guard_scale_floor_denied_small_b $? "||b|| = 1e-6 sqrt(n): the stalled true residual is still denied"
+fi
+if section int64 "64-bit indices: the plugin built against Debian's petsc64-dev without warnings, and its operator, smoother, rank, boundary-data and VTK sections passing there (scripts/test-64bit.sh, in build64/)"; then
+# a nested run: its own PASS/FAIL lines in the log, its summary here (FAIL lines named in the detail)
+bash scripts/test-64bit.sh >"$OUT/int64.log" 2>&1
+rc=$?
+sum=$(tail -1 "$OUT/int64.log")
+np=$(echo "$sum" | awk '$2 == "passed," { print $1 }')
+nf=$(echo "$sum" | awk '$2 == "passed," { print $3 }')
+[ $rc = 0 ] && [ -n "$np" ] && [ "$np" -ge 100 ] && [ "$nf" = 0 ]
+result int64_petsc64 $? "${sum}; $(grep -c '^FAIL' "$OUT/int64.log") FAIL lines: $(grep '^FAIL' "$OUT/int64.log" | awk '{printf "%s ", $2}' | head -c 300)"
 fi
 if [ $nsections = 0 ]; then
   echo "no section matches '$PATTERN'; the sections: $(grep -o '^if section [a-z0-9_]*' "$0" | awk '{printf "%s ", $3}')"

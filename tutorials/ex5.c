@@ -7,6 +7,8 @@ static const char help[] = "Poisson -Delta u = f on domains that are not a box: 
                            "                   error is printed\n"
                            "  -domain box      the full box of the L-shape's (2D) or Fichera corner's (-dm_brick_dim 3) coarse cells, f = 1, on the\n"
                            "                   box layout: the reference for the iteration counts\n"
+                           "  -bc singular     (L-shape, laplace) f = 0 and u = r^(2/3) sin(2 theta / 3) around the re-entrant corner, its values\n"
+                           "                   on the boundary given by DMBrickSetBoundaryFunction(); the L2 error is printed\n"
                            "Any -dm_brick_cells / -dm_brick_remove / -dm_brick_periodic replaces the domain's description; -dm_brick_degree\n"
                            "(default 3) and -dm_brick_refine (default 3 in 2D, 2 in 3D) set the discretization, -dm_brick_operator sipg the DG one\n"
                            "(symmetric interior penalty, Dirichlet data weakly on every boundary face), -dm_brick_operator c0ip the biharmonic\n"
@@ -48,6 +50,22 @@ static PetscErrorCode Load(PetscInt dim, const PetscReal x[], PetscScalar *f, vo
   return 0;
 }
 
+/* the L-shape's singular harmonic function: r^(2/3) sin(2 theta / 3), theta from the re-entrant edge x = 1/2 (y > 1/2) */
+static PetscErrorCode Singular(PetscInt dim, const PetscReal x[], PetscScalar *u, void *ctx)
+{
+  const PetscReal dx = x[0] - 0.5, dy = x[1] - 0.5, r = PetscSqrtReal(dx * dx + dy * dy);
+  PetscReal       t = PetscAtan2Real(dy, dx) - 0.5 * PETSC_PI;
+  if (t < 0) t += 2.0 * PETSC_PI;
+  *u = r > 0 ? PetscPowReal(r, 2.0 / 3.0) * PetscSinReal(2.0 * t / 3.0) : 0.0;
+  return 0;
+}
+
+static PetscErrorCode Zero(PetscInt dim, const PetscReal x[], PetscScalar *f, void *ctx)
+{
+  *f = 0.0;
+  return 0;
+}
+
 static PetscErrorCode SetDefault(const char name[], const char value[])
 {
   PetscBool set;
@@ -60,7 +78,8 @@ static PetscErrorCode SetDefault(const char name[], const char value[])
 
 int main(int argc, char **argv)
 {
-  char           domain[32] = "lshape";
+  char           domain[32] = "lshape", bc[32] = "";
+  PetscBool      singular;
   PetscBool      lshape, fichera, holes, periodic, box, c0ip;
   const char    *opname;
   void          *sol = NULL; /* the exact solution's context: set for the biharmonic one */
@@ -81,6 +100,10 @@ int main(int argc, char **argv)
   PetscCall(PetscStrcmp(domain, "holes", &holes));
   PetscCall(PetscStrcmp(domain, "periodic", &periodic));
   PetscCall(PetscStrcmp(domain, "box", &box));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-bc", bc, sizeof(bc), NULL));
+  PetscCall(PetscStrcmp(bc, "singular", &singular));
+  PetscCheck(singular || !bc[0] || !strcmp(bc, "none"), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-bc %s: allowed none, singular", bc);
+  PetscCheck(!singular || lshape, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-bc singular is the L-shape's solution: use it with -domain lshape, not -domain %s", domain);
   PetscCheck(lshape || fichera || holes || periodic || box, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-domain %s: allowed lshape, fichera, holes, periodic, box", domain);
   dim = fichera ? 3 : 2;
   if (periodic || box) PetscCall(PetscOptionsGetInt(NULL, NULL, "-dm_brick_dim", &dim, NULL));
@@ -123,7 +146,8 @@ int main(int argc, char **argv)
   PetscCall(PetscObjectSetName((PetscObject)u, "u")); /* the field's name in -ksp_view_solution vtk:u.vtu */
   PetscCall(VecGetSize(u, &dofs));
   PetscCall(VecDuplicate(u, &b));
-  PetscCall(DMBrickComputeLoadVector(dm, periodic ? Load : One, sol, b));
+  if (singular) PetscCall(DMBrickSetBoundaryFunction(dm, Singular, NULL)); /* u = g on the boundary: the load vector lifts it */
+  PetscCall(DMBrickComputeLoadVector(dm, periodic ? Load : (singular ? Zero : One), sol, b));
   PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
   PetscCall(KSPSetDM(ksp, dm));
   PetscCall(KSPSetDMActive(ksp, PETSC_FALSE));
@@ -142,10 +166,11 @@ int main(int argc, char **argv)
   PetscCall(VecNorm(r, NORM_2, &tnorm));
   PetscCall(VecNorm(b, NORM_2, &bnorm));
   if (periodic) PetscCall(DMBrickComputeL2Error(dm, u, Exact, sol, &error));
+  if (singular) PetscCall(DMBrickComputeL2Error(dm, u, Singular, NULL, &error));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "domain %s: %" PetscInt64_FMT " cells, %" PetscInt_FMT " DoFs\n", domain, ncells, dofs));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Linear solve %s due to %s iterations %" PetscInt_FMT "\n", reason > 0 ? "converged" : "did not converge", KSPConvergedReasons[reason], its));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "true residual |b - A x|/|b| %.3e\n", (double)(tnorm / bnorm)));
-  if (periodic) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "L2 error %.6e\n", (double)error));
+  if (periodic || singular) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "L2 error %.6e\n", (double)error));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "solve time %.4f s (setup excluded), setup time %.4f s\n", t1 - t0, t0 - ts));
   PetscCall(VecDestroy(&r));
   PetscCall(VecDestroy(&u));

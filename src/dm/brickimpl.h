@@ -144,6 +144,8 @@ typedef struct {
   PetscBool          below_set;          /* below is decided (and counted in the refine level): by DMSetUp, or taken from the brick this one came from */
   PetscBool          jacobi_for_sor;     /* -dm_brick_jacobi_for_sor: a smoother left at PETSc's default SOR gets Jacobi on a matrix-free level */
   PetscBool          vtk_mpiio;          /* -dm_brick_vtk_mpiio: VTK files written by every rank through MPI-IO (else rank 0 writes, one rank's piece at a time) */
+  PetscErrorCode (*bc)(PetscInt, const PetscReal[], PetscScalar *, void *); /* DMBrickSetBoundaryFunction(): Dirichlet data (NULL: zero) ... */
+  void *bcctx;                                                             /* ... and its context */
   PetscInt           coarse_direct_max;  /* -dm_brick_coarse_direct_max: most nonzeros of a coarse problem that gets an exact solve by default */
   PetscInt           coarse_cheby_its;   /* -dm_brick_coarse_chebyshev_its: Chebyshev/Jacobi steps of a larger coarse problem */
   PetscInt           nremoved;           /* -dm_brick_remove: coarse cells not in the domain ... */

@@ -14,6 +14,9 @@ PETSC_INTERN PetscErrorCode BrickCellLocalIndices(DM, const PetscInt[], PetscInt
 /* the rank's cells one by one, on a box or a forest (brickfe.c): their count, and cell c's lattice position and node indices */
 PETSC_INTERN PetscInt       BrickFECellCount(const DM_Brick *, const BrickBox *);
 PETSC_INTERN PetscErrorCode BrickFECell(DM, const BrickBox *, PetscInt, PetscInt[], PetscInt[]);
+/* boundary data (brickboundary.c): a cell's Dirichlet values, and the lifting of the load vector */
+PETSC_INTERN PetscErrorCode DMBrickBoundaryCellValues_Private(DM, const PetscReal[], const PetscInt[], const PetscInt[], PetscScalar[], PetscBool *);
+PETSC_INTERN PetscErrorCode DMBrickSubtractBoundaryLift_Private(DM, Vec);
 /* the rank's part of the squared L2 error: exact a point function, or (exact NULL) separable terms tabulated at the
    Gauss points of the owned cells (brickfe.c, brickseparable.c) */
 PETSC_INTERN PetscErrorCode DMBrickL2ErrorSum_Private(DM, Vec, DMBrickPointFunction, void *, PetscInt, const PetscScalar[], PetscReal *);

@@ -210,6 +210,7 @@ PetscErrorCode DMBrickComputeLoadVector(DM dm, DMBrickPointFunction f, void *ctx
   PetscCall(VecZeroEntries(b));
   PetscCall(DMLocalToGlobal(dm, bl, ADD_VALUES, b));
   PetscCall(DMRestoreLocalVector(dm, &bl));
+  PetscCall(DMBrickSubtractBoundaryLift_Private(dm, b)); /* boundary data (DMBrickSetBoundaryFunction()): lifted */
   PetscCall(PetscLogEventEnd(DMBRICK_LoadVector, dm, b, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -240,8 +241,11 @@ PetscErrorCode DMBrickL2ErrorSum_Private(DM dm, Vec uh, DMBrickPointFunction exa
   for (PetscInt ci = 0; ci < BrickFECellCount(brick, &cells); ci++) {
         PetscInt cell[3];
         PetscInt       ext[3] = {n, n, brick->dim == 3 ? n : 1}, nloc = brick->dim == 2 ? n * n : n * n * n;
+        PetscBool any;
         PetscCall(BrickFECell(dm, &cells, ci, cell, idx));
-        for (PetscInt i = 0; i < nloc; i++) ue[i] = idx[i] < 0 ? 0.0 : ula[idx[i]];
+        PetscCall(DMBrickBoundaryCellValues_Private(dm, q.h, cell, idx, ue, &any)); /* g (or zero) at the Dirichlet nodes */
+        for (PetscInt i = 0; i < nloc; i++)
+          if (idx[i] >= 0) ue[i] = ula[idx[i]];
         BrickTensorApply1D(0, ext, q.nq, q.B, ue, t1);
         ext[0] = q.nq;
         BrickTensorApply1D(1, ext, q.nq, q.B, t1, brick->dim == 2 ? uq : t2);

@@ -151,6 +151,7 @@ PetscErrorCode DMBrickComputeLoadVectorSeparable(DM dm, PetscInt nterms, DMBrick
     PetscCall(VecRestoreArrayWrite(b, &ba));
   }
   PetscCall(PetscFree(tab));
+  PetscCall(DMBrickSubtractBoundaryLift_Private(dm, b)); /* boundary data (DMBrickSetBoundaryFunction()): lifted on the host */
   PetscCall(PetscLogEventEnd(DMBRICK_LoadVector, dm, b, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -207,6 +208,7 @@ PetscErrorCode DMBrickComputeL2ErrorSeparable(DM dm, Vec uh, PetscInt nterms, DM
       for (PetscInt c = 0; c < W[d]; c++) PetscCall(BrickSeparableCellValues(dm, &q, u, ctx, t, d, brick->cstart[d] + c, PETSC_FALSE, tab + BrickSeparableOffset(len, t, d) + c * q.nq));
   }
   PetscCall(DMBrickVecsOnDevice_Private(uh, NULL, &device));
+  PetscCheck(!device || !brick->bc, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "DMBrickComputeL2ErrorSeparable() of device vectors with boundary data (DMBrickSetBoundaryFunction(), -bc): not implemented on the GPU yet; use DMBrickComputeL2Error() (host), or host vectors");
   if (device) {
 #if defined(VP_HAVE_CUDA)
     VPCudaSeparableL2Data g;

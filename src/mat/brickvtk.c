@@ -147,8 +147,11 @@ static PetscErrorCode BrickVTKBuildPiece(DM dm, const BrickVTKFields *fl, BrickV
       conn[(size_t)c * nv + BrickVTKPointIndex(dim, k, ii[0], ii[1], ii[2])] = p;
     }
     for (PetscInt f = 0; f < fl->n; f++) { /* the cell's values at its equispaced points, where its points are new */
-      PetscInt ext[3] = {n, n, dim == 3 ? n : 1};
-      for (PetscInt i = 0; i < nv; i++) ue[i] = idx[i] < 0 ? 0.0 : ua[f][idx[i]];
+      PetscInt  ext[3] = {n, n, dim == 3 ? n : 1};
+      PetscBool any;
+      PetscCall(DMBrickBoundaryCellValues_Private(dm, h, cell, idx, ue, &any)); /* the boundary data (or zero) at the Dirichlet nodes */
+      for (PetscInt i = 0; i < nv; i++)
+        if (idx[i] >= 0) ue[i] = ua[f][idx[i]];
       BrickTensorApply1D(0, ext, n, E, ue, t1);
       BrickTensorApply1D(1, ext, n, E, t1, dim == 3 ? t2 : uq);
       if (dim == 3) BrickTensorApply1D(2, ext, n, E, t2, uq);

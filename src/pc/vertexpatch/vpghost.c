@@ -82,7 +82,12 @@ PetscErrorCode PCVertexPatchSetUpGhostExchange(PC pc, const VPLayout *L)
      all ranks together), and give it back to every ghost. Only the shared entries are touched: the ghosts, and the
      owned entries that are ghosts elsewhere (the refresh graph's roots). */
   {
-    PetscMPIInt        me, niranks;
+    PetscMPIInt        me;
+#if PETSC_VERSION_LT(3, 22, 0)
+    PetscInt niranks; /* PetscSFGetLeafRanks() counts the ranks in a PetscInt before PETSc 3.22 (64-bit with 64-bit indices) */
+#else
+    PetscMPIInt niranks;
+#endif
     const PetscMPIInt *iranks;
     const PetscInt    *ioffset, *irootloc;
     PetscInt           nos, nsp, *osh, *urank, *uidx, *spleaf;

@@ -34,7 +34,7 @@ static PetscErrorCode VPSetEnum(PC pc, size_t offset, PetscEnum value, const cha
   if (!vp) PetscFunctionReturn(PETSC_SUCCESS);
   while (list[n]) n++;
   n -= 2;
-  PetscCheck((PetscInt)value >= 0 && (PetscInt)value < n, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "%s %d: out of range; allowed 0..%" PetscInt_FMT " (%s ... %s)", list[n], (int)value, n - 1, list[0], list[n - 1]);
+  PetscCheck((int)value >= 0 && (PetscInt)(int)value < n, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "%s %d: out of range; allowed 0..%" PetscInt_FMT " (%s ... %s)", list[n], (int)value, n - 1, list[0], list[n - 1]);
   field = (PetscEnum *)((char *)vp + offset);
   VPChanged(pc, (PetscBool)(*field != value));
   *field = value;
