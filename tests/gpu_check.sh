@@ -2,7 +2,7 @@
 # GPU check (make gpu-check, on a machine with a GPU and a CUDA PETSc): the CUDA operator kernels against the
 # host (assembled matrices, random vectors), whole solves with VECCUDA vectors against host vectors (same
 # iterations), compute-sanitizer memcheck and racecheck on the kernel checks and on a small mixed-precision solve.
-# GPU_CHECK_SECTIONS: a subset of "kernels solves mixed ranks slabs dg hfem sanitizer setup defaults forest vtk" (default: all;
+# GPU_CHECK_SECTIONS: a subset of "kernels solves mixed ranks slabs dg hfem sanitizer setup defaults forest vtk bc" (default: all;
 # "operator" and "smoother" run parts of kernels). Last line: "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
@@ -144,6 +144,23 @@ vtk_gpu gpu_vtk_cg_3d_k3_np2 2 -dim 3 -k 3 -refine 1
 vtk_gpu gpu_vtk_fichera_dg_k3_np2 2 -dim 3 -k 3 -refine 1 -dm_brick_remove 1,1,1 -dm_brick_operator sipg
 vtk_gpu gpu_vtk_lshape_k3_np2 2 -dim 2 -k 3 -refine 2 -dm_brick_remove 1,1 -forest_factor
 vtk_gpu gpu_vtk_slabs_mpiio_np2 2 -dim 3 -k 2 -refine 2 -dm_brick_slabs 1 -dm_brick_vtk_mpiio
+fi
+
+# boundary data with device vectors (the lifting on the host, the solve on the GPU): the host's iterations and L2 error
+if want bc; then
+bc_gpu() { # name ranks program options...
+  local name=$1 n=$2 ok=0 h g eh eg; shift 2
+  mpirun -n "$n" --oversubscribe "$@" >"$OUT/$name.host.log" 2>&1 || ok=1
+  mpirun -n "$n" --oversubscribe "$@" -dm_vec_type cuda >"$OUT/$name.log" 2>&1 || ok=1
+  h=$(its_of "$OUT/$name.host.log"); g=$(its_of "$OUT/$name.log")
+  eh=$(awk '/^L2 error/{print $3}' "$OUT/$name.host.log"); eg=$(awk '/^L2 error/{print $3}' "$OUT/$name.log")
+  [ -n "$g" ] && [ "$g" = "$h" ] && awk -v a="$eh" -v b="$eg" 'BEGIN { if (a == "" || b == "") exit 1; d = a - b; if (d < 0) d = -d; exit !(d <= 1e-4 * a) }' || ok=1
+  result "$name" $ok "iterations host $h, GPU $g; L2 error host $eh, GPU $eg"
+}
+bc_gpu gpu_bc_ex1_exp_3d 1 ./tutorials/ex1 -rhs exp -dm_brick_dim 3
+bc_gpu gpu_bc_ex1_exp_np2 2 ./tutorials/ex1 -rhs exp -dm_brick_refine 3
+bc_gpu gpu_bc_ex1_exp_lshape 1 ./tutorials/ex1 -rhs exp -dm_brick_cells 2,2 -dm_brick_remove 1,1 -dm_brick_refine 3
+bc_gpu gpu_bc_ex5_singular_np2 2 ./tutorials/ex5 -bc singular
 fi
 
 if want solves; then

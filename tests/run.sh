@@ -371,6 +371,13 @@ for r in 3 4; do ./tutorials/ex5 -bc singular -dm_brick_refine $r >"$OUT/bc_ex5_
 e3=$(awk '/^L2 error/{print $3}' "$OUT/bc_ex5_r3.log"); e4=$(awk '/^L2 error/{print $3}' "$OUT/bc_ex5_r4.log")
 converged_ok "$OUT/bc_ex5_r4.log" 1e-9 && awk -v a="$e3" -v b="$e4" 'BEGIN { if (a == "" || b == "") exit 1; o = log(a / b) / log(2); exit !(o > 1.2 && o < 1.5) }'
 result bc_ex5_singular $? "L2 error $e3 -> $e4"
+# ex1 -rhs exp: u = prod exp(x_i) from its boundary values, L2 order k + 1 = 4, the same error on 4 ranks
+for r in 2 3; do $EX1 -rhs exp -dm_brick_refine $r >"$OUT/bc_ex1_r$r.log" 2>&1; done
+$MPI4 $EX1 -rhs exp -dm_brick_refine 3 >"$OUT/bc_ex1_r3_np4.log" 2>&1
+e2=$(awk '/^L2 error/{print $3}' "$OUT/bc_ex1_r2.log"); e3=$(awk '/^L2 error/{print $3}' "$OUT/bc_ex1_r3.log"); e34=$(awk '/^L2 error/{print $3}' "$OUT/bc_ex1_r3_np4.log")
+converged_ok "$OUT/bc_ex1_r3.log" 1e-12 && converged_ok "$OUT/bc_ex1_r3_np4.log" 1e-12 &&
+  awk -v a="$e2" -v b="$e3" -v c="$e34" 'BEGIN { if (a == "" || b == "" || c == "") exit 1; o = log(a / b) / log(2); d = b - c; if (d < 0) d = -d; exit !(o > 3.6 && o < 4.4 && d <= 1e-3 * b) }'
+result bc_ex1_exp $? "L2 error $e2 -> $e3 (4 ranks: $e34)"
 # the boundary values in the VTK output: a Q_k solution with nonzero boundary values, point values = the polynomial
 if /usr/bin/python3 -c "import vtk" 2>/dev/null; then
   ./tests/test_bc -test poly -dim 2 -k 3 -refine 1 -vtk "$OUT/bc_poly.vtu" >"$OUT/bc_vtk.log" 2>&1 &&
