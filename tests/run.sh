@@ -317,6 +317,9 @@ vtk_case vtk_lshape_k3_3ranks 3 "--dim 2 --k 3 --half --removed 1,1" -dim 2 -k 3
 vtk_case vtk_fichera_k4_3ranks 3 "--dim 3 --k 4 --half --removed 1,1,1" -dim 3 -k 4 -refine 1 -dm_brick_remove 1,1,1 -forest_factor
 vtk_case vtk_fichera_dg_k3_4ranks 4 "--dim 3 --k 3 --dg --removed 1,1,1" -dim 3 -k 3 -refine 1 -dm_brick_remove 1,1,1 -dm_brick_operator sipg
 vtk_case vtk_periodic_dg_k3_3ranks 3 "--dim 2 --k 3 --dg" -dim 2 -k 3 -refine 2 -dm_brick_periodic 1,1 -dm_brick_operator sipg
+# CG across a periodic end: the upper end's nodes are the lower end's, but each cell's points lie at its own end
+vtk_case vtk_periodic_cg_2d_k3 1 "--dim 2 --k 3" -dim 2 -k 3 -refine 1 -dm_brick_periodic 1,0
+vtk_case vtk_periodic_cg_3d_k2_3ranks 3 "--dim 3 --k 2" -dim 3 -k 2 -refine 1 -dm_brick_periodic 1,0,1
 # every rank writing its piece through MPI-IO (-dm_brick_vtk_mpiio): the same checks; over an older, longer file too
 vtk_case vtk_mpiio_cg_3d_k3_3ranks 3 "--dim 3 --k 3" -dim 3 -k 3 -refine 1 -dm_brick_vtk_mpiio
 vtk_case vtk_mpiio_fichera_dg_k2_4ranks 4 "--dim 3 --k 2 --dg --removed 1,1,1" -dim 3 -k 2 -refine 1 -dm_brick_remove 1,1,1 -dm_brick_operator sipg -dm_brick_vtk_mpiio

@@ -136,12 +136,19 @@ static PetscErrorCode BrickVTKBuildPiece(DM dm, const BrickVTKFields *fl, BrickV
     PetscCall(BrickFECell(dm, &cells, c, cell, idx));
     for (PetscInt i = 0; i < nv; i++) {
       const PetscInt ii[3] = {i % n, (i / n) % n, dim == 3 ? i / (n * n) : 0};
-      PetscInt       p;
-      if (cg && idx[i] >= 0 && pointof[idx[i]] >= 0) p = pointof[idx[i]];
-      else {
+      double         X[3];
+      PetscInt       p    = -1;
+      for (PetscInt d = 0; d < 3; d++) X[d] = d < dim ? (double)(brick->lower[d] + h[d] * (cell[d] + (PetscReal)ii[d] / (PetscReal)k)) : 0.0;
+      /* a node shared with an earlier cell is that cell's point, unless it lies elsewhere: across a periodic end the
+         node at the upper end is the one at the lower end, but the cell's point is at its own end */
+      if (cg && idx[i] >= 0 && pointof[idx[i]] >= 0) {
+        const double *Y = pts + 3 * pointof[idx[i]];
+        if (X[0] == Y[0] && X[1] == Y[1] && X[2] == Y[2]) p = pointof[idx[i]];
+      }
+      if (p < 0) {
         p = (PetscInt)np++;
-        if (cg && idx[i] >= 0) pointof[idx[i]] = p;
-        for (PetscInt d = 0; d < 3; d++) pts[3 * p + d] = d < dim ? (double)(brick->lower[d] + h[d] * (cell[d] + (PetscReal)ii[d] / (PetscReal)k)) : 0.0;
+        if (cg && idx[i] >= 0 && pointof[idx[i]] < 0) pointof[idx[i]] = p;
+        for (PetscInt d = 0; d < 3; d++) pts[3 * p + d] = X[d];
         for (PetscInt f = 0; f < fl->n; f++) vals[(size_t)f * nc * nv + p] = NAN; /* set below, from this cell */
       }
       conn[(size_t)c * nv + BrickVTKPointIndex(dim, k, ii[0], ii[1], ii[2])] = p;
@@ -304,26 +311,36 @@ static PetscErrorCode BrickVTKWriteGather(MPI_Comm comm, const char filename[], 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCallMPI(MPI_Comm_size(comm, &size));
+  /* every rank learns whether rank 0 could open the file (an error on rank 0 alone would leave the others waiting), and
+     whether every write went through; rank 0 takes all pieces in either case */
+  PetscBool opened = PETSC_TRUE, written = PETSC_TRUE;
+  FILE     *fp     = NULL;
   if (rank == 0) {
-    FILE  *fp;
+    fp     = fopen(filename, "wb");
+    opened = (PetscBool)(fp != NULL);
+  }
+  PetscCallMPI(MPI_Bcast(&opened, 1, MPIU_BOOL, 0, comm));
+  PetscCheck(opened, comm, PETSC_ERR_FILE_OPEN, "Cannot open %s for writing (VTK output)", filename);
+  if (rank == 0) {
     size_t most = 0;
     char  *buf;
     for (PetscMPIInt r = 1; r < size; r++) most = PetscMax(most, bytes[r]);
-    PetscCall(PetscFOpen(PETSC_COMM_SELF, filename, "wb", &fp));
-    PetscCheck(fwrite(header->s, 1, header->len, fp) == header->len && fwrite(piece->blob, 1, piece->bytes, fp) == piece->bytes, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Writing %s failed", filename);
+    written = (PetscBool)(fwrite(header->s, 1, header->len, fp) == header->len && fwrite(piece->blob, 1, piece->bytes, fp) == piece->bytes);
     PetscCall(PetscMalloc1(most + 1, &buf));
     for (PetscMPIInt r = 1; r < size; r++) { /* one rank at a time: rank 0 holds one piece besides its own */
       PetscCallMPI(MPI_Send(NULL, 0, MPI_BYTE, r, 1, comm)); /* go */
       PetscCall(BrickVTKRecv(buf, bytes[r], r, comm));
-      PetscCheck(fwrite(buf, 1, bytes[r], fp) == bytes[r], PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Writing %s failed", filename);
+      if (written) written = (PetscBool)(fwrite(buf, 1, bytes[r], fp) == bytes[r]);
     }
     PetscCall(PetscFree(buf));
-    PetscCheck(fwrite(BrickVTKTrailer, 1, sizeof(BrickVTKTrailer) - 1, fp) == sizeof(BrickVTKTrailer) - 1, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Writing %s failed", filename);
-    PetscCall(PetscFClose(PETSC_COMM_SELF, fp));
+    if (written) written = (PetscBool)(fwrite(BrickVTKTrailer, 1, sizeof(BrickVTKTrailer) - 1, fp) == sizeof(BrickVTKTrailer) - 1);
+    if (fclose(fp)) written = PETSC_FALSE;
   } else {
     PetscCallMPI(MPI_Recv(NULL, 0, MPI_BYTE, 0, 1, comm, MPI_STATUS_IGNORE));
     PetscCall(BrickVTKSend(piece->blob, piece->bytes, comm));
   }
+  PetscCallMPI(MPI_Bcast(&written, 1, MPIU_BOOL, 0, comm));
+  PetscCheck(written, comm, PETSC_ERR_FILE_WRITE, "Writing %s failed (VTK output; disk full?)", filename);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -345,6 +362,7 @@ static PetscErrorCode BrickVTKWriteMPIIO(MPI_Comm comm, const char filename[], c
   PetscCallMPI(MPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, comm));
   PetscCallMPI(MPI_File_open(comm, filename, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh));
   PetscCallMPI(MPI_File_set_size(fh, 0)); /* an older, longer file of that name */
+  PetscCallMPI(MPI_Barrier(comm));         /* the truncation before any rank's write */
   if (rank == 0) {
     PetscCallMPI(MPI_File_write_at(fh, 0, header->s, (PetscMPIInt)header->len, MPI_BYTE, MPI_STATUS_IGNORE));
     PetscCallMPI(MPI_File_write_at(fh, (MPI_Offset)(hlen + total), BrickVTKTrailer, (PetscMPIInt)(sizeof(BrickVTKTrailer) - 1), MPI_BYTE, MPI_STATUS_IGNORE));
@@ -443,6 +461,11 @@ static PetscErrorCode VecView_Brick(Vec v, PetscViewer viewer)
       PetscCall(PetscObjectQuery((PetscObject)viewer, "DMBrickVTKFields", (PetscObject *)&container));
     }
     PetscCall(PetscContainerGetPointer(container, (void **)&fl));
+    if (fl->n) { /* one file holds one grid */
+      DM first;
+      PetscCall(VecGetDM(fl->v[0], &first));
+      PetscCheck(first == dm, PetscObjectComm((PetscObject)v), PETSC_ERR_ARG_INCOMP, "A VTK file holds the fields of one brick: this vector lives on another brick (another level or mesh) than the ones viewed before on this viewer; use one viewer (file) per brick");
+    }
     PetscCheck(fl->n < BRICK_VTK_MAX_FIELDS, PetscObjectComm((PetscObject)v), PETSC_ERR_SUP, "At most %d brick vectors a VTK file", BRICK_VTK_MAX_FIELDS);
     PetscCall(PetscObjectReference((PetscObject)v));
     fl->v[fl->n++] = v;
