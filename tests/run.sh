@@ -381,6 +381,13 @@ e2=$(awk '/^L2 error/{print $3}' "$OUT/bc_ex1_r2.log"); e3=$(awk '/^L2 error/{pr
 converged_ok "$OUT/bc_ex1_r3.log" 1e-12 && converged_ok "$OUT/bc_ex1_r3_np4.log" 1e-12 &&
   awk -v a="$e2" -v b="$e3" -v c="$e34" 'BEGIN { if (a == "" || b == "" || c == "") exit 1; o = log(a / b) / log(2); d = b - c; if (d < 0) d = -d; exit !(o > 3.6 && o < 4.4 && d <= 1e-3 * b) }'
 result bc_ex1_exp $? "L2 error $e2 -> $e3 (4 ranks: $e34)"
+# ex3 -rhs exp (DG, the data weakly): order k + 1 = 4, the same error on 3 ranks
+for r in 1 2; do $EX3 -rhs exp -dm_brick_refine $r >"$OUT/bc_ex3_r$r.log" 2>&1; done
+$MPIEXEC -n 3 --oversubscribe $EX3 -rhs exp -dm_brick_refine 2 >"$OUT/bc_ex3_r2_np3.log" 2>&1
+e1=$(awk '/^L2 error/{print $3}' "$OUT/bc_ex3_r1.log"); e2=$(awk '/^L2 error/{print $3}' "$OUT/bc_ex3_r2.log"); e23=$(awk '/^L2 error/{print $3}' "$OUT/bc_ex3_r2_np3.log")
+converged_ok "$OUT/bc_ex3_r2.log" 1e-12 && converged_ok "$OUT/bc_ex3_r2_np3.log" 1e-12 &&
+  awk -v a="$e1" -v b="$e2" -v c="$e23" 'BEGIN { if (a == "" || b == "" || c == "") exit 1; o = log(a / b) / log(2); d = b - c; if (d < 0) d = -d; exit !(o > 3.6 && o < 4.4 && d <= 1e-3 * b) }'
+result bc_ex3_exp_sipg $? "L2 error $e1 -> $e2 (3 ranks: $e23)"
 # the boundary values in the VTK output: a Q_k solution with nonzero boundary values, point values = the polynomial
 if /usr/bin/python3 -c "import vtk" 2>/dev/null; then
   ./tests/test_bc -test poly -dim 2 -k 3 -refine 1 -vtk "$OUT/bc_poly.vtu" >"$OUT/bc_vtk.log" 2>&1 &&
