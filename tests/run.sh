@@ -337,6 +337,12 @@ print(n, 'cells, ranks', ranks); sys.exit(0 if n == int(sys.argv[2]) and ranks[1
   result vtk_tutorial_$1 $? "$(tail -1 "$OUT/vtk_$1.log")"
 done
 expect_error vtk_not_vtu "must end in .vtu" $EX1 -ksp_view_solution vtk:"$OUT/u.vts"
+expect_error vtk_other_brick "A VTK file holds the fields of one brick" ./tests/test_vtk -dim 2 -k 2 -other_brick -file "$OUT/vtk_other.vtu"
+# a file rank 0 cannot open: an error on every rank (none left waiting for rank 0)
+$MPIEXEC -n 2 --oversubscribe timeout 60 $EX1 -ksp_view_solution vtk:"$OUT/no_such_dir/u.vtu" >"$OUT/vtk_cannot_open.log" 2>&1
+rc=$?
+[ $rc != 0 ] && [ $rc != 124 ] && grep -q "Cannot open .*no_such_dir/u.vtu for writing" "$OUT/vtk_cannot_open.log"
+result vtk_cannot_open_2ranks $? "exit status $rc (124: a rank hung)"
 if command -v valgrind >/dev/null; then
   VGF="valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=97 --suppressions=tests/valgrind.supp"
   [ -f /usr/share/openmpi/openmpi-valgrind.supp ] && VGF="$VGF --suppressions=/usr/share/openmpi/openmpi-valgrind.supp"
@@ -367,8 +373,9 @@ for k in 1 2 3; do ctest bc_lshape_singular_k$k ./tests/test_bc -test lshape -di
 ctest bc_lshape_singular_k2_3ranks $MPIEXEC -n 3 --oversubscribe ./tests/test_bc -test lshape -dim 2 -k 2 -refine 2 -levels 3 -dm_brick_remove 1,1
 # the same errors on 1 and 3 ranks
 a=$(grep -o 'L2 error [0-9.e+-]*' "$OUT/bc_order_2d_k2.log" | tail -1); b=$(grep -o 'L2 error [0-9.e+-]*' "$OUT/bc_order_2d_k2_3ranks.log" | tail -1)
-[ -n "$a" ] && awk -v a="${a##* }" -v b="${b##* }" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-10 * a) }'
-result bc_order_ranks_same $? "$a (1 rank) vs $b (3 ranks)"
+ia=$(grep -o '[0-9]* CG iterations' "$OUT/bc_order_2d_k2.log" | awk '{printf "%s ", $1}'); ib=$(grep -o '[0-9]* CG iterations' "$OUT/bc_order_2d_k2_3ranks.log" | awk '{printf "%s ", $1}')
+[ -n "$a" ] && [ -n "$ia" ] && [ "$ia" = "$ib" ] && awk -v a="${a##* }" -v b="${b##* }" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-10 * a) }'
+result bc_order_ranks_same $? "$a (1 rank) vs $b (3 ranks); CG iterations per refinement ${ia}vs ${ib}"
 # ex5 -bc singular: the tutorial's L2 error falls at order 4/3
 for r in 3 4; do ./tutorials/ex5 -bc singular -dm_brick_refine $r >"$OUT/bc_ex5_r$r.log" 2>&1; done
 e3=$(awk '/^L2 error/{print $3}' "$OUT/bc_ex5_r3.log"); e4=$(awk '/^L2 error/{print $3}' "$OUT/bc_ex5_r4.log")
@@ -378,16 +385,16 @@ result bc_ex5_singular $? "L2 error $e3 -> $e4"
 for r in 2 3; do $EX1 -rhs exp -dm_brick_refine $r >"$OUT/bc_ex1_r$r.log" 2>&1; done
 $MPI4 $EX1 -rhs exp -dm_brick_refine 3 >"$OUT/bc_ex1_r3_np4.log" 2>&1
 e2=$(awk '/^L2 error/{print $3}' "$OUT/bc_ex1_r2.log"); e3=$(awk '/^L2 error/{print $3}' "$OUT/bc_ex1_r3.log"); e34=$(awk '/^L2 error/{print $3}' "$OUT/bc_ex1_r3_np4.log")
-converged_ok "$OUT/bc_ex1_r3.log" 1e-12 && converged_ok "$OUT/bc_ex1_r3_np4.log" 1e-12 &&
+converged_ok "$OUT/bc_ex1_r3.log" 1e-12 && converged_ok "$OUT/bc_ex1_r3_np4.log" 1e-12 && [ "$(its_of "$OUT/bc_ex1_r3.log")" = "$(its_of "$OUT/bc_ex1_r3_np4.log")" ] &&
   awk -v a="$e2" -v b="$e3" -v c="$e34" 'BEGIN { if (a == "" || b == "" || c == "") exit 1; o = log(a / b) / log(2); d = b - c; if (d < 0) d = -d; exit !(o > 3.6 && o < 4.4 && d <= 1e-3 * b) }'
-result bc_ex1_exp $? "L2 error $e2 -> $e3 (4 ranks: $e34)"
+result bc_ex1_exp $? "L2 error $e2 -> $e3 (4 ranks: $e34); V-cycles $(its_of "$OUT/bc_ex1_r3.log") (4 ranks: $(its_of "$OUT/bc_ex1_r3_np4.log"))"
 # ex3 -rhs exp (DG, the data weakly): order k + 1 = 4, the same error on 3 ranks
 for r in 1 2; do $EX3 -rhs exp -dm_brick_refine $r >"$OUT/bc_ex3_r$r.log" 2>&1; done
 $MPIEXEC -n 3 --oversubscribe $EX3 -rhs exp -dm_brick_refine 2 >"$OUT/bc_ex3_r2_np3.log" 2>&1
 e1=$(awk '/^L2 error/{print $3}' "$OUT/bc_ex3_r1.log"); e2=$(awk '/^L2 error/{print $3}' "$OUT/bc_ex3_r2.log"); e23=$(awk '/^L2 error/{print $3}' "$OUT/bc_ex3_r2_np3.log")
-converged_ok "$OUT/bc_ex3_r2.log" 1e-12 && converged_ok "$OUT/bc_ex3_r2_np3.log" 1e-12 &&
+converged_ok "$OUT/bc_ex3_r2.log" 1e-12 && converged_ok "$OUT/bc_ex3_r2_np3.log" 1e-12 && [ "$(its_of "$OUT/bc_ex3_r2.log")" = "$(its_of "$OUT/bc_ex3_r2_np3.log")" ] &&
   awk -v a="$e1" -v b="$e2" -v c="$e23" 'BEGIN { if (a == "" || b == "" || c == "") exit 1; o = log(a / b) / log(2); d = b - c; if (d < 0) d = -d; exit !(o > 3.6 && o < 4.4 && d <= 1e-3 * b) }'
-result bc_ex3_exp_sipg $? "L2 error $e1 -> $e2 (3 ranks: $e23)"
+result bc_ex3_exp_sipg $? "L2 error $e1 -> $e2 (3 ranks: $e23); iterations $(its_of "$OUT/bc_ex3_r2.log") (3 ranks: $(its_of "$OUT/bc_ex3_r2_np3.log"))"
 # the boundary values in the VTK output: a Q_k solution with nonzero boundary values, point values = the polynomial
 if /usr/bin/python3 -c "import vtk" 2>/dev/null; then
   ./tests/test_bc -test poly -dim 2 -k 3 -refine 1 -vtk "$OUT/bc_poly.vtu" >"$OUT/bc_vtk.log" 2>&1 &&

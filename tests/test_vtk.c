@@ -86,6 +86,19 @@ int main(int argc, char **argv)
   PetscCall(PetscViewerVTKOpen(PETSC_COMM_WORLD, file, FILE_MODE_WRITE, &viewer));
   PetscCall(VecView(p, viewer));
   PetscCall(VecView(q, viewer));
+  {
+    PetscBool other = PETSC_FALSE; /* -other_brick: a vector of another brick on the same viewer (an error) */
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-other_brick", &other, NULL));
+    if (other) {
+      DM  dm2;
+      Vec w;
+      PetscCall(CreateBrick(dim, cells, lower, upper, k, refine + 1, &dm2));
+      PetscCall(DMCreateGlobalVector(dm2, &w));
+      PetscCall(VecView(w, viewer));
+      PetscCall(VecDestroy(&w));
+      PetscCall(DMDestroy(&dm2));
+    }
+  }
   PetscCall(PetscViewerDestroy(&viewer));
   if (ascii) PetscCall(VecView(q, PETSC_VIEWER_STDOUT_WORLD));
   PetscCall(DMBrickGetForestInfo(dm, &forest, &ncells, NULL, NULL));

@@ -147,6 +147,11 @@ PetscErrorCode DMBrickSubtractBoundaryLift_Private(DM dm, Vec b)
   if (!brick->bc) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscStrcmp(brick->opname, "laplace", &laplace));
   PetscCall(PetscStrcmp(brick->opname, "sipg", &sipg));
+  {
+    PetscBool device;
+    PetscCall(DMBrickVecsOnDevice_Private(b, NULL, &device));
+    PetscCall(PetscInfo(dm, "boundary data: %s on the host%s\n", sipg ? "the SIPG boundary faces' data terms" : "the lifting of the Dirichlet nodes' values", device ? " (device vector: read and written through its host copy, once per load vector)" : ""));
+  }
   if (sipg) {
     PetscCall(DMBrickAddSIPGBoundaryData(dm, b));
     PetscFunctionReturn(PETSC_SUCCESS);

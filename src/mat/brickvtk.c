@@ -408,6 +408,11 @@ static PetscErrorCode DMBrickVTKWrite_Private(PetscObject odm, PetscViewer viewe
   if (rank == 0) PetscCall(BrickVTKHeader(brick, size, all, fl->n, names, &header));
   if (brick->vtk_mpiio) PetscCall(BrickVTKWriteMPIIO(comm, filename, &header, &piece, bytes));
   else PetscCall(BrickVTKWriteGather(comm, filename, &header, &piece, bytes));
+  {
+    size_t total = 0;
+    for (PetscMPIInt r = 0; r < size; r++) total += bytes[r];
+    PetscCall(PetscInfo(dm, "VTK: wrote %s, %" PetscInt_FMT " field(s), %d piece(s), %.3g MB of arrays (%s)\n", filename, fl->n, (int)size, total / 1048576.0, brick->vtk_mpiio ? "every rank through MPI-IO" : "rank 0 writing"));
+  }
   PetscCall(PetscFree(header.s));
   PetscCall(PetscFree2(all, bytes));
   PetscCall(PetscFree(names));
