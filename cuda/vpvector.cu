@@ -39,3 +39,12 @@ extern "C" int VPCudaVectorCopy(size_t n, int add, const double *x, double *y)
   VP_CHECK(cudaGetLastError());
   return 0;
 }
+
+/* The current device's number and its free and total memory in bytes (the brick's memory check before a solve's
+   first large allocation) */
+extern "C" int VPCudaMemoryInfo(int *device, size_t *free_bytes, size_t *total_bytes)
+{
+  VP_CHECK(cudaGetDevice(device));
+  VP_CHECK(cudaMemGetInfo(free_bytes, total_bytes));
+  return 0;
+}

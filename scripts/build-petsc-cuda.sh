@@ -3,7 +3,11 @@
 # /usr/local/cuda, from Debian's own PETSc source package (3.22.5, the one Debian 13 ships), and installs it
 # as a prefix. Then: make PETSC_DIR=<prefix> (petsc-plugin.conf: PETSC_DIR=<prefix>, PETSC_ARCH empty).
 #
-#   scripts/build-petsc-cuda.sh [--prefix DIR] [--cuda-arch 90] [--jobs N] [--workdir DIR]
+#   scripts/build-petsc-cuda.sh [--prefix DIR] [--cuda-arch 90] [--jobs N] [--workdir DIR] [--64-bit-indices]
+#
+# --64-bit-indices builds PETSc with 64-bit PetscInt (--with-64-bit-indices), for problems past 2^31 unknowns;
+# put it in its own prefix (for example --prefix /opt/petsc-cuda64) and build the plugin there with
+# make PETSC_DIR=/opt/petsc-cuda64 (a plugin build is for one PetscInt size).
 #
 # Debian's petsc-dev (3.18) has no CUDA, and PETSc 3.22 predates CUDA 13, which removed a few interfaces PETSc
 # uses (the NVTX library, thrust::unary_function / thrust::identity / thrust/async, two clock-rate fields of
@@ -14,13 +18,15 @@ prefix=/opt/petsc-cuda
 arch=90
 jobs=$(nproc)
 work=/tmp/petsc-cuda-src
+index64=0
 while [ $# -gt 0 ]; do
   case $1 in
   --prefix) prefix=$2; shift 2 ;;
   --cuda-arch) arch=$2; shift 2 ;;
   --jobs) jobs=$2; shift 2 ;;
   --workdir) work=$2; shift 2 ;;
-  *) echo "usage: $0 [--prefix DIR] [--cuda-arch CC] [--jobs N] [--workdir DIR]" >&2; exit 2 ;;
+  --64-bit-indices) index64=1; shift ;;
+  *) echo "usage: $0 [--prefix DIR] [--cuda-arch CC] [--jobs N] [--workdir DIR] [--64-bit-indices]" >&2; exit 2 ;;
   esac
 done
 ver=3.22.5
@@ -75,13 +81,29 @@ for code in CUFFT_INCOMPLETE_PARAMETER_LIST CUFFT_PARSE_ERROR CUFFT_LICENSE_ERRO
 " ""
 done
 
+echo "== 3b. count device flops in double precision"
+# PETSc 3.22 passes a vector kernel's flop count to PetscLogGpuFlops() as an int product (2 * n, nv * 2 * n, ...)
+# that overflows past 2^31 flops in one call (VecMAXPY of 6 vectors of 451M entries gave -9.36e+08 flops, and
+# -log_view then stops with "Minimum flop ... is negative"); promote each product's first factor to double.
+f=src/vec/vec/impls/seq/cupm/vecseqcupm_impl.hpp
+replace $f "PetscLogGpuFlops((alphaIsOne ? 1 : 2) * n)" "PetscLogGpuFlops((alphaIsOne ? 1.0 : 2.0) * n)"
+replace $f "PetscLogGpuFlops(2 * n" "PetscLogGpuFlops(2.0 * n"
+replace $f "PetscLogGpuFlops(nv * 2 * n)" "PetscLogGpuFlops(2.0 * nv * n)"
+replace $f "PetscLogGpuFlops(nv * (2 * n - 1))" "PetscLogGpuFlops(nv * (2.0 * n - 1))"
+replace $f "PetscLogGpuFlops((betaIsZero ? 1 : 3) * n)" "PetscLogGpuFlops((betaIsZero ? 1.0 : 3.0) * n)"
+replace src/ksp/pc/impls/pbjacobi/cuda/pbjacobi_cuda.cu "PetscLogGpuFlops(bs * bs * mbs * 2)" "PetscLogGpuFlops(2.0 * bs * bs * mbs)"
+replace src/ksp/pc/impls/vpbjacobi/cuda/vpbjacobi_cuda.cu "PetscLogGpuFlops(pcuda->nsize * 2)" "PetscLogGpuFlops(2.0 * pcuda->nsize)"
+replace src/mat/impls/dense/seq/cupm/matseqdensecupm.hpp "PetscLogGpuFlops(PetscMax(2 * N - 1, 0))" "PetscLogGpuFlops(PetscMax(2.0 * N - 1, 0.0))"
+if grep -nE 'PetscLogGpuFlops\((nv \* )?\(?[0-9]+ \*' $f; then echo "an integer flop product is left in $f" >&2; exit 1; fi
+
 echo "== 4. configure, build, install to $prefix (CUDA arch $arch)"
 export PETSC_DIR=$PWD PETSC_ARCH=arch-vpatch-cuda
 python3 ./configure --with-cc=mpicc --with-cxx=mpicxx --with-fc=0 --with-debugging=0 --with-shared-libraries=1 --with-x=0 \
   --with-cuda=1 --with-cuda-dir="$cuda" --with-cuda-arch="$arch" --COPTFLAGS=-O2 --CXXOPTFLAGS=-O2 --CUDAOPTFLAGS=-O2 \
-  --with-blaslapack-lib="-llapack -lblas" --prefix="$prefix" >/dev/null
+  --with-blaslapack-lib="-llapack -lblas" --with-64-bit-indices="$index64" --prefix="$prefix" >/dev/null
 make PETSC_DIR="$PETSC_DIR" PETSC_ARCH="$PETSC_ARCH" MAKE_NP="$jobs" all >/dev/null
 $sudo rm -rf "$prefix"
 $sudo make PETSC_DIR="$PETSC_DIR" PETSC_ARCH="$PETSC_ARCH" install >/dev/null
 grep -q '^#define PETSC_HAVE_CUDA 1' "$prefix/include/petscconf.h"
+if [ $index64 = 1 ]; then grep -q '^#define PETSC_USE_64BIT_INDICES 1' "$prefix/include/petscconf.h"; fi
 echo "installed PETSc $ver with CUDA at $prefix; build petsc-vpatch with: make PETSC_DIR=$prefix"

@@ -2,7 +2,7 @@
 # GPU check (make gpu-check, on a machine with a GPU and a CUDA PETSc): the CUDA operator kernels against the
 # host (assembled matrices, random vectors), whole solves with VECCUDA vectors against host vectors (same
 # iterations), compute-sanitizer memcheck and racecheck on the kernel checks and on a small mixed-precision solve.
-# GPU_CHECK_SECTIONS: a subset of "kernels solves mixed ranks slabs dg hfem sanitizer setup defaults forest vtk bc" (default: all;
+# GPU_CHECK_SECTIONS: a subset of "kernels solves mixed ranks slabs dg hfem sanitizer setup defaults forest vtk bc memory" (default: all;
 # "operator" and "smoother" run parts of kernels). Last line: "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
@@ -126,6 +126,40 @@ if command -v compute-sanitizer >/dev/null; then
   compute-sanitizer --tool racecheck --error-exitcode 99 ./tests/test_forest -dim 2 -k 3 -refine 1 -dm_brick_remove 1,1 -dm_brick_operator c0ip -dm_vec_type cuda >"$OUT/gpu_forest_c0ip_racecheck.log" 2>&1
   result gpu_forest_c0ip_racecheck $?
 fi
+fi
+
+# device memory (-dm_brick_device_memory_check): a solve whose estimate exceeds the GPU's free memory stops in KSPSetUp with
+# PETSc's out-of-memory error naming the bytes it needs and the bytes free, before the KSP's vectors and the hierarchy
+# take device memory (no CUDA error): 3D Q3 on 6 x 6 x 7 cells refined 6 times, 1.79e9 DoFs (about 165 GB with CG), on
+# one rank, and on 2 ranks sharing the GPU (each rank's half would fit alone: the ranks' needs are added). A solve that
+# fits reports after it what it took against the estimate (-info): 10 iterations (the estimate's count), several KSPs,
+# problems of 15M-90M DoFs (on small ones the CUDA libraries' workspaces, which the estimate leaves out, weigh in). A
+# 64-bit PetscInt build also stops a rank's device vector past 2^31 - 1 entries at its creation (bench/gpu_largest.sh).
+if want memory; then
+oom_case() { # name ranks
+  local name=$1 n=$2 ok=0
+  mpirun -n "$n" --oversubscribe ./tutorials/ex1 -dm_vec_type cuda -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_cells 6,6,7 -dm_brick_refine 6 -rhs one -fmg 0 -ksp_type cg >"$OUT/$name.log" 2>&1 && ok=1
+  grep -q "Out of GPU memory: the solve on this brick needs about" "$OUT/$name.log" && grep -q "bytes are free of" "$OUT/$name.log" || ok=1
+  grep -qi "cuda error\|cudaErrorMemoryAllocation" "$OUT/$name.log" && ok=1
+  result "$name" $ok "$(grep -o 'needs about [0-9.e+]* bytes' "$OUT/$name.log" | head -1), $(grep -o '[0-9.e+]* bytes are free' "$OUT/$name.log" | head -1)"
+}
+oom_case gpu_memory_too_large 1
+oom_case gpu_memory_too_large_np2_shared 2
+fits_case() { # name ranks program options...
+  local name=$1 n=$2 ok=0 ratio; shift 2
+  mpirun -n "$n" --oversubscribe "$@" -dm_vec_type cuda -info :dm -ksp_max_it 10 -ksp_converged_maxits -ksp_rtol 1e-30 "$@" >"$OUT/$name.log" 2>&1 || ok=1
+  ratio=$(grep -o 'ratio [0-9.]*' "$OUT/$name.log" | head -1 | cut -d' ' -f2)
+  # the estimate counts vectors only (not the kernels' tables): what the solve took is within 0.6 to 1.1 times it
+  awk -v r="$ratio" 'BEGIN { exit !(r != "" && r >= 0.6 && r <= 1.1) }' || ok=1
+  result "$name" $ok "taken / estimate $ratio"
+}
+fits_case gpu_memory_fits_fgmres_k3 1 ./tutorials/ex1 -fmg 0 -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 5
+fits_case gpu_memory_fits_cg_k3 1 ./tutorials/ex1 -fmg 0 -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 5 -ksp_type cg
+fits_case gpu_memory_fits_gcr_k3 1 ./tutorials/ex1 -fmg 0 -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 5 -ksp_type gcr
+fits_case gpu_memory_fits_richardson_k3 1 ./tutorials/ex1 -fmg 0 -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 5 -ksp_type richardson -ksp_rtol 1e-9 -ksp_max_it 100
+fits_case gpu_memory_fits_cg_k7_np2 2 ./tutorials/ex1 -fmg 0 -dm_brick_dim 3 -dm_brick_degree 7 -dm_brick_refine 4 -ksp_type cg
+fits_case gpu_memory_fits_cg_2d_k4 1 ./tutorials/ex1 -fmg 0 -dm_brick_degree 4 -dm_brick_refine 9 -ksp_type cg
+fits_case gpu_memory_fits_sipg_k3 1 ./tutorials/ex3 -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 5
 fi
 
 # whole solves: VECCUDA (operator on the GPU) against host vectors, same iterations and L2 error

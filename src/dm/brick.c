@@ -581,6 +581,7 @@ static PetscErrorCode DMSetFromOptions_Brick(DM dm, PetscOptionItems *PetscOptio
     PetscCall(DMBrickSetMGPrecision(dm, issingle ? DMBRICK_PRECISION_SINGLE : DMBRICK_PRECISION_DOUBLE));
   }
   PetscCall(PetscOptionsBool("-dm_brick_verify_convergence", "KSPs solving with the brick check a claimed convergence against the true residual", "DMBrickSetVerifyConvergence", brick->verify_convergence, &brick->verify_convergence, NULL));
+  PetscCall(PetscOptionsBool("-dm_brick_device_memory_check", "Before a solve's first large GPU allocation, stop with an error if its estimated device memory exceeds the GPU's free memory", "DMBRICK", brick->device_memory_check, &brick->device_memory_check, NULL));
   PetscCall(PetscOptionsEnum("-dm_brick_gpu_exchange",
                              "Ghost exchange of device vectors between ranks: auto (CUDA IPC, GPU to GPU, where all ranks share one host; else MPI), ipc (an error where it cannot), mpi (PetscSF, through the host without GPU-aware MPI)", "DMBRICK",
                              DMBrickGPUExchanges, (PetscEnum)brick->gpu_exchange, (PetscEnum *)&brick->gpu_exchange, NULL));
@@ -721,6 +722,8 @@ static PetscErrorCode DMView_Brick(DM dm, PetscViewer viewer)
 #endif
   PetscCall(PetscViewerASCIIPrintf(viewer, "  KSPs solving with it %s a claimed convergence against the true residual (-dm_brick_verify_convergence)\n", brick->verify_convergence ? "check" : "do not check"));
 #if defined(VP_HAVE_CUDA)
+  if (brick->device_memory_checked) PetscCall(PetscViewerASCIIPrintf(viewer, "  device memory (-dm_brick_device_memory_check): a solve needs about %.4g bytes on this rank's GPU, %.4g were free at the check\n", brick->device_need_bytes, brick->device_free_bytes));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "  device memory check before a solve (-dm_brick_device_memory_check): %s\n", brick->device_memory_check ? "on" : "off"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  ghost exchange of device vectors between ranks (-dm_brick_gpu_exchange %s): %" PetscInt_FMT " graph(s) GPU to GPU (CUDA IPC), %" PetscInt_FMT " through PetscSF so far\n",
                                    DMBrickGPUExchanges[brick->gpu_exchange], brick->nexchange_ipc, brick->nexchange_mpi));
 #endif
@@ -873,6 +876,8 @@ static PetscErrorCode DMDestroy_Brick(DM dm)
 .  -dm_brick_coarse_mat_type <aij>       - matrix type of the coarsest level when it gets an exact solve
 .  -dm_brick_verify_convergence <true>   - KSPs solving with the brick check a claimed convergence against b - A x
                                           (`DMBrickSetVerifyConvergence()`)
+.  -dm_brick_device_memory_check <true>  - before a solve's first large GPU allocation, stop with an error naming the bytes it
+                                          needs (an estimate: vectors of every level) and the bytes free on the GPU
 .  -dm_brick_threads <1>                 - OpenMP threads per rank of the host operator product (`DMBrickSetThreads()`)
 .  -dm_brick_simd <true>                 - host laplace and sipg products on SIMD groups of cells along x (`DMBrickSetSIMD()`)
 .  -dm_brick_gpu_exchange <auto>         - ghost exchange of device vectors between ranks: auto (GPU to GPU through CUDA IPC where
@@ -904,6 +909,7 @@ PETSC_EXTERN PetscErrorCode DMCreate_Brick(DM dm)
   brick->degree             = 1;
   brick->family             = DMBRICK_CG;
   brick->verify_convergence = PETSC_TRUE;
+  brick->device_memory_check = PETSC_TRUE;
   brick->coarsen_below      = -1;
   brick->jacobi_for_sor     = PETSC_TRUE;
   brick->coarse_direct_max  = 1000000;

@@ -257,6 +257,7 @@ static PetscErrorCode DMCreateGlobalVector_BrickForest(DM dm, Vec *v)
   DM_Brick *brick = (DM_Brick *)dm->data;
 
   PetscFunctionBegin;
+  PetscCall(DMBrickCheckDeviceVectorLength_Private(dm, PetscObjectComm((PetscObject)dm), brick->forest->nlocal));
   PetscCall(VecCreate(PetscObjectComm((PetscObject)dm), v));
   PetscCall(VecSetSizes(*v, brick->forest->nowned, PETSC_DETERMINE));
   PetscCall(VecSetType(*v, dm->vectype));

@@ -132,6 +132,10 @@ typedef struct {
   DMBrickPrecision   precision;          /* arithmetic of this brick's operator and transfer kernels on the GPU */
   DMBrickPrecision   mg_precision;       /* given to the coarser bricks (DMCoarsen): the levels below this one */
   PetscBool          verify_convergence; /* the KSPs that solve with this brick check a claimed convergence against the true residual */
+  PetscBool          device_memory_check;   /* estimate a solve's device memory against the free memory before its first large allocation (-dm_brick_device_memory_check) */
+  PetscBool          device_memory_checked; /* done (once per brick, the finest) */
+  PetscLogDouble     device_need_bytes;     /* the check's estimate for this rank's GPU (all ranks sharing it) */
+  PetscLogDouble     device_free_bytes;     /* the GPU's free memory at the check */
   PetscInt           threads;            /* OpenMP threads of the host laplace product (-dm_brick_threads), given to the other levels */
   PetscBool          simd;               /* host laplace product on SIMD groups of cells (-dm_brick_simd), given to the other levels */
   DMBrickGPUExchange gpu_exchange;       /* how device vectors' ghosts move between ranks (-dm_brick_gpu_exchange), given to the other levels */
@@ -236,6 +240,9 @@ PETSC_INTERN PetscErrorCode DMBrickViewLevel_Private(DM, PetscViewer);
 PETSC_INTERN PetscErrorCode DMBrickOnDevice_Private(DM, PetscBool *);
 PETSC_INTERN PetscErrorCode DMBrickCreateVector_Private(DM, MPI_Comm, PetscInt, Vec *);
 PETSC_INTERN PetscErrorCode DMBrickVecsOnDevice_Private(Vec, Vec, PetscBool *);
+PETSC_INTERN PetscErrorCode DMBrickCheckDeviceMemory_Private(KSP, DM); /* brickmemory.c */
+PETSC_INTERN PetscErrorCode DMBrickReportDeviceMemory_Private(DM);
+PETSC_INTERN PetscErrorCode DMBrickCheckDeviceVectorLength_Private(DM, MPI_Comm, PetscInt);
 PETSC_INTERN PetscErrorCode DMBrickOwnedCellBox_Private(DM, BrickBox *);
 PETSC_INTERN PetscErrorCode DMBrickGetLocalToGlobal_Private(DM, ISLocalToGlobalMapping *);
 /* y = x or y += x for n device values (brick.c; an error in a build without CUDA) */

@@ -277,6 +277,7 @@ static PetscErrorCode BrickKSPGuardPostSolve(KSP ksp, Vec b, Vec x, void *ctx)
   PetscReal      tnorm;
 
   PetscFunctionBegin;
+  if (ksp->dm) PetscCall(DMBrickReportDeviceMemory_Private(ksp->dm));
   /* the guard may have been replaced by another convergence test since: then ctx is gone */
   if (ksp->converged != BrickKSPGuardConverged || ksp->cnvP != ctx) PetscFunctionReturn(PETSC_SUCCESS);
   if (!g->verify || ksp->reason <= 0 || ksp->reason == KSP_CONVERGED_ITS || g->converged != KSPConvergedDefault) PetscFunctionReturn(PETSC_SUCCESS);
@@ -294,6 +295,14 @@ static PetscErrorCode BrickKSPGuardPostSolve(KSP ksp, Vec b, Vec x, void *ctx)
     g->stalled  = PETSC_TRUE;
     ksp->reason = KSP_DIVERGED_BREAKDOWN;
   } else PetscCall(PetscInfo(ksp, "the returned solution checked: true residual %g <= tolerance %g\n", (double)tnorm, (double)ksp->ttol));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The post-solve hook of a KSP without the guard (Richardson, Chebyshev): the device memory report (-info) */
+static PetscErrorCode BrickKSPReportPostSolve(KSP ksp, Vec b, Vec x, void *ctx)
+{
+  PetscFunctionBegin;
+  PetscCall(DMBrickReportDeviceMemory_Private(ksp->dm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -361,5 +370,10 @@ PetscErrorCode DMBrickComputeOperators_Private(KSP ksp, Mat A, Mat P, void *ctx)
     }
   }
   PetscCall(BrickKSPInstallGuard(ksp, brick));
+  {
+    const PetscBool before = brick->device_memory_checked;
+    PetscCall(DMBrickCheckDeviceMemory_Private(ksp, dm));
+    if (!before && brick->device_memory_checked && !ksp->postsolve) PetscCall(KSPSetPostSolve(ksp, BrickKSPReportPostSolve, NULL));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -150,6 +150,7 @@ PetscErrorCode DMCreateGlobalVector_Brick(DM dm, Vec *v)
 
   PetscFunctionBegin;
   PetscCheck(dm->setupcalled, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONGSTATE, "Call DMSetUp() on the brick first");
+  PetscCall(DMBrickCheckDeviceVectorLength_Private(dm, PetscObjectComm((PetscObject)dm), brick->gwidth[0] * brick->gwidth[1] * brick->gwidth[2] * brick->dof));
   if (brick->inplace) { /* slabs: inside a ghosted local array (brickinplace.c) */
     PetscCall(DMBrickCreateInPlaceVector_Private(dm, v));
     PetscFunctionReturn(PETSC_SUCCESS);
