@@ -412,7 +412,30 @@ sys.exit(0 if err < 1e-12 and edge > 0 else 1)
 PYEOF
   result bc_vtk_boundary_values $? "$(tail -1 "$OUT/bc_vtk.log")"
 fi
-expect_error bc_c0ip_unsupported "Boundary data (DMBrickSetBoundaryFunction(), -bc) with -dm_brick_operator c0ip" ./tests/test_bc -test poly -k 2 -dm_brick_operator c0ip
+# c0ip, the clamped plate with nonzero data: values lifted through the Kronecker form, the slope by
+# DMBrickC0IPAddNormalDerivative(); Q_k polynomials reproduced, exp(x + y (+ z)) at order k + 1 (2 at k = 2), 1 = 3 ranks
+for k in 2 3 4 5; do ctest bc_c0ip_poly_2d_k$k ./tests/test_bc -test poly -dim 2 -k $k -refine 1 -dm_brick_operator c0ip; done
+for k in 2 3; do ctest bc_c0ip_poly_3d_k$k ./tests/test_bc -test poly -dim 3 -k $k -refine 0 -dm_brick_operator c0ip; done
+ctest bc_c0ip_poly_2d_k3_3ranks $MPIEXEC -n 3 --oversubscribe ./tests/test_bc -test poly -dim 2 -k 3 -refine 2 -dm_brick_operator c0ip
+ctest bc_c0ip_poly_slabs_3d_k3_3ranks $MPIEXEC -n 3 --oversubscribe ./tests/test_bc -test poly -dim 3 -k 3 -refine 1 -dm_brick_operator c0ip -dm_brick_slabs 1
+for k in 2 3; do ctest bc_c0ip_order_2d_k$k ./tests/test_bc -test order -dim 2 -k $k -refine 1 -levels 3 -dm_brick_operator c0ip; done
+ctest bc_c0ip_order_2d_k4 ./tests/test_bc -test order -dim 2 -k 4 -refine 1 -levels 2 -dm_brick_operator c0ip
+ctest bc_c0ip_order_3d_k2 ./tests/test_bc -test order -dim 3 -k 2 -refine 1 -levels 2 -dm_brick_operator c0ip
+ctest bc_c0ip_order_3d_k3 ./tests/test_bc -test order -dim 3 -k 3 -refine 0 -levels 3 -dm_brick_operator c0ip
+ctest bc_c0ip_order_2d_k3_3ranks $MPIEXEC -n 3 --oversubscribe ./tests/test_bc -test order -dim 2 -k 3 -refine 1 -levels 3 -dm_brick_operator c0ip
+a=$(grep -o 'L2 error [0-9.e+-]*' "$OUT/bc_c0ip_order_2d_k3.log" | tail -1); b=$(grep -o 'L2 error [0-9.e+-]*' "$OUT/bc_c0ip_order_2d_k3_3ranks.log" | tail -1)
+ia=$(grep -o '[0-9]* CG iterations' "$OUT/bc_c0ip_order_2d_k3.log" | awk '{printf "%s ", $1}'); ib=$(grep -o '[0-9]* CG iterations' "$OUT/bc_c0ip_order_2d_k3_3ranks.log" | awk '{printf "%s ", $1}')
+[ -n "$a" ] && [ -n "$ia" ] && [ "$ia" = "$ib" ] && awk -v a="${a##* }" -v b="${b##* }" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-10 * a) }'
+result bc_c0ip_order_ranks_same $? "$a (1 rank) vs $b (3 ranks); CG iterations per refinement ${ia}vs ${ib}"
+# ex2 -rhs exp: the clamped plate with u = exp(x + y) from its boundary values and slopes, L2 order k + 1 = 4, the
+# same error and iterations on 3 ranks
+for r in 0 1; do $EX2 -rhs exp -dm_brick_refine $r >"$OUT/bc_ex2_r$r.log" 2>&1; done
+$MPIEXEC -n 3 --oversubscribe $EX2 -rhs exp -dm_brick_refine 1 >"$OUT/bc_ex2_r1_np3.log" 2>&1
+e0=$(awk '/^L2 error/{print $3}' "$OUT/bc_ex2_r0.log"); e1=$(awk '/^L2 error/{print $3}' "$OUT/bc_ex2_r1.log"); e13=$(awk '/^L2 error/{print $3}' "$OUT/bc_ex2_r1_np3.log")
+converged_ok "$OUT/bc_ex2_r1.log" 1e-12 && converged_ok "$OUT/bc_ex2_r1_np3.log" 1e-12 && [ "$(its_of "$OUT/bc_ex2_r1.log")" = "$(its_of "$OUT/bc_ex2_r1_np3.log")" ] &&
+  awk -v a="$e0" -v b="$e1" -v c="$e13" 'BEGIN { if (a == "" || b == "" || c == "") exit 1; o = log(a / b) / log(2); d = b - c; if (d < 0) d = -d; exit !(o > 3.6 && o < 4.4 && d <= 1e-3 * b) }'
+result bc_ex2_exp_c0ip $? "L2 error $e0 -> $e1 (3 ranks: $e13); iterations $(its_of "$OUT/bc_ex2_r1.log") (3 ranks: $(its_of "$OUT/bc_ex2_r1_np3.log"))"
+expect_error bc_c0ip_forest "with -dm_brick_operator c0ip work on a box brick" ./tests/test_bc -test poly -k 2 -dm_brick_operator c0ip -dm_brick_remove 1,1
 expect_error bc_ex5_domain "-bc singular is the L-shape's solution" $EX5 -bc singular -domain fichera
 fi
 if section separable "load vector and L2 error of separable functions (against the point-function versions)"; then

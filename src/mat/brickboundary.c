@@ -1,5 +1,5 @@
 /* Inhomogeneous Dirichlet data: for the laplace operator (CG) by lifting, for sipg (DG) weakly through the boundary
-   faces as the SIPG form takes them. The brick's unknowns stay the free nodes (DG: all values) and its operator,
+   faces as the SIPG form takes them, for c0ip (box bricks) by lifting through its Kronecker form (c0ip.c). The brick's unknowns stay the free nodes (DG: all values) and its operator,
    multigrid and smoothers stay the homogeneous problem's. For laplace the boundary values g enter three places:
 
      the load vector:  b_I = (f, phi_I) - a(u_g, phi_I), u_g the interpolant of g on the Dirichlet nodes (zero on the
@@ -26,12 +26,14 @@
    The unknowns, the operator, the multigrid hierarchy and the smoothers are those of zero boundary values; only the
    right-hand side changes (laplace, lifting: b_I = (f, phi_I) - a(u_g, phi_I), u_g the nodal interpolant of g on the
    boundary; sipg: b_i += int_F g (sigma_b phi_i - dphi_i/dn) on every boundary face, the consistent SIPG data term). On
-   a forest the boundary includes the faces of removed cells; periodic directions have none. c0ip (clamped data: value
-   and slope) is not implemented yet: it stops with an error naming -dm_brick_operator when the load vector is formed.
+   a forest the boundary includes the faces of removed cells; periodic directions have none. c0ip (the clamped plate,
+   box bricks): the values are lifted through the operator's Kronecker form over the full grid (b_I -= A_full u_g) and
+   the slope du/dn = grad w . n is added by `DMBrickC0IPAddNormalDerivative()`; on a forest c0ip stops with an error
+   naming -dm_brick_operator when the load vector is formed.
 
    Level: intermediate
 
-.seealso: `DMBRICK`, `DMBrickComputeLoadVector()`, `DMBrickComputeL2Error()`
+.seealso: `DMBRICK`, `DMBrickComputeLoadVector()`, `DMBrickComputeL2Error()`, `DMBrickC0IPAddNormalDerivative()`
 @*/
 PetscErrorCode DMBrickSetBoundaryFunction(DM dm, DMBrickPointFunction g, void *ctx)
 {
@@ -140,23 +142,28 @@ PetscErrorCode DMBrickSubtractBoundaryLift_Private(DM dm, Vec b)
   PetscScalar   *bla, g[729], t1[729], t2[729], kg[729];
   PetscReal      h[3], Mref[BRICK_MAX_N * BRICK_MAX_N], Lref[BRICK_MAX_N * BRICK_MAX_N], M[3][BRICK_MAX_N * BRICK_MAX_N], L[3][BRICK_MAX_N * BRICK_MAX_N];
   PetscInt       idx[729], n, nv;
-  PetscBool      laplace, sipg;
+  PetscBool      laplace, sipg, c0ip;
 
   PetscFunctionBegin;
   PetscCall(DMBrickGetImpl_Private(dm, &brick));
   if (!brick->bc) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscStrcmp(brick->opname, "laplace", &laplace));
   PetscCall(PetscStrcmp(brick->opname, "sipg", &sipg));
+  PetscCall(PetscStrcmp(brick->opname, "c0ip", &c0ip));
   {
     PetscBool device;
     PetscCall(DMBrickVecsOnDevice_Private(b, NULL, &device));
-    PetscCall(PetscInfo(dm, "boundary data: %s on the host%s\n", sipg ? "the SIPG boundary faces' data terms" : "the lifting of the Dirichlet nodes' values", device ? " (device vector: read and written through its host copy, once per load vector)" : ""));
+    PetscCall(PetscInfo(dm, "boundary data: %s on the host%s\n", sipg ? "the SIPG boundary faces' data terms" : (c0ip ? "the lifting of the boundary nodes' values through the C0IP Kronecker form" : "the lifting of the Dirichlet nodes' values"), device ? " (device vector: read and written through its host copy, once per load vector)" : ""));
   }
   if (sipg) {
     PetscCall(DMBrickAddSIPGBoundaryData(dm, b));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCheck(laplace, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "Boundary data (DMBrickSetBoundaryFunction(), -bc) with -dm_brick_operator %s: not implemented yet; allowed: laplace, sipg", brick->opname);
+  if (c0ip) {
+    PetscCall(BrickC0IPSubtractBoundaryLift_Private(dm, b));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCheck(laplace, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "Boundary data (DMBrickSetBoundaryFunction(), -bc) with -dm_brick_operator %s: not implemented yet; allowed: laplace, sipg, c0ip (on a box)", brick->opname);
   n  = brick->degree + 1;
   nv = brick->dim == 3 ? n * n * n : n * n;
   PetscCall(DMBrickCellSize_Private(dm, h));

@@ -371,8 +371,11 @@ PetscErrorCode DMBrickComputeBrokenH2Error(DM dm, Vec uh, DMBrickHessianFunction
     for (PetscInt cy = cells.lo[1]; cy <= cells.hi[1]; cy++)
       for (PetscInt cx = cells.lo[0]; cx <= cells.hi[0]; cx++) {
         const PetscInt cell[3] = {cx, cy, cz}, nloc = brick->dim == 2 ? n * n : n * n * n;
+        PetscBool      any;
         PetscCall(BrickCellLocalIndices(dm, cell, idx));
-        for (PetscInt i = 0; i < nloc; i++) ue[i] = idx[i] < 0 ? 0.0 : ula[idx[i]];
+        PetscCall(DMBrickBoundaryCellValues_Private(dm, q.h, cell, idx, ue, &any)); /* g (or zero) at the Dirichlet nodes */
+        for (PetscInt i = 0; i < nloc; i++)
+          if (idx[i] >= 0) ue[i] = ula[idx[i]];
         for (PetscInt p = 0; p < npairs; p++) {
           /* d^2 u_h / dx_d dx_e: the second-derivative matrix in d if d = e, first derivatives in d and e otherwise */
           PetscInt         ext[3] = {n, n, brick->dim == 3 ? n : 1};
