@@ -20,7 +20,7 @@ echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for run in "$@"; do
   set -- $run
   k=$1 cells=$2 refine=$3
-  name="${LABEL// /_}_k${k}_c${cells//,/x}_r${refine}"
+  name="$(echo "${LABEL:-run}" | tr -c 'A-Za-z0-9\n' '_')_k${k}_c${cells//,/x}_r${refine}"
   /usr/bin/time -f "wall %e" ${EX1:-./tutorials/ex1} ${VEC_TYPE:--dm_vec_type cuda} -dm_brick_dim 3 -dm_brick_degree "$k" -dm_brick_cells "$cells" -dm_brick_refine "$refine" \
     -rhs one -fmg 0 -ksp_type richardson -ksp_rtol 1e-9 -log_view ":$LOG/$name.logview" -info ":dm" ${EXTRA:-} >"$LOG/$name.log" 2>&1
   grep -v "^\[0\] <dm>" "$LOG/$name.log" >"$LOG/$name.short.log"

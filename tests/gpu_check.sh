@@ -159,6 +159,8 @@ fits_case gpu_memory_fits_gcr_k3 1 ./tutorials/ex1 -fmg 0 -dm_brick_dim 3 -dm_br
 fits_case gpu_memory_fits_richardson_k3 1 ./tutorials/ex1 -fmg 0 -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 5 -ksp_type richardson -ksp_rtol 1e-9 -ksp_max_it 100
 fits_case gpu_memory_fits_cg_k7_np2 2 ./tutorials/ex1 -fmg 0 -dm_brick_dim 3 -dm_brick_degree 7 -dm_brick_refine 4 -ksp_type cg
 fits_case gpu_memory_fits_cg_2d_k4 1 ./tutorials/ex1 -fmg 0 -dm_brick_degree 4 -dm_brick_refine 9 -ksp_type cg
+fits_case gpu_memory_fits_chebyshev_k3 1 ./tutorials/ex1 -fmg 0 -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 5 -smoother chebyshev
+fits_case gpu_memory_fits_chebyshev_richardson_k3 1 ./tutorials/ex1 -fmg 0 -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 5 -smoother chebyshev -ksp_type richardson -ksp_rtol 1e-9 -ksp_max_it 100
 fits_case gpu_memory_fits_sipg_k3 1 ./tutorials/ex3 -dm_brick_dim 3 -dm_brick_degree 3 -dm_brick_refine 5
 fi
 
@@ -195,6 +197,8 @@ bc_gpu gpu_bc_ex1_exp_3d 1 ./tutorials/ex1 -rhs exp -dm_brick_dim 3
 bc_gpu gpu_bc_ex1_exp_np2 2 ./tutorials/ex1 -rhs exp -dm_brick_refine 3
 bc_gpu gpu_bc_ex1_exp_lshape 1 ./tutorials/ex1 -rhs exp -dm_brick_cells 2,2 -dm_brick_remove 1,1 -dm_brick_refine 3
 bc_gpu gpu_bc_ex5_singular_np2 2 ./tutorials/ex5 -bc singular
+bc_gpu gpu_bc_ex2_exp_c0ip 1 ./tutorials/ex2 -rhs exp -dm_brick_refine 1
+bc_gpu gpu_bc_ex2_exp_c0ip_3d_np2 2 ./tutorials/ex2 -rhs exp -dm_brick_dim 3
 fi
 
 if want solves; then

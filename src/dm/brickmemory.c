@@ -6,9 +6,9 @@
    hold on the device and compares it with what the device has free, summed over the ranks that share one GPU:
    - the vectors of the finest level: the KSP's own (by its type, for up to 10 iterations: CG 4, GMRES 13, FGMRES 23, ...),
      the solution and right-hand side, the convergence guard's 3 (where the KSP gets one), PCMG's residual and the
-     smoother's work (3);
-   - every coarser level's vectors (PCMG's x, b, r and the smoother's work: 5), each level 2^-d of the one above, so
-     5 / (2^d - 1) finest-level vectors in all;
+     smoother's work (Richardson with the vertex patch 2, Chebyshev/Jacobi 10);
+   - every coarser level's vectors (PCMG's x, b, r and the smoother's work), each level 2^-d of the one above, so
+     (3 + smoother) / (2^d - 1) finest-level vectors in all;
    - the kernels' tables (patch lists, 1D matrices, cell numbers) are small beside the vectors and not counted.
    How close the estimate comes is measured on the device (-info prints both after a solve; bench/results). The check
    is on by default (-dm_brick_device_memory_check). */
@@ -75,6 +75,43 @@ static PetscErrorCode BrickKSPGuarded(KSP ksp, PetscBool *guarded)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Work vectors of one level's smoother: 2 (Richardson with the vertex-patch or another vector-free PC), or 10 for
+   Chebyshev (its 3, the Jacobi diagonal and the eigenvalue estimator's CG with its right-hand side and solution: PETSc's
+   default level smoother, and the -smoother chebyshev baseline of the tutorials). The type is the options database's
+   -mg_levels_ksp_type, else the finest smoother's where PCMG's levels exist already, else Chebyshev. */
+static PetscErrorCode BrickSmootherVectors(KSP ksp, PetscReal *nvec)
+{
+  PC        pc;
+  PetscBool ismg, cheb = PETSC_FALSE;
+  PetscInt  nlevels;
+
+  PetscFunctionBegin;
+  *nvec = 2;
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCMG, &ismg));
+  if (!ismg) PetscFunctionReturn(PETSC_SUCCESS);
+  {
+    /* the options database first: PCMG's levels, when they exist already, have PETSc's default type until their
+       KSPSetFromOptions() in PCSetUp_MG() */
+    const char *prefix;
+    char        type[64];
+    PetscBool   set;
+    PetscCall(PCGetOptionsPrefix(pc, &prefix));
+    PetscCall(PetscOptionsGetString(((PetscObject)pc)->options, prefix, "-mg_levels_ksp_type", type, sizeof(type), &set));
+    if (set) PetscCall(PetscStrcmp(type, KSPCHEBYSHEV, &cheb));
+    else {
+      PetscCall(PCMGGetLevels(pc, &nlevels));
+      if (nlevels > 1) {
+        KSP smoother;
+        PetscCall(PCMGGetSmoother(pc, nlevels - 1, &smoother));
+        PetscCall(PetscObjectTypeCompare((PetscObject)smoother, KSPCHEBYSHEV, &cheb));
+      } else cheb = PETSC_TRUE; /* PCMG's default */
+    }
+  }
+  if (cheb) *nvec = 10;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* the estimate of the solve's device bytes on this rank, and the finest-level vectors it counts */
 static PetscErrorCode BrickDeviceBytes(KSP ksp, DM dm, PetscLogDouble *bytes, PetscReal *vectors)
 {
@@ -82,6 +119,7 @@ static PetscErrorCode BrickDeviceBytes(KSP ksp, DM dm, PetscLogDouble *bytes, Pe
   Vec       v;
   PetscInt  n, nksp;
   PetscBool guarded = PETSC_FALSE;
+  PetscReal smoother = 2;
 
   PetscFunctionBegin;
   PetscCall(DMBrickGetImpl_Private(dm, &brick));
@@ -90,7 +128,9 @@ static PetscErrorCode BrickDeviceBytes(KSP ksp, DM dm, PetscLogDouble *bytes, Pe
   PetscCall(DMRestoreGlobalVector(dm, &v));
   PetscCall(BrickKSPVectorCount(ksp, &nksp));
   PetscCall(BrickKSPGuarded(ksp, &guarded));
-  *vectors = (PetscReal)(nksp + 2 + (guarded ? 3 : 0) + 3) + 5.0 / ((PetscReal)(1 << brick->dim) - 1.0);
+  PetscCall(BrickSmootherVectors(ksp, &smoother));
+  /* the finest level: PCMG's residual and the smoother's work; each coarser level: PCMG's x, b, r and the smoother's */
+  *vectors = (PetscReal)(nksp + 2 + (guarded ? 3 : 0)) + 1.0 + smoother + (3.0 + smoother) / ((PetscReal)(1 << brick->dim) - 1.0);
   *bytes   = (PetscLogDouble)(*vectors) * (PetscLogDouble)n * sizeof(PetscScalar);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
