@@ -670,7 +670,15 @@ static PetscErrorCode DMView_Brick(DM dm, PetscViewer viewer)
   for (PetscInt d = 0; d < brick->dim; d++) PetscCall(PetscViewerASCIIPrintf(viewer, "%s[%g, %g]", d ? " x " : "", (double)brick->lower[d], (double)brick->upper[d]));
   PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
   PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "  element: Q%" PetscInt_FMT " %s on Gauss-Lobatto nodes, operator %s, homogeneous Dirichlet boundary\n", brick->degree, DMBrickFamilies[brick->family], brick->opname));
+  {
+    PetscBool sipg, c0ip;
+    PetscCall(PetscStrcmp(brick->opname, "sipg", &sipg));
+    PetscCall(PetscStrcmp(brick->opname, "c0ip", &c0ip));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  element: Q%" PetscInt_FMT " %s on Gauss-Lobatto nodes, operator %s, %s\n", brick->degree, DMBrickFamilies[brick->family], brick->opname,
+                                     !brick->bc ? (c0ip ? "clamped boundary (u = 0; slopes only through DMBrickC0IPAddNormalDerivative())" : "homogeneous Dirichlet boundary")
+                                                : (sipg ? "Dirichlet data u = g (DMBrickSetBoundaryFunction()), weakly through the boundary faces of the load vector"
+                                                        : (c0ip ? "clamped data: u = g (DMBrickSetBoundaryFunction()) lifted in the load vector, slopes through DMBrickC0IPAddNormalDerivative()" : "Dirichlet data u = g (DMBrickSetBoundaryFunction()), lifted in the load vector; the unknowns and the multigrid are the homogeneous problem's"))));
+  }
   if (brick->forest) {
     PetscCall(PetscViewerASCIIPushTab(viewer));
     PetscCall(DMBrickViewForest_Private(dm, viewer));
