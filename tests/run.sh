@@ -1018,6 +1018,9 @@ if command -v valgrind >/dev/null; then
   result valgrind_vertexpatch_c0ip_2d $?
   $VG ./tutorials/ex2 -dm_brick_dim 3 -dm_brick_cells 2,2,2 -dm_brick_degree 2 -dm_brick_refine 1 -smoother avs >"$OUT/valgrind_ex2.log" 2>&1
   result valgrind_ex2_3d_avs $?
+  # boundary data: the c0ip lifting through the full-grid Kronecker form and the slopes (ex2 -rhs exp)
+  $VG ./tutorials/ex2 -rhs exp -dm_brick_refine 0 -malloc_dump >"$OUT/valgrind_ex2_exp.log" 2>&1
+  result valgrind_ex2_exp_c0ip_bc $?
   $VG $EX3 -dm_brick_cells 2,2 -dm_brick_degree 3 -dm_brick_refine 1 -local_space clamped >"$OUT/valgrind_ex3.log" 2>&1
   result valgrind_ex3_2d_clamped $?
   $VG ./tests/test_dgpatch -dim 3 -kmin 2 -kmax 2 -cells 3,2,2 >"$OUT/valgrind_dgpatch.log" 2>&1
