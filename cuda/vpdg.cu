@@ -12,9 +12,8 @@
 #define VPDG_NP  18 // 2 (k+1)
 #define VPDG_SLOT VPC_DG_SLOT
 
-// out = B applied along dir of in (extents ext, x fastest; B is mout x ext[dir], row-major), or out += that; the
-// whole block takes part, the caller synchronizes afterwards
-// a square (N x N) matrix along dir of an N^dim tensor: the operator's and the transfer's contractions, unrolled
+// out = B applied along dir of in, or out += that, for a square (N x N, row-major) matrix along dir of an N^dim tensor:
+// the operator's and the transfer's contractions, unrolled; the whole block takes part, the caller synchronizes afterwards
 template <typename T, int N>
 __device__ void VPDGApplyN(int dir, int dim, const T *B, const T *in, T *out, bool accumulate)
 {
@@ -29,8 +28,12 @@ __device__ void VPDGApplyN(int dir, int dim, const T *B, const T *in, T *out, bo
   }
 }
 
+// out = B applied along dir of in (extents ext, x fastest; B is mout x ext[dir]), or out += that, with B stored
+// transposed (column-major: entry (i, j) at BT[j mout + i]): along x the threads of a warp take consecutive rows i, which
+// then read consecutive words of BT (row-major, they read words nin apart: shared-memory bank conflicts); the whole
+// block takes part, the caller synchronizes afterwards
 template <typename T, int NMAX>
-__device__ void VPDGApply1D(int dir, const int ext[3], int mout, const T *B, const T *in, T *out, bool accumulate)
+__device__ void VPDGApply1DT(int dir, const int ext[3], int mout, const T *BT, const T *in, T *out, bool accumulate)
 {
   int       oe[3] = {ext[0], ext[1], ext[2]};
   oe[dir]         = mout;
@@ -44,7 +47,7 @@ __device__ void VPDGApply1D(int dir, const int ext[3], int mout, const T *B, con
     T         s     = 0;
 #pragma unroll
     for (int j = 0; j < NMAX; j++)
-      if (j < nin) s += B[i * nin + j] * in[base + j * sin[dir]];
+      if (j < nin) s += BT[j * mout + i] * in[base + j * sin[dir]];
     out[idx] = accumulate ? out[idx] + s : s;
   }
 }
@@ -327,8 +330,26 @@ __global__ void VPDGPatchKernel(VPDGSmoothArgs a, Patches pat, const T *__restri
   int           cls[3] = {0, 0, 0}, ext[3] = {NP, NP, a.dim == 3 ? NP : 1}, h;
   if (!pat.where(p, cls, h)) return; // the whole block: before any barrier
   // this patch's 1D data (its class in each direction) in shared memory
-  for (int d = 0; d < a.dim; d++)
-    for (int i = threadIdx.x; i < slot; i += blockDim.x) mats[d * slot + i] = data[(size_t)(d * 4 + cls[d]) * VPDG_SLOT + i];
+  // transposed (VPDGApply1DT): Q (NP x m), Q^T (m x NP), the residual's 1D matrices Ares and M (NP x NP); the
+  // eigenvalues as they are
+  for (int d = 0; d < a.dim; d++) {
+    const int m = a.m[d][cls[d]];
+    const T  *src = data + (size_t)(d * 4 + cls[d]) * VPDG_SLOT;
+    for (int i = threadIdx.x; i < slot; i += blockDim.x) {
+      int o = i, j = i, r, c, rows = 0, cols = 0, first = 0;
+      if (i < np2) rows = NP, cols = m, first = 0;
+      else if (i < 2 * np2) rows = m, cols = NP, first = np2;
+      else if (i >= 2 * np2 + NP && i < 3 * np2 + NP) rows = NP, cols = NP, first = 2 * np2 + NP;
+      else if (i >= 3 * np2 + NP) rows = NP, cols = NP, first = 3 * np2 + NP;
+      j = i - first;
+      if (rows && j < rows * cols) {
+        r = j / cols;
+        c = j % cols;
+        o = first + c * rows + r;
+      }
+      mats[d * slot + o] = src[i];
+    }
+  }
 #define VPDG_MAT(d, what) (mats + (d) * slot + (what))
   // the residual on the patch values
   if (a.localres) {
@@ -342,7 +363,7 @@ __global__ void VPDGPatchKernel(VPDGSmoothArgs a, Patches pat, const T *__restri
         const T *src = u;
         for (int e = 0; e < a.dim; e++) {
           T *dst = (e % 2) ? s : t;
-          VPDGApply1D<T, NP>(e, ext, NP, e == d ? VPDG_MAT(e, 2 * np2 + NP) : VPDG_MAT(e, 3 * np2 + NP), src, dst, false);
+          VPDGApply1DT<T, NP>(e, ext, NP, e == d ? VPDG_MAT(e, 2 * np2 + NP) : VPDG_MAT(e, 3 * np2 + NP), src, dst, false);
           __syncthreads();
           src = dst;
         }
@@ -357,7 +378,7 @@ __global__ void VPDGPatchKernel(VPDGSmoothArgs a, Patches pat, const T *__restri
   // g = (Q^T)^(x)d r, divided by the sums of eigenvalues, then delta = Q^(x)d g
   T *cur = r, *nxt = t;
   for (int d = 0; d < a.dim; d++) {
-    VPDGApply1D<T, NP>(d, ext, a.m[d][cls[d]], VPDG_MAT(d, np2), cur, nxt, false);
+    VPDGApply1DT<T, NP>(d, ext, a.m[d][cls[d]], VPDG_MAT(d, np2), cur, nxt, false);
     __syncthreads();
     ext[d] = a.m[d][cls[d]];
     T *tmp = cur;
@@ -375,7 +396,7 @@ __global__ void VPDGPatchKernel(VPDGSmoothArgs a, Patches pat, const T *__restri
   }
   __syncthreads();
   for (int d = 0; d < a.dim; d++) {
-    VPDGApply1D<T, NP>(d, ext, NP, VPDG_MAT(d, 0), cur, nxt, false);
+    VPDGApply1DT<T, NP>(d, ext, NP, VPDG_MAT(d, 0), cur, nxt, false);
     __syncthreads();
     ext[d] = NP;
     T *tmp = cur;
