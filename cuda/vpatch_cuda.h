@@ -365,8 +365,8 @@ int VPCudaDGTransferDestroy(VPCudaDGTransfer *t);
 int VPCudaCopyToDevice(double *dst, const double *src, size_t n);
 /* y = x (add 0) or y += x (add 1), n device values (cuda/vpvector.cu) */
 int VPCudaVectorCopy(size_t n, int add, const double *x, double *y);
-/* the current device, its free and total memory in bytes (cuda/vpvector.cu) */
-int VPCudaMemoryInfo(int *device, size_t *free_bytes, size_t *total_bytes);
+/* the current device, its UUID, its free and total memory in bytes (cuda/vpvector.cu) */
+int VPCudaMemoryInfo(int *device, unsigned char uuid[16], size_t *free_bytes, size_t *total_bytes);
 int VPCudaVectorAXPY(size_t n, double alpha, const double *x, double *y);
 
 /* Functions given as sum_t prod_d f_td(x_d) (cuda/vpseparable.cu). tab packs the 1D tables, term after term, each

@@ -40,11 +40,14 @@ extern "C" int VPCudaVectorCopy(size_t n, int add, const double *x, double *y)
   return 0;
 }
 
-/* The current device's number and its free and total memory in bytes (the brick's memory check before a solve's
-   first large allocation) */
-extern "C" int VPCudaMemoryInfo(int *device, size_t *free_bytes, size_t *total_bytes)
+/* The current device's number, its UUID (16 bytes: the same GPU whatever number a rank sees it under) and its free and
+   total memory in bytes (the brick's memory check before a solve's first large allocation) */
+extern "C" int VPCudaMemoryInfo(int *device, unsigned char uuid[16], size_t *free_bytes, size_t *total_bytes)
 {
+  cudaDeviceProp prop;
   VP_CHECK(cudaGetDevice(device));
+  VP_CHECK(cudaGetDeviceProperties(&prop, *device));
+  for (int i = 0; i < 16; i++) uuid[i] = (unsigned char)prop.uuid.bytes[i];
   VP_CHECK(cudaMemGetInfo(free_bytes, total_bytes));
   return 0;
 }

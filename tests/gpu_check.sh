@@ -145,9 +145,9 @@ oom_case() { # name ranks
 }
 oom_case gpu_memory_too_large 1
 oom_case gpu_memory_too_large_np2_shared 2
-fits_case() { # name ranks program options...
-  local name=$1 n=$2 ok=0 ratio; shift 2
-  mpirun -n "$n" --oversubscribe "$@" -dm_vec_type cuda -info :dm -ksp_max_it 10 -ksp_converged_maxits -ksp_rtol 1e-30 "$@" >"$OUT/$name.log" 2>&1 || ok=1
+fits_case() { # name ranks program options... (the case's options after the defaults, so that they override them)
+  local name=$1 n=$2 prog=$3 ok=0 ratio; shift 3
+  mpirun -n "$n" --oversubscribe "$prog" -dm_vec_type cuda -info :dm -ksp_max_it 10 -ksp_converged_maxits -ksp_rtol 1e-30 "$@" >"$OUT/$name.log" 2>&1 || ok=1
   ratio=$(grep -o 'ratio [0-9.]*' "$OUT/$name.log" | head -1 | cut -d' ' -f2)
   # the estimate counts vectors only (not the kernels' tables): what the solve took is within 0.6 to 1.1 times it
   awk -v r="$ratio" 'BEGIN { exit !(r != "" && r >= 0.6 && r <= 1.1) }' || ok=1

@@ -21,7 +21,7 @@ static PetscErrorCode DMBrickCreateLevel(DM dm, MPI_Comm comm, PetscInt delta, D
   /* the levels below a brick compute in its multigrid precision */
   nb->mg_precision       = brick->mg_precision;
   nb->verify_convergence = brick->verify_convergence;
-  nb->device_memory_check = PETSC_FALSE; /* a level of the hierarchy: counted in the finest brick's estimate */
+  nb->device_memory_check = delta < 0 ? PETSC_FALSE : brick->device_memory_check; /* a coarser level: counted in the finest brick's estimate */
   nb->threads            = brick->threads;
   nb->simd               = brick->simd;
   nb->gpu_exchange       = brick->gpu_exchange;

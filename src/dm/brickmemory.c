@@ -30,7 +30,11 @@ static PetscErrorCode BrickKSPVectorCount(KSP ksp, PetscInt *nvec)
   *nvec = 10;
   PetscCall(PetscObjectTypeCompareAny((PetscObject)ksp, &match, KSPGMRES, KSPLGMRES, KSPDGMRES, KSPPGMRES, ""));
   if (match) {
-    PetscCall(KSPGMRESGetRestart(ksp, &restart));
+    PetscErrorCode (*getrestart)(KSP, PetscInt *) = NULL;
+    /* not every GMRES variant answers KSPGMRESGetRestart() (DGMRES in PETSc 3.22 does not): then PETSc's default 30 */
+    PetscCall(PetscObjectQueryFunction((PetscObject)ksp, "KSPGMRESGetRestart_C", &getrestart));
+    restart = 30;
+    if (getrestart) PetscCall(KSPGMRESGetRestart(ksp, &restart));
     *nvec = PetscMin(restart, 10) + 3; /* the basis, the residual and the work vectors */
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -159,6 +163,7 @@ PetscErrorCode DMBrickCheckDeviceMemory_Private(KSP ksp, DM dm)
     MPI_Comm       comm = PetscObjectComm((PetscObject)ksp), node, gpu;
     PetscMPIInt    rank, nshare;
     int            devid, err;
+    unsigned char  uuid[16];
     size_t         freeb, totalb;
     PetscLogDouble need = 0, needgpu, freegpu;
     PetscReal      vectors = 0;
@@ -166,12 +171,31 @@ PetscErrorCode DMBrickCheckDeviceMemory_Private(KSP ksp, DM dm)
     double         ratio, worstratio;
 
     PetscCall(BrickDeviceBytes(ksp, dm, &need, &vectors));
-    err = VPCudaMemoryInfo(&devid, &freeb, &totalb);
-    PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaMemoryInfo: %s", VPCudaErrorString(err));
-    /* ranks of one host on one device: their needs add up against the one free figure */
+    err = VPCudaMemoryInfo(&devid, uuid, &freeb, &totalb);
+    {
+      int anyerr; /* every rank stops, not only the one whose query failed (the others would wait below) */
+      PetscCallMPI(MPIU_Allreduce(&err, &anyerr, 1, MPI_INT, MPI_MAX, comm));
+      PetscCheck(!anyerr, comm, PETSC_ERR_GPU, "CUDA error in VPCudaMemoryInfo on some rank: %s", VPCudaErrorString(anyerr));
+    }
+    /* ranks of one host on one device (the same UUID: device numbers differ where each rank sees only its own GPU)
+       add their needs against the one free figure; the group is named by its lowest rank on the host */
     PetscCallMPI(MPI_Comm_rank(comm, &rank));
     PetscCallMPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node));
-    PetscCallMPI(MPI_Comm_split(node, devid, rank, &gpu));
+    {
+      PetscMPIInt    nrank, nsize, color = 0;
+      unsigned char *all;
+      PetscCallMPI(MPI_Comm_rank(node, &nrank));
+      PetscCallMPI(MPI_Comm_size(node, &nsize));
+      PetscCall(PetscMalloc1(16 * (size_t)nsize, &all));
+      PetscCallMPI(MPI_Allgather(uuid, 16, MPI_UNSIGNED_CHAR, all, 16, MPI_UNSIGNED_CHAR, node));
+      for (color = 0; color < nsize; color++) {
+        PetscBool same;
+        PetscCall(PetscMemcmp(all + 16 * (size_t)color, uuid, 16, &same));
+        if (same) break;
+      }
+      PetscCall(PetscFree(all));
+      PetscCallMPI(MPI_Comm_split(node, color, nrank, &gpu));
+    }
     PetscCallMPI(MPI_Comm_size(gpu, &nshare));
     PetscCallMPI(MPIU_Allreduce(&need, &needgpu, 1, MPI_DOUBLE, MPI_SUM, gpu));
     PetscCallMPI(MPI_Comm_free(&gpu));
@@ -203,14 +227,20 @@ PetscErrorCode DMBrickReportDeviceMemory_Private(DM dm)
   DM_Brick *brick;
 
   PetscFunctionBegin;
+  {
+    PetscBool isbrick;
+    PetscCall(PetscObjectTypeCompare((PetscObject)dm, DMBRICK, &isbrick));
+    if (!isbrick) PetscFunctionReturn(PETSC_SUCCESS); /* the KSP's DM was replaced since */
+  }
   PetscCall(DMBrickGetImpl_Private(dm, &brick));
   if (!brick->device_memory_checked || brick->device_free_bytes <= 0) PetscFunctionReturn(PETSC_SUCCESS);
 #if defined(VP_HAVE_CUDA)
   {
-    int    devid, err;
-    size_t freeb, totalb;
+    int           devid, err;
+    unsigned char uuid[16];
+    size_t        freeb, totalb;
 
-    err = VPCudaMemoryInfo(&devid, &freeb, &totalb);
+    err = VPCudaMemoryInfo(&devid, uuid, &freeb, &totalb);
     PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error in VPCudaMemoryInfo: %s", VPCudaErrorString(err));
     PetscCall(PetscInfo(dm, "device %d after the solve: %.4g bytes taken since the memory check (estimate %.4g, ratio %.3f), %.4g bytes free\n", devid, brick->device_free_bytes - (double)freeb, brick->device_need_bytes,
                         (brick->device_free_bytes - (double)freeb) / brick->device_need_bytes, (double)freeb));
