@@ -156,7 +156,7 @@ expect_error forest_periodic_one_cell "needs at least 2 coarse cells" $EX5 -doma
 expect_error forest_remove_count "-dm_brick_remove needs 2 numbers per cell" $EX5 -dm_brick_remove 1,1,1
 expect_error forest_partition_grid "-dm_brick_partition grid splits full boxes only" $EX5 -dm_brick_partition grid
 expect_error forest_c0ip_paper_removed "-rhs paper imposes slopes on the box's boundary: not with -dm_brick_remove" ./tutorials/ex2 -rhs paper -dm_brick_cells 2,2 -dm_brick_remove 1,1
-expect_error forest_c0ip_slopes "DMBrickC0IPAddNormalDerivative() works on a box brick" ./tutorials/ex2 -rhs paper -dm_brick_cells 2,2 -dm_brick_periodic 1,0
+expect_error forest_c0ip_paper_periodic "-rhs paper (u = prod sin(pi x_i)) is not periodic" ./tutorials/ex2 -rhs paper -dm_brick_cells 2,2 -dm_brick_periodic 1,0
 expect_error forest_below_trees "Cannot coarsen the forest brick below its trees" $EX5 -pc_mg_levels 6
 ./tests/plain_mg -dll_append lib/libpetscvpatch.so -dm_brick_cells 2,2 -dm_brick_remove 1,1 -dm_brick_degree 3 -dm_brick_refine 3 -pc_type mg >"$OUT/forest_pcmg_defaults.log" 2>&1
 converged_ok "$OUT/forest_pcmg_defaults.log" 1e-2
@@ -435,7 +435,20 @@ e0=$(awk '/^L2 error/{print $3}' "$OUT/bc_ex2_r0.log"); e1=$(awk '/^L2 error/{pr
 converged_ok "$OUT/bc_ex2_r1.log" 1e-12 && converged_ok "$OUT/bc_ex2_r1_np3.log" 1e-12 && [ "$(its_of "$OUT/bc_ex2_r1.log")" = "$(its_of "$OUT/bc_ex2_r1_np3.log")" ] &&
   awk -v a="$e0" -v b="$e1" -v c="$e13" 'BEGIN { if (a == "" || b == "" || c == "") exit 1; o = log(a / b) / log(2); d = b - c; if (d < 0) d = -d; exit !(o > 3.6 && o < 4.4 && d <= 1e-3 * b) }'
 result bc_ex2_exp_c0ip $? "L2 error $e0 -> $e1 (3 ranks: $e13); iterations $(its_of "$OUT/bc_ex2_r1.log") (3 ranks: $(its_of "$OUT/bc_ex2_r1_np3.log"))"
-expect_error bc_c0ip_forest "with -dm_brick_operator c0ip work on a box brick" ./tests/test_bc -test poly -k 2 -dm_brick_operator c0ip -dm_brick_remove 1,1
+# on forests: the lifting through the cell and face terms (c0ipforest.c), the slopes on every face without a neighbour
+# (removed cells' faces included): L-shape, the full box as a forest, the Fichera corner on 4 ranks, a hole (ex2)
+for k in 2 3 4; do ctest bc_c0ip_poly_lshape_k$k ./tests/test_bc -test poly -dim 2 -k $k -refine 1 -dm_brick_operator c0ip -dm_brick_remove 1,1; done
+ctest bc_c0ip_poly_forestbox_k3 ./tests/test_bc -test poly -dim 2 -k 3 -refine 1 -dm_brick_operator c0ip -dm_brick_partition p4est
+ctest bc_c0ip_poly_lshape_k3_3ranks $MPIEXEC -n 3 --oversubscribe ./tests/test_bc -test poly -dim 2 -k 3 -refine 2 -dm_brick_operator c0ip -dm_brick_remove 1,1
+ctest bc_c0ip_poly_fichera_k2_4ranks $MPI4 ./tests/test_bc -test poly -dim 3 -k 2 -refine 1 -dm_brick_operator c0ip -dm_brick_remove 1,1,1
+ctest bc_c0ip_order_lshape_k3 ./tests/test_bc -test order -dim 2 -k 3 -refine 1 -levels 3 -dm_brick_operator c0ip -dm_brick_remove 1,1
+for r in 1 2; do $EX2 -rhs exp -dm_brick_remove 1,1 -dm_brick_refine $r >"$OUT/bc_ex2_hole_r$r.log" 2>&1; done
+$MPIEXEC -n 3 --oversubscribe $EX2 -rhs exp -dm_brick_remove 1,1 -dm_brick_refine 1 >"$OUT/bc_ex2_hole_r1_np3.log" 2>&1
+e1=$(awk '/^L2 error/{print $3}' "$OUT/bc_ex2_hole_r1.log"); e2=$(awk '/^L2 error/{print $3}' "$OUT/bc_ex2_hole_r2.log"); e13=$(awk '/^L2 error/{print $3}' "$OUT/bc_ex2_hole_r1_np3.log")
+converged_ok "$OUT/bc_ex2_hole_r2.log" 1e-12 && converged_ok "$OUT/bc_ex2_hole_r1_np3.log" 1e-12 && [ "$(its_of "$OUT/bc_ex2_hole_r1.log")" = "$(its_of "$OUT/bc_ex2_hole_r1_np3.log")" ] &&
+  awk -v a="$e1" -v b="$e2" -v c="$e13" 'BEGIN { if (a == "" || b == "" || c == "") exit 1; o = log(a / b) / log(2); d = a - c; if (d < 0) d = -d; exit !(o > 3.6 && o < 4.4 && d <= 1e-3 * a) }'
+result bc_ex2_exp_c0ip_hole $? "L2 error $e1 -> $e2 (3 ranks: $e13); iterations $(its_of "$OUT/bc_ex2_hole_r1.log") (3 ranks: $(its_of "$OUT/bc_ex2_hole_r1_np3.log"))"
+expect_error bc_ex2_exp_periodic "-rhs exp (u = exp(x + y (+ z))) is not periodic" $EX2 -rhs exp -dm_brick_periodic 1,0
 expect_error bc_ex5_domain "-bc singular is the L-shape's solution" $EX5 -bc singular -domain fichera
 fi
 if section separable "load vector and L2 error of separable functions (against the point-function versions)"; then

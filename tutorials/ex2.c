@@ -20,7 +20,8 @@ static const char help[] = "The clamped plate: the biharmonic equation Delta^2 u
                            "             imposed weakly through the boundary faces (DMBrickC0IPAddNormalDerivative).\n"
                            "  -rhs exp:   u = exp(x + y (+ z)), nonzero on the boundary with a nonzero slope: the clamped data u = g\n"
                            "             (DMBrickSetBoundaryFunction(), lifted in the load vector) and du/dn = grad u . n\n"
-                           "             (DMBrickC0IPAddNormalDerivative()); the multigrid stays the homogeneous problem's.\n"
+                           "             (DMBrickC0IPAddNormalDerivative()); the multigrid stays the homogeneous problem's. Boxes and\n"
+                           "             domains with removed cells (their faces are boundary too); not periodic ones.\n"
                            "  -dm_brick_remove i,j[,k],... / -dm_brick_periodic px,py[,pz]: a forest domain (p4est); with removed cells\n"
                            "             f = 1 (no errors printed), periodic only: the default solution (periodic) and its L2 error (every\n"
                            "             direction periodic: none, the solution is determined up to a constant).\n"
@@ -305,17 +306,26 @@ int main(int argc, char **argv)
     allperiodic = (PetscBool)(nper >= problem.dim && per[0] && per[1] && (problem.dim == 2 || per[2]));
     if (allperiodic) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "every direction periodic: the solution is determined up to a constant (no error printed)\n"));
   }
-  if (removed) {
-    /* removed cells: the manufactured solutions are not clamped on the new boundary, so f = 1 and no errors */
-    PetscCheck(!paper && !expo, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-rhs %s imposes slopes on the box's boundary: not with -dm_brick_remove; allowed: the default (f = 1 on a domain with removed cells)", rhs);
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "forest domain with removed cells: f = 1 (the manufactured solutions solve the box and periodic boxes only; tutorials/ex5 -dm_brick_operator c0ip -domain periodic has an exact solution)\n"));
+  if (expo || paper) { /* neither solution is periodic on the box */
+    PetscBool per[3] = {PETSC_FALSE, PETSC_FALSE, PETSC_FALSE}, anyper;
+    PetscInt  nper   = 3;
+    PetscCall(PetscOptionsGetBoolArray(NULL, NULL, "-dm_brick_periodic", per, &nper, NULL));
+    anyper = (PetscBool)(per[0] || per[1] || per[2]);
+    PetscCheck(!anyper, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-rhs %s (%s) is not periodic: not with -dm_brick_periodic; allowed: %s", rhs, expo ? "u = exp(x + y (+ z))" : "u = prod sin(pi x_i)",
+               expo ? "boxes and domains with removed cells (-dm_brick_remove)" : "boxes");
+  }
+  if (removed && !expo) {
+    /* removed cells: the manufactured solutions sine2 and paper are not clamped on the new boundary, so f = 1 and no
+       errors (-rhs exp takes its boundary data on any domain) */
+    PetscCheck(!paper, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-rhs %s imposes slopes on the box's boundary: not with -dm_brick_remove; allowed: the default (f = 1 on a domain with removed cells) or -rhs exp", rhs);
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "forest domain with removed cells: f = 1 (the manufactured solutions sine2 and paper solve the box and periodic boxes only; -rhs exp, or tutorials/ex5 -dm_brick_operator c0ip -domain periodic, has an exact solution)\n"));
   }
   PetscCall(DMCreateGlobalVector(dm, &u));
   PetscCall(PetscObjectSetName((PetscObject)u, "u")); /* the field's name in -ksp_view_solution vtk:u.vtu */
   PetscCall(VecDuplicate(u, &b));
   PetscCall(VecDuplicate(u, &r));
   if (expo) PetscCall(DMBrickSetBoundaryFunction(dm, ExpSolution, &problem)); /* the values, lifted by the load vector */
-  PetscCall(DMBrickComputeLoadVector(dm, removed ? One : paper ? PaperRightHandSide : expo ? ExpRightHandSide : RightHandSide, &problem, b));
+  PetscCall(DMBrickComputeLoadVector(dm, expo ? ExpRightHandSide : removed ? One : paper ? PaperRightHandSide : RightHandSide, &problem, b));
   if (paper) PetscCall(DMBrickC0IPAddNormalDerivative(dm, PaperGradient, &problem, b));
   if (expo) PetscCall(DMBrickC0IPAddNormalDerivative(dm, ExpGradient, &problem, b));
 
@@ -352,7 +362,7 @@ int main(int argc, char **argv)
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Linear solve %s due to %s iterations %" PetscInt_FMT "\n", reason > 0 ? "converged" : "did not converge", KSPConvergedReasons[reason], its));
   if (reason > 0) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "fractional iterations nu_frac %.2f (|r_n|/|r_0| = %.3e; true residual |b - A x|/|b| = %.3e)\n", (double)nufrac, (double)rnorm, (double)(tnorm / bnorm)));
   else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "fractional iterations: none, the solve did not converge (true residual |b - A x|/|b| = %.3e)\n", (double)(tnorm / bnorm)));
-  if (!removed && !allperiodic) { /* the box, or a periodic box (prod sin^2 is periodic): the L2 error; the broken H2 error on the box */
+  if ((!removed || expo) && !allperiodic) { /* the box, a periodic box (prod sin^2 is periodic), or -rhs exp anywhere: the L2 error; the broken H2 error on the box */
     PetscCall(DMBrickComputeL2Error(dm, u, paper ? PaperSolution : expo ? ExpSolution : ExactSolution, &problem, &l2));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "L2 error %.6e\n", (double)l2));
     if (!forest) {

@@ -1,5 +1,5 @@
 /* Inhomogeneous Dirichlet data: for the laplace operator (CG) by lifting, for sipg (DG) weakly through the boundary
-   faces as the SIPG form takes them, for c0ip (box bricks) by lifting through its Kronecker form (c0ip.c). The brick's unknowns stay the free nodes (DG: all values) and its operator,
+   faces as the SIPG form takes them, for c0ip by lifting through the operator (c0ip.c, c0ipforest.c). The brick's unknowns stay the free nodes (DG: all values) and its operator,
    multigrid and smoothers stay the homogeneous problem's. For laplace the boundary values g enter three places:
 
      the load vector:  b_I = (f, phi_I) - a(u_g, phi_I), u_g the interpolant of g on the Dirichlet nodes (zero on the
@@ -26,10 +26,9 @@
    The unknowns, the operator, the multigrid hierarchy and the smoothers are those of zero boundary values; only the
    right-hand side changes (laplace, lifting: b_I = (f, phi_I) - a(u_g, phi_I), u_g the nodal interpolant of g on the
    boundary; sipg: b_i += int_F g (sigma_b phi_i - dphi_i/dn) on every boundary face, the consistent SIPG data term). On
-   a forest the boundary includes the faces of removed cells; periodic directions have none. c0ip (the clamped plate,
-   box bricks): the values are lifted through the operator's Kronecker form over the full grid (b_I -= A_full u_g) and
-   the slope du/dn = grad w . n is added by `DMBrickC0IPAddNormalDerivative()`; on a forest c0ip stops with an error
-   naming -dm_brick_operator when the load vector is formed.
+   a forest the boundary includes the faces of removed cells; periodic directions have none. c0ip (the clamped plate):
+   the values are lifted through the operator itself (b_I -= A u_g: on a box its Kronecker form over the full grid, on a
+   forest its cell and face terms) and the slope du/dn = grad w . n is added by `DMBrickC0IPAddNormalDerivative()`.
 
    Level: intermediate
 

@@ -35,7 +35,8 @@ PETSC_INTERN PetscErrorCode BrickElementSecondDerivatives(PetscInt, const PetscR
 /* 1D matrices of the Kronecker forms (brickline.c) */
 PETSC_INTERN PetscErrorCode BrickLineCreate(DM, PetscInt, PetscBool, BrickLine *);
 PETSC_INTERN PetscErrorCode BrickLineDestroy(BrickLine *);
-PETSC_INTERN PetscErrorCode BrickC0IPSubtractBoundaryLift_Private(DM, Vec); /* c0ip.c: clamped boundary values lifted */
+PETSC_INTERN PetscErrorCode BrickC0IPSubtractBoundaryLift_Private(DM, Vec);       /* c0ip.c: clamped boundary values lifted */
+PETSC_INTERN PetscErrorCode BrickC0IPForestSubtractBoundaryLift_Private(DM, Vec); /* c0ipforest.c: the same on a forest */
 PETSC_INTERN PetscReal      BrickC0IPPenalty(PetscInt);
 PETSC_INTERN PetscErrorCode BrickKronApplyBox(PetscInt, const BrickKronForm *, const BrickLine[], const BrickBox *, const PetscScalar[], const BrickBox *, PetscScalar[], PetscScalar[], PetscInt);
 PETSC_INTERN PetscInt       BrickKronApplyWorkSize(PetscInt, const BrickBox *, const BrickBox *);

@@ -278,7 +278,7 @@ PetscErrorCode DMBrickOperatorCreate_C0IP(DM dm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Clamped boundary values u = g (DMBrickSetBoundaryFunction()) for c0ip on a box, by lifting: b -= A_full u_g on the
+/* Clamped boundary values u = g (DMBrickSetBoundaryFunction()) for c0ip, by lifting (a forest: c0ipforest.c): b -= A_full u_g on the
    owned nodes, u_g the nodal interpolant of g on the boundary nodes (zero inside) and A_full the Kronecker form over the
    full grid, boundary nodes included (its 1D matrices span nodes 0..kN). The rows of the owned nodes read u_g within two
    cells, as the product does; g is evaluated there, so no exchange is needed. The slope data come separately
@@ -295,7 +295,10 @@ PetscErrorCode BrickC0IPSubtractBoundaryLift_Private(DM dm, Vec b)
   PetscInt      p = 0;
 
   PetscFunctionBegin;
-  PetscCheck(!brick->forest, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "Boundary values (DMBrickSetBoundaryFunction(), -bc) with -dm_brick_operator c0ip work on a box brick; a forest (-dm_brick_remove, -dm_brick_periodic, -dm_brick_partition p4est) has homogeneous clamped conditions only");
+  if (brick->forest) { /* cell by cell and face by face (c0ipforest.c) */
+    PetscCall(BrickC0IPForestSubtractBoundaryLift_Private(dm, b));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(BrickC0IPKronecker(dm, &form, lines));
   PetscCall(DMBrickOwnedNodeBox_Private(dm, &obox));
   PetscCall(BrickC0IPReadBox(dm, &obox, &ibox));
@@ -336,7 +339,8 @@ PetscErrorCode BrickC0IPSubtractBoundaryLift_Private(DM dm, Vec b)
    (the brick's value condition) the discrete problem approximates the plate with u = 0 and du/dn = grad w . n,
    e.g. the test problem of seed 000 (u = prod sin(pi x_i), whose slope on the boundary is not zero). With boundary
    values (`DMBrickSetBoundaryFunction()`, lifted by the load vector) it completes the clamped data u = g, du/dn =
-   grad w . n (tutorials/ex2 -rhs exp).
+   grad w . n (tutorials/ex2 -rhs exp). On a forest the faces are those without a neighbour: the domain's boundary,
+   removed cells' faces included (periodic directions have none).
 
    Collective
 
@@ -350,68 +354,97 @@ PetscErrorCode BrickC0IPSubtractBoundaryLift_Private(DM dm, Vec b)
 
 .seealso: `DMBRICK`, `DMBrickComputeLoadVector()`
 @*/
+/* the slope data term of one boundary face (normal d, side 0 lower / 1 upper) of a cell: be (the cell's nodes) +=
+   int_F (grad w . n)(sigma d_n phi_i - d_nn phi_i) by k + 2 Gauss points a tangential direction */
+static PetscErrorCode BrickC0IPSlopeFace(DM dm, DMBrickGradientFunction gradient, void *ctx, const PetscReal h[], const PetscReal d1[2][BRICK_MAX_N], const PetscReal d2[2][BRICK_MAX_N], const PetscReal xq[], const PetscReal wq[], const PetscReal Bq[], const PetscInt cell[], PetscInt d, PetscInt side, PetscScalar be[])
+{
+  const DM_Brick *brick = (const DM_Brick *)dm->data;
+  const PetscInt  n = brick->degree + 1, nq = brick->degree + 2, nloc = brick->dim == 2 ? n * n : n * n * n;
+  const PetscReal nrm = side ? 1.0 : -1.0, sigma = 2.0 * BrickC0IPPenalty(brick->degree) / h[d];
+  /* the tangential directions; in 2D the second is the unused z (one point, weight 1) */
+  const PetscInt t0 = brick->dim == 2 ? 1 - d : (d == 0 ? 1 : 0), t1 = brick->dim == 2 ? 2 : (d == 2 ? 1 : 2);
+
+  PetscFunctionBegin;
+  for (PetscInt q1 = 0; q1 < (t1 < brick->dim ? nq : 1); q1++)
+    for (PetscInt q0 = 0; q0 < nq; q0++) {
+      PetscReal X[3] = {0, 0, 0}, w = wq[q0] * h[t0], g[3] = {0, 0, 0};
+      X[d]  = brick->lower[d] + h[d] * (cell[d] + side);
+      X[t0] = brick->lower[t0] + h[t0] * (cell[t0] + xq[q0]);
+      if (t1 < brick->dim) {
+        X[t1] = brick->lower[t1] + h[t1] * (cell[t1] + xq[q1]);
+        w *= wq[q1] * h[t1];
+      }
+      PetscCall((*gradient)(brick->dim, X, g, ctx));
+      for (PetscInt i = 0; i < nloc; i++) {
+        const PetscInt ii[3] = {i % n, (i / n) % n, i / (n * n)};
+        /* d_n phi = n phi_d'(end)/h, d_nn phi = phi_d''(end)/h^2, times the tangential values */
+        PetscReal v = sigma * nrm * d1[side][ii[d]] / h[d] - d2[side][ii[d]] / (h[d] * h[d]);
+        v *= Bq[q0 * n + ii[t0]] * (t1 < brick->dim ? Bq[q1 * n + ii[t1]] : 1.0);
+        be[i] += w * g[d] * nrm * v;
+      }
+    }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode DMBrickC0IPAddNormalDerivative(DM dm, DMBrickGradientFunction gradient, void *ctx, Vec b)
 {
   DM_Brick    *brick;
   PetscBool    isc0ip;
   PetscReal    H[BRICK_MAX_N * BRICK_MAX_N], d1[2][BRICK_MAX_N], d2[2][BRICK_MAX_N], h[3], xq[BRICK_MAX_N + 2], wq[BRICK_MAX_N + 2], Bq[(BRICK_MAX_N + 2) * BRICK_MAX_N];
-  PetscInt     n, nq, idx[729];
+  PetscInt     n, nq, nloc, idx[729];
   Vec          bl;
-  PetscScalar *bla;
+  PetscScalar *bla, be[729];
   BrickBox     cells;
 
   PetscFunctionBegin;
   PetscCall(DMBrickGetImpl_Private(dm, &brick));
   PetscCall(PetscStrcmp(brick->opname, "c0ip", &isc0ip));
   PetscCheck(isc0ip, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONG, "DMBrickC0IPAddNormalDerivative() needs -dm_brick_operator c0ip, not %s", brick->opname);
-  PetscCheck(!brick->forest, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "DMBrickC0IPAddNormalDerivative() works on a box brick; a forest (-dm_brick_remove, -dm_brick_periodic, -dm_brick_partition p4est) has no boundary slope data yet (homogeneous clamped conditions only)");
-  n  = brick->degree + 1;
-  nq = brick->degree + 2;
+  n    = brick->degree + 1;
+  nq   = brick->degree + 2;
+  nloc = brick->dim == 2 ? n * n : n * n * n;
   PetscCall(BrickElementSecondDerivatives(brick->degree, brick->nodes, H, d1, d2));
   PetscCall(BrickElementQuadrature(brick->degree, brick->nodes, nq, xq, wq, Bq));
   PetscCall(DMBrickCellSize_Private(dm, h));
-  PetscCall(DMBrickOwnedCellBox_Private(dm, &cells));
   PetscCall(DMGetLocalVector(dm, &bl));
   PetscCall(VecZeroEntries(bl));
   PetscCall(VecGetArray(bl, &bla));
-  for (PetscInt d = 0; d < brick->dim; d++)
-    for (PetscInt side = 0; side < 2; side++) {
-      const PetscInt  layer = side ? brick->cells[d] - 1 : 0;
-      const PetscReal nrm = side ? 1.0 : -1.0, sigma = 2.0 * BrickC0IPPenalty(brick->degree) / h[d];
-      /* the tangential directions; in 2D the second is the unused z (one point, weight 1) */
-      const PetscInt t0 = brick->dim == 2 ? 1 - d : (d == 0 ? 1 : 0), t1 = brick->dim == 2 ? 2 : (d == 2 ? 1 : 2);
-      if (layer < cells.lo[d] || layer > cells.hi[d]) continue;
-      for (PetscInt c1 = cells.lo[t1]; c1 <= cells.hi[t1]; c1++)
-        for (PetscInt c0 = cells.lo[t0]; c0 <= cells.hi[t0]; c0++) {
-          PetscInt    cell[3] = {0, 0, 0}, nloc = brick->dim == 2 ? n * n : n * n * n;
-          PetscScalar be[729];
-          cell[d]  = layer;
-          cell[t0] = c0;
-          cell[t1] = c1;
-          for (PetscInt i = 0; i < nloc; i++) be[i] = 0.0;
-          for (PetscInt q1 = 0; q1 < (t1 < brick->dim ? nq : 1); q1++)
-            for (PetscInt q0 = 0; q0 < nq; q0++) {
-              PetscReal X[3] = {0, 0, 0}, w = wq[q0] * h[t0], g[3] = {0, 0, 0};
-              X[d]  = brick->lower[d] + h[d] * (layer + side);
-              X[t0] = brick->lower[t0] + h[t0] * (c0 + xq[q0]);
-              if (t1 < brick->dim) {
-                X[t1] = brick->lower[t1] + h[t1] * (c1 + xq[q1]);
-                w *= wq[q1] * h[t1];
-              }
-              PetscCall((*gradient)(brick->dim, X, g, ctx));
-              for (PetscInt i = 0; i < nloc; i++) {
-                const PetscInt ii[3] = {i % n, (i / n) % n, i / (n * n)};
-                /* d_n phi = n phi_d'(end)/h, d_nn phi = phi_d''(end)/h^2, times the tangential values */
-                PetscReal v = sigma * nrm * d1[side][ii[d]] / h[d] - d2[side][ii[d]] / (h[d] * h[d]);
-                v *= Bq[q0 * n + ii[t0]] * (t1 < brick->dim ? Bq[q1 * n + ii[t1]] : 1.0);
-                be[i] += w * g[d] * nrm * v;
-              }
-            }
-          PetscCall(BrickCellLocalIndices(dm, cell, idx));
-          for (PetscInt i = 0; i < nloc; i++)
-            if (idx[i] >= 0) bla[idx[i]] += be[i];
+  if (brick->forest) { /* the rank's cells' faces without a neighbour: the domain's boundary, removed cells' faces included */
+    const BrickForest *f = brick->forest;
+    for (PetscInt c = 0; c < f->ncells; c++) {
+      const PetscInt *cidx = f->node + c * f->nv;
+      PetscBool       onboundary = PETSC_FALSE;
+      for (PetscInt i = 0; i < nloc; i++) be[i] = 0.0;
+      for (PetscInt e = 0; e < 2 * brick->dim; e++)
+        if (f->face[c * 2 * brick->dim + e] < 0) {
+          PetscCall(BrickC0IPSlopeFace(dm, gradient, ctx, h, d1, d2, xq, wq, Bq, f->ijk + 3 * c, e / 2, e % 2, be));
+          onboundary = PETSC_TRUE;
         }
+      if (!onboundary) continue;
+      for (PetscInt i = 0; i < nloc; i++)
+        if (cidx[i] >= 0) bla[cidx[i]] += be[i];
     }
+  } else {
+    PetscCall(DMBrickOwnedCellBox_Private(dm, &cells));
+    for (PetscInt d = 0; d < brick->dim; d++)
+      for (PetscInt side = 0; side < 2; side++) {
+        const PetscInt layer = side ? brick->cells[d] - 1 : 0;
+        const PetscInt t0 = brick->dim == 2 ? 1 - d : (d == 0 ? 1 : 0), t1 = brick->dim == 2 ? 2 : (d == 2 ? 1 : 2);
+        if (layer < cells.lo[d] || layer > cells.hi[d]) continue;
+        for (PetscInt c1 = cells.lo[t1]; c1 <= cells.hi[t1]; c1++)
+          for (PetscInt c0 = cells.lo[t0]; c0 <= cells.hi[t0]; c0++) {
+            PetscInt cell[3] = {0, 0, 0};
+            cell[d]          = layer;
+            cell[t0]         = c0;
+            cell[t1]         = c1;
+            for (PetscInt i = 0; i < nloc; i++) be[i] = 0.0;
+            PetscCall(BrickC0IPSlopeFace(dm, gradient, ctx, h, d1, d2, xq, wq, Bq, cell, d, side, be));
+            PetscCall(BrickCellLocalIndices(dm, cell, idx));
+            for (PetscInt i = 0; i < nloc; i++)
+              if (idx[i] >= 0) bla[idx[i]] += be[i];
+          }
+      }
+  }
   PetscCall(VecRestoreArray(bl, &bla));
   PetscCall(DMLocalToGlobal(dm, bl, ADD_VALUES, b));
   PetscCall(DMRestoreLocalVector(dm, &bl));

@@ -300,6 +300,65 @@ static PetscErrorCode BrickC0IPForestGPUMult(BrickC0IPForest *ctx, Vec x, Vec y)
 }
 #endif
 
+/* Clamped boundary values u = g on a forest (DMBrickSetBoundaryFunction()), by lifting: b -= A u_g with u_g the nodal
+   interpolant of g on the Dirichlet nodes (those of the domain's boundary, removed cells' faces included), zero on the
+   free ones: the product's own loop over the rank's cells, their upper faces and boundary faces, with each cell's
+   Dirichlet nodes holding g (ghost cells' too, evaluated here: no exchange of g). */
+PetscErrorCode BrickC0IPForestSubtractBoundaryLift_Private(DM dm, Vec b)
+{
+  const BrickForest *f = ((DM_Brick *)dm->data)->forest;
+  BrickC0IPCell      cell;
+  PetscScalar       *u, *un, *v, *vn, *work, *yl;
+  PetscReal          h[3];
+  Vec                y;
+  PetscInt           nv = f->nv, nf = 2 * f->dim;
+  PetscBool          any;
+
+  PetscFunctionBegin;
+  PetscCall(BrickC0IPCellSetUp(dm, &cell));
+  PetscCall(DMBrickCellSize_Private(dm, h));
+  PetscCall(PetscMalloc1(13 * nv, &u));
+  un   = u + nv;
+  v    = un + nv;
+  vn   = v + nv;
+  work = vn + nv;
+  PetscCall(DMGetLocalVector(dm, &y));
+  PetscCall(VecZeroEntries(y));
+  PetscCall(VecGetArray(y, &yl));
+  for (PetscInt c = 0; c < f->ncells; c++) {
+    const PetscInt *idx = f->node + c * nv;
+    PetscCall(DMBrickBoundaryCellValues_Private(dm, h, f->ijk + 3 * c, idx, u, &any)); /* g at Dirichlet nodes, else 0 */
+    BrickC0IPCellApply(&cell, u, v, work);
+    for (PetscInt e = 0; e < nf; e++) {
+      const PetscInt nb = f->face[c * nf + e], d = e / 2, side = e % 2;
+      if (nb < 0) BrickC0IPFaceApply(&cell, d, side, u, NULL, v, NULL, work);
+      else if (side == 1) { /* an upper face, once, by its lower cell (as in the product) */
+        const PetscInt *nidx = f->node + nb * nv;
+        PetscBool       nany;
+        PetscCall(DMBrickBoundaryCellValues_Private(dm, h, f->ijk + 3 * nb, nidx, un, &nany));
+        for (PetscInt i = 0; i < nv; i++) vn[i] = 0.0;
+        BrickC0IPFaceApply(&cell, d, -1, u, un, v, vn, work);
+        for (PetscInt i = 0; i < nv; i++)
+          if (nidx[i] >= 0) yl[nidx[i]] += vn[i];
+      }
+    }
+    for (PetscInt i = 0; i < nv; i++)
+      if (idx[i] >= 0) yl[idx[i]] += v[i];
+  }
+  PetscCall(VecRestoreArray(y, &yl));
+  {
+    Vec t;
+    PetscCall(DMGetGlobalVector(dm, &t));
+    PetscCall(VecZeroEntries(t));
+    PetscCall(DMLocalToGlobal(dm, y, ADD_VALUES, t));
+    PetscCall(VecAXPY(b, -1.0, t));
+    PetscCall(DMRestoreGlobalVector(dm, &t));
+  }
+  PetscCall(DMRestoreLocalVector(dm, &y));
+  PetscCall(PetscFree(u));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* y = A x: each rank's cells, their upper faces and their boundary faces */
 static PetscErrorCode MatMult_BrickC0IPForest(Mat A, Vec x, Vec y)
 {
