@@ -28,20 +28,17 @@ static PetscErrorCode BrickKSPVectorCount(KSP ksp, PetscInt *nvec)
 
   PetscFunctionBegin;
   *nvec = 10;
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)ksp, &match, KSPGMRES, KSPLGMRES, KSPDGMRES, KSPPGMRES, ""));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)ksp, &match, KSPGMRES, KSPFGMRES, KSPLGMRES, KSPDGMRES, KSPPGMRES, ""));
   if (match) {
     PetscErrorCode (*getrestart)(KSP, PetscInt *) = NULL;
+    PetscBool flexible;
     /* not every GMRES variant answers KSPGMRESGetRestart() (DGMRES in PETSc 3.22 does not): then PETSc's default 30 */
     PetscCall(PetscObjectQueryFunction((PetscObject)ksp, "KSPGMRESGetRestart_C", &getrestart));
     restart = 30;
     if (getrestart) PetscCall(KSPGMRESGetRestart(ksp, &restart));
-    *nvec = PetscMin(restart, 10) + 3; /* the basis, the residual and the work vectors */
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  PetscCall(PetscObjectTypeCompare((PetscObject)ksp, KSPFGMRES, &match));
-  if (match) {
-    PetscCall(KSPGMRESGetRestart(ksp, &restart));
-    *nvec = 2 * PetscMin(restart, 10) + 3; /* and the preconditioned directions */
+    /* the basis, the residual and the work vectors; FGMRES also the preconditioned directions */
+    PetscCall(PetscObjectTypeCompare((PetscObject)ksp, KSPFGMRES, &flexible));
+    *nvec = (flexible ? 2 : 1) * PetscMin(restart, 10) + 3;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PetscObjectTypeCompare((PetscObject)ksp, KSPGCR, &match));

@@ -162,7 +162,7 @@ PetscErrorCode DMBrickSubtractBoundaryLift_Private(DM dm, Vec b)
     PetscCall(BrickC0IPSubtractBoundaryLift_Private(dm, b));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCheck(laplace, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "Boundary data (DMBrickSetBoundaryFunction(), -bc) with -dm_brick_operator %s: not implemented yet; allowed: laplace, sipg, c0ip (on a box)", brick->opname);
+  PetscCheck(laplace, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "Boundary data (DMBrickSetBoundaryFunction(), -bc) with -dm_brick_operator %s: the brick applies boundary data for its own operators only (a registered operator's boundary terms are unknown to it); allowed: laplace, sipg, c0ip", brick->opname);
   n  = brick->degree + 1;
   nv = brick->dim == 3 ? n * n * n : n * n;
   PetscCall(DMBrickCellSize_Private(dm, h));
